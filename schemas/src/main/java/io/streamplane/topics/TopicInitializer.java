@@ -1,0 +1,157 @@
+package io.streamplane.topics;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.TopicExistsException;
+
+/**
+ * Makes the broker's topics match a list of {@link TopicSpec}s, idempotently: creates the missing
+ * ones, sets topic configs that differ, and refuses (with {@link TopicMismatchException}) what it
+ * cannot repair — a different partition count, which would move keys between partitions, or a
+ * different replication factor. Safe to run from several processes at once.
+ */
+public final class TopicInitializer {
+
+  /** What one run did: the topics it created and the configs it changed. */
+  public record Outcome(List<String> created, List<String> reconfigured) {}
+
+  private final Admin admin;
+
+  public TopicInitializer(Admin admin) {
+    this.admin = admin;
+  }
+
+  public Outcome ensure(Collection<TopicSpec> specs) {
+    try {
+      Set<String> existing = admin.listTopics().names().get();
+      List<String> created =
+          create(specs.stream().filter(s -> !existing.contains(s.name())).toList());
+      List<TopicSpec> present = specs.stream().filter(s -> existing.contains(s.name())).toList();
+      checkLayout(present);
+      List<String> reconfigured = reconfigure(present);
+      return new Outcome(created, reconfigured);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while initializing topics", e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("cannot initialize topics: " + e.getCause().getMessage(), e);
+    }
+  }
+
+  private List<String> create(List<TopicSpec> missing)
+      throws InterruptedException, ExecutionException {
+    List<String> created = new ArrayList<>();
+    if (missing.isEmpty()) {
+      return created;
+    }
+    var result =
+        admin.createTopics(
+            missing.stream()
+                .map(
+                    s ->
+                        new NewTopic(s.name(), s.partitions(), s.replicationFactor())
+                            .configs(s.configs()))
+                .toList());
+    for (var entry : result.values().entrySet()) {
+      try {
+        entry.getValue().get();
+        created.add(entry.getKey());
+      } catch (ExecutionException e) {
+        // Another process created it between our listing and our request; checked below.
+        if (!(e.getCause() instanceof TopicExistsException)) {
+          throw e;
+        }
+      }
+    }
+    checkLayout(missing);
+    return created;
+  }
+
+  private void checkLayout(List<TopicSpec> specs) throws InterruptedException, ExecutionException {
+    if (specs.isEmpty()) {
+      return;
+    }
+    Map<String, TopicDescription> described =
+        admin.describeTopics(specs.stream().map(TopicSpec::name).toList()).allTopicNames().get();
+    List<String> problems = new ArrayList<>();
+    for (TopicSpec spec : specs) {
+      TopicDescription description = described.get(spec.name());
+      int partitions = description.partitions().size();
+      if (partitions != spec.partitions()) {
+        problems.add(
+            spec.name()
+                + " has "
+                + partitions
+                + " partitions but "
+                + spec.partitions()
+                + " are configured; keyed topics cannot be repartitioned in place, so configure "
+                + partitions
+                + " or start a new cluster");
+      }
+      int replicas = description.partitions().get(0).replicas().size();
+      if (replicas != spec.replicationFactor()) {
+        problems.add(
+            spec.name()
+                + " has replication factor "
+                + replicas
+                + " but "
+                + spec.replicationFactor()
+                + " is configured; reassign its partitions with Kafka's tools first");
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new TopicMismatchException(problems);
+    }
+  }
+
+  private List<String> reconfigure(List<TopicSpec> specs)
+      throws InterruptedException, ExecutionException {
+    if (specs.isEmpty()) {
+      return List.of();
+    }
+    Map<ConfigResource, TopicSpec> resources =
+        specs.stream()
+            .collect(
+                Collectors.toMap(
+                    s -> new ConfigResource(ConfigResource.Type.TOPIC, s.name()), s -> s));
+    Map<ConfigResource, Config> actual = admin.describeConfigs(resources.keySet()).all().get();
+    Map<ConfigResource, Collection<AlterConfigOp>> changes = new HashMap<>();
+    List<String> reconfigured = new ArrayList<>();
+    for (var entry : resources.entrySet()) {
+      Config config = actual.get(entry.getKey());
+      List<AlterConfigOp> ops = new ArrayList<>();
+      entry
+          .getValue()
+          .configs()
+          .forEach(
+              (key, wanted) -> {
+                ConfigEntry current = config.get(key);
+                if (current == null || !wanted.equals(current.value())) {
+                  ops.add(
+                      new AlterConfigOp(new ConfigEntry(key, wanted), AlterConfigOp.OpType.SET));
+                  reconfigured.add(entry.getValue().name() + " " + key + "=" + wanted);
+                }
+              });
+      if (!ops.isEmpty()) {
+        changes.put(entry.getKey(), ops);
+      }
+    }
+    if (!changes.isEmpty()) {
+      admin.incrementalAlterConfigs(changes).all().get();
+    }
+    return reconfigured;
+  }
+}

@@ -1,0 +1,144 @@
+package io.streamplane.topics;
+
+import io.streamplane.api.Pod;
+import io.streamplane.log.AuditEvent;
+import io.streamplane.log.CommandResult;
+import io.streamplane.log.ResourceCommand;
+import io.streamplane.log.ResourceEvent;
+import io.streamplane.schema.serde.AvroSerde;
+import io.streamplane.schema.serde.SchemaCatalog;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
+
+/**
+ * The catalogue of a cluster's topics: one typed, immutable description per topic, with serdes
+ * built from the injected schema catalog. See docs/architecture.md for who writes and reads each.
+ */
+public final class Topics {
+
+  public static final String COMMANDS = "commands";
+  public static final String EVENTS = "events";
+  public static final String RESULTS = "results";
+  public static final String BINDINGS = "bindings";
+  public static final String AUDIT = "audit";
+  public static final String SCHEMAS = "schemas";
+
+  private static final long RESULTS_RETENTION_MS = Duration.ofHours(1).toMillis();
+  private static final long AUDIT_RETENTION_MS = Duration.ofDays(30).toMillis();
+
+  private final TopicLayout layout;
+  private final Topic<String, ResourceCommand> commands;
+  private final Topic<String, ResourceEvent> events;
+  private final Topic<String, CommandResult> results;
+  private final Topic<String, Pod> bindings;
+  private final Topic<String, AuditEvent> audit;
+  private final Topic<String, String> schemas;
+
+  public Topics(TopicLayout layout, SchemaCatalog catalog) {
+    this.layout = layout;
+    Serde<String> keys = Serdes.String();
+    this.commands =
+        new Topic<>(
+            spec(COMMANDS, layout.logPartitions(), keptForever()),
+            keys,
+            new AvroSerde<>(ResourceCommand.class, catalog));
+    this.events =
+        new Topic<>(
+            spec(EVENTS, layout.logPartitions(), keptForever()),
+            keys,
+            new AvroSerde<>(ResourceEvent.class, catalog));
+    this.results =
+        new Topic<>(
+            spec(RESULTS, layout.logPartitions(), deletedAfter(RESULTS_RETENTION_MS)),
+            keys,
+            new AvroSerde<>(CommandResult.class, catalog));
+    this.bindings =
+        new Topic<>(
+            spec(BINDINGS, layout.bindingsPartitions(), compacted()),
+            keys,
+            new AvroSerde<>(Pod.class, catalog));
+    this.audit =
+        new Topic<>(
+            spec(AUDIT, layout.auditPartitions(), deletedAfter(AUDIT_RETENTION_MS)),
+            keys,
+            new AvroSerde<>(AuditEvent.class, catalog));
+    this.schemas = new Topic<>(schemasSpec(layout), keys, Serdes.String());
+  }
+
+  public TopicLayout layout() {
+    return layout;
+  }
+
+  /** Resource commands, keyed by resource key; written by gateways, controllers, schedulers. */
+  public Topic<String, ResourceCommand> commands() {
+    return commands;
+  }
+
+  /** Resource events, keyed by resource key; written by the store only. The source of truth. */
+  public Topic<String, ResourceEvent> events() {
+    return events;
+  }
+
+  /** Command outcomes, keyed by command id, on the partition the requester reads. */
+  public Topic<String, CommandResult> results() {
+    return results;
+  }
+
+  /** Bound pods by node (key {@code node/podKey}); compacted; what node workers consume. */
+  public Topic<String, Pod> bindings() {
+    return bindings;
+  }
+
+  /** One record per request stage, keyed by audit id. */
+  public Topic<String, AuditEvent> audit() {
+    return audit;
+  }
+
+  /** Avro schemas by fingerprint (hex); compacted. */
+  public Topic<String, String> schemas() {
+    return schemas;
+  }
+
+  public List<TopicSpec> all() {
+    return List.of(
+        commands.spec(),
+        events.spec(),
+        results.spec(),
+        bindings.spec(),
+        audit.spec(),
+        schemas.spec());
+  }
+
+  /** The schemas topic's spec for a layout, needed before a catalog (and so Topics) exists. */
+  public static TopicSpec schemasSpec(TopicLayout layout) {
+    return new TopicSpec(layout.topicName(SCHEMAS), 1, layout.replicationFactor(), compacted());
+  }
+
+  private TopicSpec spec(String topic, int partitions, Map<String, String> configs) {
+    return new TopicSpec(layout.topicName(topic), partitions, layout.replicationFactor(), configs);
+  }
+
+  private static Map<String, String> keptForever() {
+    return Map.of(
+        TopicConfig.CLEANUP_POLICY_CONFIG,
+        TopicConfig.CLEANUP_POLICY_DELETE,
+        TopicConfig.RETENTION_MS_CONFIG,
+        "-1");
+  }
+
+  private static Map<String, String> deletedAfter(long retentionMs) {
+    return Map.of(
+        TopicConfig.CLEANUP_POLICY_CONFIG,
+        TopicConfig.CLEANUP_POLICY_DELETE,
+        TopicConfig.RETENTION_MS_CONFIG,
+        Long.toString(retentionMs));
+  }
+
+  private static Map<String, String> compacted() {
+    return Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
+  }
+}
