@@ -1,0 +1,103 @@
+package io.streamplane.cli;
+
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+
+/**
+ * The roles the launcher will run but that are not built yet. Each says so plainly and exits with
+ * status 2, so a script never mistakes a missing role for a running one.
+ */
+abstract class NotBuiltYet implements Callable<Integer> {
+
+  private final String role;
+  private final String issue;
+
+  NotBuiltYet(String role, String issue) {
+    this.role = role;
+    this.issue = issue;
+  }
+
+  @Override
+  public Integer call() {
+    System.err.println(
+        "streamplane "
+            + role
+            + ": not built yet ("
+            + issue
+            + "). Today only 'streamplane up' runs: an embedded Kafka broker with the cluster's"
+            + " topics.");
+    return 2;
+  }
+
+  @Command(name = "gateway", description = "HTTPS server speaking the Kubernetes API. (not built yet)")
+  static final class Gateway extends NotBuiltYet {
+    Gateway() {
+      super("gateway", "issue #3");
+    }
+  }
+
+  @Command(name = "store", description = "Streams app: commands -> events and objects. (not built yet)")
+  static final class Store extends NotBuiltYet {
+    Store() {
+      super("store", "issue #3");
+    }
+  }
+
+  @Command(
+      name = "controllers",
+      description = "Deployment, ReplicaSet, GC and namespace controllers. (not built yet)")
+  static final class Controllers extends NotBuiltYet {
+    Controllers() {
+      super("controllers", "issue #4");
+    }
+  }
+
+  @Command(name = "scheduler", description = "Scheduler and binder. (not built yet)")
+  static final class Scheduler extends NotBuiltYet {
+    Scheduler() {
+      super("scheduler", "issue #5");
+    }
+  }
+
+  @Command(name = "node", description = "One node worker (the kubelet). (not built yet)")
+  static final class Node extends NotBuiltYet {
+    Node() {
+      super("node", "issue #6");
+    }
+  }
+
+  @Command(name = "nodes", description = "A fleet of simulated node workers. (not built yet)")
+  static final class Nodes extends NotBuiltYet {
+    Nodes() {
+      super("nodes", "issue #6");
+    }
+  }
+
+  @Command(name = "replay", description = "Rebuild state from the log, as of any time. (not built yet)")
+  static final class Replay extends NotBuiltYet {
+    Replay() {
+      super("replay", "no issue filed yet");
+    }
+  }
+
+  @Command(name = "history", description = "Every version of one object. (not built yet)")
+  static final class History extends NotBuiltYet {
+    History() {
+      super("history", "no issue filed yet");
+    }
+  }
+
+  @Command(name = "audit", description = "Query the audit stream, live or historic. (not built yet)")
+  static final class Audit extends NotBuiltYet {
+    Audit() {
+      super("audit", "no issue filed yet");
+    }
+  }
+
+  @Command(name = "bench", description = "Kubernetes-API load generator. (not built yet)")
+  static final class Bench extends NotBuiltYet {
+    Bench() {
+      super("bench", "issue #5");
+    }
+  }
+}

@@ -1,0 +1,50 @@
+package io.streamplane.cli;
+
+import io.streamplane.cli.up.UpCommand;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code streamplane} launcher: one distribution, one command per role (see
+ * docs/architecture.md). {@code main} only parses the command line and runs the chosen role.
+ */
+@Command(
+    name = "streamplane",
+    mixinStandardHelpOptions = true,
+    versionProvider = Streamplane.Version.class,
+    description = "The Kubernetes control plane as an event-sourced reconciliation engine on Kafka.",
+    subcommands = {
+      UpCommand.class,
+      NotBuiltYet.Gateway.class,
+      NotBuiltYet.Store.class,
+      NotBuiltYet.Controllers.class,
+      NotBuiltYet.Scheduler.class,
+      NotBuiltYet.Node.class,
+      NotBuiltYet.Nodes.class,
+      NotBuiltYet.Replay.class,
+      NotBuiltYet.History.class,
+      NotBuiltYet.Audit.class,
+      NotBuiltYet.Bench.class,
+      CommandLine.HelpCommand.class
+    })
+public final class Streamplane implements Runnable {
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(System.out);
+  }
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new Streamplane()).execute(args));
+  }
+
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String version = Streamplane.class.getPackage().getImplementationVersion();
+      return new String[] {"streamplane " + (version == null ? "development build" : version)};
+    }
+  }
+}

@@ -1,0 +1,147 @@
+package io.streamplane.cli.up;
+
+import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
+import io.streamplane.schema.serde.KafkaSchemaCatalog;
+import io.streamplane.topics.TopicInitializer;
+import io.streamplane.topics.TopicLayout;
+import io.streamplane.topics.TopicSpec;
+import io.streamplane.topics.Topics;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.apache.kafka.clients.admin.Admin;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code streamplane up}: the all-in-one local cluster. Starts a real single-node KRaft broker on a
+ * persistent data directory, creates (or checks) the cluster's topics, then stays in the
+ * foreground printing a status line until Ctrl-C, when it stops everything cleanly. Starting again
+ * on the same directory finds the topics and every record written before.
+ *
+ * <p>Today the cluster is the broker and its topics; the gateway, store, controllers, scheduler and
+ * node workers join it as their issues land.
+ */
+@Command(
+    name = "up",
+    mixinStandardHelpOptions = true,
+    description = "Run the all-in-one local cluster in the foreground (Ctrl-C stops it).")
+public final class UpCommand implements Callable<Integer> {
+
+  @Option(
+      names = "--data-dir",
+      defaultValue = ".streamplane/data",
+      description = "Where the broker keeps its log; reused across restarts (default: ${DEFAULT-VALUE}).")
+  Path dataDir;
+
+  @Option(
+      names = "--kafka-port",
+      defaultValue = "19092",
+      description = "Port of the embedded broker on 127.0.0.1 (default: ${DEFAULT-VALUE}).")
+  int kafkaPort;
+
+  @Option(
+      names = "--cluster",
+      defaultValue = TopicLayout.DEFAULT_CLUSTER,
+      description = "Cluster name, the prefix of every topic (default: ${DEFAULT-VALUE}).")
+  String cluster;
+
+  @Option(
+      names = "--status-interval",
+      defaultValue = "PT5S",
+      description = "How often the status line refreshes, ISO-8601 (default: ${DEFAULT-VALUE}).")
+  Duration statusInterval;
+
+  @Override
+  public Integer call() throws Exception {
+    Console console = new Console(System.out);
+    console.line("starting Kafka (KRaft, single node) on 127.0.0.1:" + kafkaPort + ", data in " + dataDir);
+    EmbeddedKafkaBroker broker =
+        EmbeddedKafkaBroker.builder(dataDir.toAbsolutePath()).port(kafkaPort).start();
+    CountDownLatch stopped = new CountDownLatch(1);
+    Thread main = Thread.currentThread();
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  main.interrupt();
+                  try {
+                    stopped.await();
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                },
+                "streamplane-shutdown"));
+    try (broker) {
+      console.line(
+          "kafka: ready at "
+              + broker.bootstrapServers()
+              + " (cluster id "
+              + broker.clusterId()
+              + ") in "
+              + broker.startupTime().toMillis()
+              + " ms");
+      TopicLayout layout = TopicLayout.singleBroker(cluster);
+      try (Admin admin = Admin.create(broker.clientProperties())) {
+        TopicInitializer initializer = new TopicInitializer(admin);
+        initializer.ensure(List.of(Topics.schemasSpec(layout)));
+        try (KafkaSchemaCatalog catalog =
+            new KafkaSchemaCatalog(broker.bootstrapServers(), layout.topicName(Topics.SCHEMAS))) {
+          Topics topics = new Topics(layout, catalog);
+          List<TopicSpec> specs = topics.all();
+          TopicInitializer.Outcome outcome = initializer.ensure(specs);
+          console.line(
+              "topics: "
+                  + (specs.size() - outcome.created().size())
+                  + " found, "
+                  + outcome.created().size()
+                  + " created"
+                  + (outcome.reconfigured().isEmpty()
+                      ? ""
+                      : ", reconfigured " + outcome.reconfigured()));
+          LogStatus status = new LogStatus(admin, specs);
+          Map<String, Long> records = status.recordOffsets();
+          console.line("log: " + LogStatus.describe(records));
+          console.line(
+              "ready. Kafka bootstrap: "
+                  + broker.bootstrapServers()
+                  + "  (the Kubernetes API arrives with the gateway). Ctrl-C to stop.");
+          runUntilInterrupted(console, status);
+        }
+      }
+      console.line("stopping...");
+    } finally {
+      console.line("stopped.");
+      stopped.countDown();
+    }
+    return 0;
+  }
+
+  private void runUntilInterrupted(Console console, LogStatus status) {
+    long started = System.nanoTime();
+    while (!Thread.currentThread().isInterrupted()) {
+      try {
+        Thread.sleep(statusInterval.toMillis());
+      } catch (InterruptedException e) {
+        console.endStatus();
+        return;
+      }
+      Duration up = Duration.ofNanos(System.nanoTime() - started);
+      try {
+        console.status(
+            String.format(
+                "● up %d:%02d:%02d · %s",
+                up.toHours(),
+                up.toMinutesPart(),
+                up.toSecondsPart(),
+                LogStatus.describe(status.recordOffsets())));
+      } catch (RuntimeException e) {
+        console.status("● up, but the broker does not answer: " + e.getMessage());
+      }
+    }
+    console.endStatus();
+  }
+}
