@@ -1,0 +1,175 @@
+package io.streamplane.schema.convert;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.Collection;
+import java.util.Map;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericEnumSymbol;
+import org.apache.avro.generic.GenericFixed;
+import org.apache.avro.generic.IndexedRecord;
+
+/**
+ * Writes an Avro datum as Kubernetes JSON. Stateless.
+ *
+ * <p>Null record fields are left out, as Kubernetes' {@code omitempty} does for optional fields;
+ * empty maps and lists that are set are written ({@code labels: {}} stays). Accepts both the
+ * specific representation (String, {@code Instant}, Java enums) and the generic one (Utf8, {@code
+ * Long}, enum symbols), so records read back from any topic can be written.
+ */
+final class AvroToJson {
+
+  private final JsonNodeFactory nodes = JsonNodeFactory.instance;
+
+  ObjectNode record(IndexedRecord record, FieldPath path) {
+    ObjectNode json = nodes.objectNode();
+    // The record's own schema, not the one of the union or field holding it: its get(i) follows
+    // its own field order.
+    for (Schema.Field field : record.getSchema().getFields()) {
+      Object value = record.get(field.pos());
+      if (value != null) {
+        json.set(field.name(), value(value, field.schema(), path.field(field.name())));
+      }
+    }
+    return json;
+  }
+
+  private JsonNode value(Object value, Schema schema, FieldPath path) {
+    if (value == null) {
+      return nodes.nullNode();
+    }
+    return switch (schema.getType()) {
+      case UNION -> value(value, branch(value, schema, path), path);
+      case RECORD -> record(as(IndexedRecord.class, value, schema, path), path);
+      case MAP -> map(as(Map.class, value, schema, path), schema, path);
+      case ARRAY -> array(as(Collection.class, value, schema, path), schema, path);
+      case STRING -> nodes.textNode(as(CharSequence.class, value, schema, path).toString());
+      case BYTES -> nodes.textNode(base64(value, schema, path));
+      case FIXED -> nodes.textNode(base64(value, schema, path));
+      case INT -> nodes.numberNode(as(Integer.class, value, schema, path));
+      case LONG ->
+          KubeTypes.isTimestamp(schema)
+              ? timestamp(value, schema, path)
+              : longNode(value, schema, path);
+      case FLOAT -> nodes.numberNode(as(Float.class, value, schema, path));
+      case DOUBLE -> nodes.numberNode(as(Double.class, value, schema, path));
+      case BOOLEAN -> nodes.booleanNode(as(Boolean.class, value, schema, path));
+      case ENUM -> nodes.textNode(enumSymbol(value, schema, path));
+      case NULL -> throw mismatch(value, schema, path);
+    };
+  }
+
+  private ObjectNode map(Map<?, ?> map, Schema schema, FieldPath path) {
+    ObjectNode json = nodes.objectNode();
+    for (Map.Entry<?, ?> entry : map.entrySet()) {
+      String key = String.valueOf(entry.getKey());
+      json.set(key, value(entry.getValue(), schema.getValueType(), path.key(key)));
+    }
+    return json;
+  }
+
+  private ArrayNode array(Collection<?> list, Schema schema, FieldPath path) {
+    ArrayNode json = nodes.arrayNode(list.size());
+    int i = 0;
+    for (Object item : list) {
+      json.add(value(item, schema.getElementType(), path.index(i++)));
+    }
+    return json;
+  }
+
+  private JsonNode longNode(Object value, Schema schema, FieldPath path) {
+    if (value instanceof Integer i) {
+      return nodes.numberNode(i.longValue());
+    }
+    return nodes.numberNode(as(Long.class, value, schema, path));
+  }
+
+  private JsonNode timestamp(Object value, Schema schema, FieldPath path) {
+    boolean micros = KubeTypes.isMicros(schema);
+    Instant instant =
+        value instanceof Instant i
+            ? i
+            : KubeTime.fromEpoch(as(Long.class, value, schema, path), micros);
+    return nodes.textNode(KubeTime.format(instant, micros));
+  }
+
+  private static String base64(Object value, Schema schema, FieldPath path) {
+    byte[] bytes;
+    if (value instanceof ByteBuffer buffer) {
+      // A duplicate, so that reading does not move the position of a buffer the record owns.
+      ByteBuffer copy = buffer.duplicate();
+      bytes = new byte[copy.remaining()];
+      copy.get(bytes);
+    } else if (value instanceof GenericFixed fixed) {
+      bytes = fixed.bytes();
+    } else {
+      bytes = as(byte[].class, value, schema, path);
+    }
+    return Base64.getEncoder().encodeToString(bytes);
+  }
+
+  private static String enumSymbol(Object value, Schema schema, FieldPath path) {
+    if (value instanceof Enum<?> e) {
+      return e.name();
+    }
+    return as(GenericEnumSymbol.class, value, schema, path).toString();
+  }
+
+  /** The union branch holding this value, judged by its Java type, as Avro's writers do. */
+  private static Schema branch(Object value, Schema union, FieldPath path) {
+    for (Schema branch : union.getTypes()) {
+      if (holds(branch, value)) {
+        return branch;
+      }
+    }
+    throw mismatch(value, union, path);
+  }
+
+  private static boolean holds(Schema schema, Object value) {
+    return switch (schema.getType()) {
+      case RECORD ->
+          value instanceof IndexedRecord r
+              && r.getSchema().getFullName().equals(schema.getFullName());
+      case MAP -> value instanceof Map;
+      case ARRAY -> value instanceof Collection;
+      case STRING -> value instanceof CharSequence;
+      case BYTES -> value instanceof ByteBuffer || value instanceof byte[];
+      case FIXED ->
+          value instanceof GenericFixed f
+              && f.getSchema().getFullName().equals(schema.getFullName());
+      case INT -> value instanceof Integer;
+      case LONG ->
+          value instanceof Long || (value instanceof Instant && KubeTypes.isTimestamp(schema));
+      case FLOAT -> value instanceof Float;
+      case DOUBLE -> value instanceof Double;
+      case BOOLEAN -> value instanceof Boolean;
+      case ENUM ->
+          (value instanceof GenericEnumSymbol<?> s
+                  && s.getSchema().getFullName().equals(schema.getFullName()))
+              || (value instanceof Enum<?> e && schema.hasEnumSymbol(e.name()));
+      case NULL -> false;
+      case UNION -> false;
+    };
+  }
+
+  private static <T> T as(Class<T> type, Object value, Schema schema, FieldPath path) {
+    if (!type.isInstance(value)) {
+      throw mismatch(value, schema, path);
+    }
+    return type.cast(value);
+  }
+
+  private static ConversionException mismatch(Object value, Schema schema, FieldPath path) {
+    return new ConversionException(
+        path.toString(),
+        "datum of "
+            + value.getClass().getName()
+            + " does not match schema type "
+            + schema.getType().getName());
+  }
+}

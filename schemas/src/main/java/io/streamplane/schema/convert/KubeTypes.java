@@ -1,0 +1,60 @@
+package io.streamplane.schema.convert;
+
+import java.util.stream.Collectors;
+import org.apache.avro.LogicalType;
+import org.apache.avro.Schema;
+
+/**
+ * The schema conventions of {@code kubernetes.avdl} that change how a value looks in JSON, and the
+ * words error messages use for a schema type.
+ */
+final class KubeTypes {
+
+  static final String QUANTITY = "k8s-quantity";
+
+  private KubeTypes() {}
+
+  /**
+   * A string tagged {@code @logicalType("k8s-quantity")}; Avro keeps unknown logical types as a
+   * prop.
+   */
+  static boolean isQuantity(Schema schema) {
+    return schema.getType() == Schema.Type.STRING
+        && QUANTITY.equals(schema.getProp(LogicalType.LOGICAL_TYPE_PROP));
+  }
+
+  static boolean isTimestamp(Schema schema) {
+    return schema.getType() == Schema.Type.LONG
+        && (isMicros(schema) || "timestamp-millis".equals(logicalTypeName(schema)));
+  }
+
+  static boolean isMicros(Schema schema) {
+    return "timestamp-micros".equals(logicalTypeName(schema));
+  }
+
+  private static String logicalTypeName(Schema schema) {
+    LogicalType type = schema.getLogicalType();
+    return type == null ? null : type.getName();
+  }
+
+  /** What a JSON document must hold for this schema, in the words of a decode error. */
+  static String expected(Schema schema) {
+    return switch (schema.getType()) {
+      case UNION ->
+          schema.getTypes().stream()
+              .filter(branch -> branch.getType() != Schema.Type.NULL)
+              .map(KubeTypes::expected)
+              .distinct()
+              .collect(Collectors.joining(" or "));
+      case RECORD, MAP -> "object";
+      case ARRAY -> "array";
+      case STRING -> isQuantity(schema) ? "quantity (string or number)" : "string";
+      case ENUM -> "string";
+      case BYTES, FIXED -> "base64 string";
+      case INT, LONG -> isTimestamp(schema) ? "RFC 3339 timestamp string" : "integer";
+      case FLOAT, DOUBLE -> "number";
+      case BOOLEAN -> "boolean";
+      case NULL -> "null";
+    };
+  }
+}
