@@ -29,14 +29,18 @@ abstract class NotBuiltYet implements Callable<Integer> {
     return 2;
   }
 
-  @Command(name = "gateway", description = "HTTPS server speaking the Kubernetes API. (not built yet)")
+  @Command(
+      name = "gateway",
+      description = "HTTPS server speaking the Kubernetes API. (not built yet)")
   static final class Gateway extends NotBuiltYet {
     Gateway() {
       super("gateway", "issue #3");
     }
   }
 
-  @Command(name = "store", description = "Streams app: commands -> events and objects. (not built yet)")
+  @Command(
+      name = "store",
+      description = "Streams app: commands -> events and objects. (not built yet)")
   static final class Store extends NotBuiltYet {
     Store() {
       super("store", "issue #3");
@@ -73,7 +77,9 @@ abstract class NotBuiltYet implements Callable<Integer> {
     }
   }
 
-  @Command(name = "replay", description = "Rebuild state from the log, as of any time. (not built yet)")
+  @Command(
+      name = "replay",
+      description = "Rebuild state from the log, as of any time. (not built yet)")
   static final class Replay extends NotBuiltYet {
     Replay() {
       super("replay", "no issue filed yet");
@@ -87,7 +93,9 @@ abstract class NotBuiltYet implements Callable<Integer> {
     }
   }
 
-  @Command(name = "audit", description = "Query the audit stream, live or historic. (not built yet)")
+  @Command(
+      name = "audit",
+      description = "Query the audit stream, live or historic. (not built yet)")
   static final class Audit extends NotBuiltYet {
     Audit() {
       super("audit", "no issue filed yet");

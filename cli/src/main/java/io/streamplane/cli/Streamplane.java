@@ -12,7 +12,8 @@ import picocli.CommandLine.Command;
     name = "streamplane",
     mixinStandardHelpOptions = true,
     versionProvider = Streamplane.Version.class,
-    description = "The Kubernetes control plane as an event-sourced reconciliation engine on Kafka.",
+    description =
+        "The Kubernetes control plane as an event-sourced reconciliation engine on Kafka.",
     subcommands = {
       UpCommand.class,
       NotBuiltYet.Gateway.class,

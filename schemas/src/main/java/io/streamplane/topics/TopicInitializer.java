@@ -1,5 +1,6 @@
 package io.streamplane.topics;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -15,6 +16,7 @@ import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TopicExistsException;
 
 /**
@@ -27,6 +29,8 @@ public final class TopicInitializer {
 
   /** What one run did: the topics it created and the configs it changed. */
   public record Outcome(List<String> created, List<String> reconfigured) {}
+
+  private static final Duration METADATA_WAIT = Duration.ofSeconds(30);
 
   private final Admin admin;
 
@@ -84,8 +88,7 @@ public final class TopicInitializer {
     if (specs.isEmpty()) {
       return;
     }
-    Map<String, TopicDescription> described =
-        admin.describeTopics(specs.stream().map(TopicSpec::name).toList()).allTopicNames().get();
+    Map<String, TopicDescription> described = describe(specs);
     List<String> problems = new ArrayList<>();
     for (TopicSpec spec : specs) {
       TopicDescription description = described.get(spec.name());
@@ -114,6 +117,28 @@ public final class TopicInitializer {
     }
     if (!problems.isEmpty()) {
       throw new TopicMismatchException(problems);
+    }
+  }
+
+  /**
+   * Describes the topics, waiting while the broker has not yet learnt of a topic just created (here
+   * or by another process): its metadata arrives a moment after the controller answered.
+   */
+  private Map<String, TopicDescription> describe(List<TopicSpec> specs)
+      throws InterruptedException, ExecutionException {
+    long deadline = System.nanoTime() + METADATA_WAIT.toNanos();
+    while (true) {
+      try {
+        return admin
+            .describeTopics(specs.stream().map(TopicSpec::name).toList())
+            .allTopicNames()
+            .get();
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof RetriableException) || System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.sleep(100);
+      }
     }
   }
 

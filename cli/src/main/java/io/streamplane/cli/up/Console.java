@@ -5,8 +5,8 @@ import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
 
 /**
- * The launcher's terminal output: milestone lines with a time stamp, and a status line that
- * redraws itself in place on a terminal and is printed as ordinary lines otherwise (logs, CI).
+ * The launcher's terminal output: milestone lines with a time stamp, and a status line that redraws
+ * itself in place on a terminal and is printed as ordinary lines otherwise (logs, CI).
  */
 final class Console {
 

@@ -1,5 +1,6 @@
 package io.streamplane.cli.up;
 
+import io.streamplane.topics.TopicSpec;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -8,10 +9,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import io.streamplane.topics.TopicSpec;
-import java.util.stream.IntStream;
 import org.apache.kafka.common.TopicPartition;
 
 /**

@@ -18,9 +18,9 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code streamplane up}: the all-in-one local cluster. Starts a real single-node KRaft broker on a
- * persistent data directory, creates (or checks) the cluster's topics, then stays in the
- * foreground printing a status line until Ctrl-C, when it stops everything cleanly. Starting again
- * on the same directory finds the topics and every record written before.
+ * persistent data directory, creates (or checks) the cluster's topics, then stays in the foreground
+ * printing a status line until Ctrl-C, when it stops everything cleanly. Starting again on the same
+ * directory finds the topics and every record written before.
  *
  * <p>Today the cluster is the broker and its topics; the gateway, store, controllers, scheduler and
  * node workers join it as their issues land.
@@ -34,7 +34,8 @@ public final class UpCommand implements Callable<Integer> {
   @Option(
       names = "--data-dir",
       defaultValue = ".streamplane/data",
-      description = "Where the broker keeps its log; reused across restarts (default: ${DEFAULT-VALUE}).")
+      description =
+          "Where the broker keeps its log; reused across restarts (default: ${DEFAULT-VALUE}).")
   Path dataDir;
 
   @Option(
@@ -58,7 +59,8 @@ public final class UpCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Console console = new Console(System.out);
-    console.line("starting Kafka (KRaft, single node) on 127.0.0.1:" + kafkaPort + ", data in " + dataDir);
+    console.line(
+        "starting Kafka (KRaft, single node) on 127.0.0.1:" + kafkaPort + ", data in " + dataDir);
     EmbeddedKafkaBroker broker =
         EmbeddedKafkaBroker.builder(dataDir.toAbsolutePath()).port(kafkaPort).start();
     CountDownLatch stopped = new CountDownLatch(1);
@@ -87,17 +89,20 @@ public final class UpCommand implements Callable<Integer> {
       TopicLayout layout = TopicLayout.singleBroker(cluster);
       try (Admin admin = Admin.create(broker.clientProperties())) {
         TopicInitializer initializer = new TopicInitializer(admin);
-        initializer.ensure(List.of(Topics.schemasSpec(layout)));
+        // The schema catalog reads its topic, so that one comes first.
+        TopicInitializer.Outcome schemasOutcome =
+            initializer.ensure(List.of(Topics.schemasSpec(layout)));
         try (KafkaSchemaCatalog catalog =
             new KafkaSchemaCatalog(broker.bootstrapServers(), layout.topicName(Topics.SCHEMAS))) {
           Topics topics = new Topics(layout, catalog);
           List<TopicSpec> specs = topics.all();
           TopicInitializer.Outcome outcome = initializer.ensure(specs);
+          int created = schemasOutcome.created().size() + outcome.created().size();
           console.line(
               "topics: "
-                  + (specs.size() - outcome.created().size())
+                  + (specs.size() - created)
                   + " found, "
-                  + outcome.created().size()
+                  + created
                   + " created"
                   + (outcome.reconfigured().isEmpty()
                       ? ""
