@@ -1,0 +1,475 @@
+package io.streamplane.store;
+
+import io.streamplane.api.ObjectMeta;
+import io.streamplane.api.Pod;
+import io.streamplane.api.PodCondition;
+import io.streamplane.api.PodStatus;
+import io.streamplane.log.CommandResult;
+import io.streamplane.log.DeleteOptions;
+import io.streamplane.log.EventType;
+import io.streamplane.log.Preconditions;
+import io.streamplane.log.ResourceCommand;
+import io.streamplane.log.ResourceEvent;
+import io.streamplane.log.StatusCause;
+import io.streamplane.schema.objects.KubeObjects;
+import io.streamplane.schema.objects.ResourceKey;
+import io.streamplane.store.validation.ObjectValidator;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+import org.apache.avro.specific.SpecificRecord;
+
+/**
+ * The store's decision for one command, as a pure function of the command, its position in the log
+ * and the key's current state: Kubernetes' registry semantics (AlreadyExists, NotFound, optimistic
+ * concurrency on resourceVersion, the status subresource, finalizers and graceful deletion,
+ * binding) with every generated value derived from the position, so that a replay of {@code
+ * commands} rebuilds identical objects.
+ *
+ * <p>Left to the gateway, as kube-apiserver does before storage: defaulting, admission (namespace
+ * existence among it), generateName, and patch application (patches arrive as updates with a
+ * resourceVersion precondition).
+ */
+public final class StoreLogic {
+
+  static final String ORPHAN_FINALIZER = "orphan";
+  static final String FOREGROUND_FINALIZER = "foregroundDeletion";
+  private static final long DEFAULT_POD_GRACE_SECONDS = 30;
+
+  private StoreLogic() {}
+
+  public static Outcome apply(ResourceCommand command, CommandPosition at, ResourceEvent current) {
+    return switch (command.getVerb()) {
+      case CREATE -> create(command, at, current);
+      case UPDATE -> update(command, at, current);
+      case UPDATE_STATUS -> updateStatus(command, at, current);
+      case DELETE -> delete(command, at, current);
+      case BIND -> bind(command, at, current);
+      case UNKNOWN -> failure(command, at, 400, "BadRequest", "unknown command verb", List.of());
+    };
+  }
+
+  private static Outcome create(
+      ResourceCommand command, CommandPosition at, ResourceEvent current) {
+    if (current != null) {
+      return failure(
+          command, at, 409, "AlreadyExists", resourceName(command) + " already exists", List.of());
+    }
+    SpecificRecord object = (SpecificRecord) command.getObject();
+    if (object == null) {
+      return failure(command, at, 400, "BadRequest", "the command carries no object", List.of());
+    }
+    ObjectMeta given = KubeObjects.meta(object);
+    ObjectMeta meta =
+        ObjectMeta.newBuilder(given)
+            .setName(command.getName())
+            .setNamespace(command.getNamespace())
+            .setUid(uid(command, at))
+            .setCreationTimestamp(at.timestamp().truncatedTo(ChronoUnit.SECONDS))
+            .setResourceVersion(Long.toString(at.offset()))
+            .setGeneration(KubeObjects.has(object, KubeObjects.SPEC) ? 1L : null)
+            .setDeletionTimestamp(null)
+            .setDeletionGracePeriodSeconds(null)
+            .build();
+    SpecificRecord created = KubeObjects.withMeta(object, meta);
+    List<StatusCause> causes = ObjectValidator.validate(created, command.getNamespace() != null);
+    if (!causes.isEmpty()) {
+      return invalid(command, at, created, causes);
+    }
+    return changed(command, at, 201, EventType.ADDED, created);
+  }
+
+  private static Outcome update(
+      ResourceCommand command, CommandPosition at, ResourceEvent current) {
+    if (current == null) {
+      return notFound(command, at);
+    }
+    SpecificRecord stored = (SpecificRecord) current.getObject();
+    SpecificRecord object = (SpecificRecord) command.getObject();
+    if (object == null) {
+      return failure(command, at, 400, "BadRequest", "the command carries no object", List.of());
+    }
+    Outcome conflict = checkPreconditions(command, at, stored, KubeObjects.meta(object));
+    if (conflict != null) {
+      return conflict;
+    }
+    ObjectMeta old = KubeObjects.meta(stored);
+    SpecificRecord updated =
+        KubeObjects.withMeta(
+            object,
+            ObjectMeta.newBuilder(KubeObjects.meta(object))
+                .setName(old.getName())
+                .setNamespace(old.getNamespace())
+                .setUid(old.getUid())
+                .setCreationTimestamp(old.getCreationTimestamp())
+                .setDeletionTimestamp(old.getDeletionTimestamp())
+                .setDeletionGracePeriodSeconds(old.getDeletionGracePeriodSeconds())
+                .setResourceVersion(old.getResourceVersion())
+                .setGeneration(nextGeneration(stored, object))
+                .build());
+    // The main resource cannot change status: that is the status subresource's job.
+    if (KubeObjects.has(updated, KubeObjects.STATUS)) {
+      updated =
+          KubeObjects.with(
+              updated, KubeObjects.STATUS, KubeObjects.get(stored, KubeObjects.STATUS));
+    }
+    List<StatusCause> causes = ObjectValidator.validate(updated, command.getNamespace() != null);
+    if (!causes.isEmpty()) {
+      return invalid(command, at, updated, causes);
+    }
+    return finishUpdate(command, at, stored, updated);
+  }
+
+  private static Outcome updateStatus(
+      ResourceCommand command, CommandPosition at, ResourceEvent current) {
+    if (current == null) {
+      return notFound(command, at);
+    }
+    SpecificRecord stored = (SpecificRecord) current.getObject();
+    SpecificRecord object = (SpecificRecord) command.getObject();
+    if (object == null || !KubeObjects.has(stored, KubeObjects.STATUS)) {
+      return failure(
+          command, at, 400, "BadRequest", "the command carries no status to write", List.of());
+    }
+    Outcome conflict = checkPreconditions(command, at, stored, KubeObjects.meta(object));
+    if (conflict != null) {
+      return conflict;
+    }
+    SpecificRecord updated =
+        KubeObjects.with(stored, KubeObjects.STATUS, KubeObjects.get(object, KubeObjects.STATUS));
+    return finishUpdate(command, at, stored, updated);
+  }
+
+  /** Writes an update unless it changes nothing; removes an object whose finalizers are done. */
+  private static Outcome finishUpdate(
+      ResourceCommand command, CommandPosition at, SpecificRecord stored, SpecificRecord updated) {
+    if (updated.equals(stored)) {
+      // Kubernetes does not bump resourceVersion for an update that changes nothing.
+      return new Outcome(result(command, at, 200, null, null, List.of(), stored), null, null);
+    }
+    ObjectMeta meta = KubeObjects.meta(updated);
+    if (meta.getDeletionTimestamp() != null && empty(meta.getFinalizers())) {
+      return removed(command, at, updated);
+    }
+    return changed(command, at, 200, EventType.MODIFIED, updated);
+  }
+
+  private static Outcome delete(
+      ResourceCommand command, CommandPosition at, ResourceEvent current) {
+    if (current == null) {
+      return notFound(command, at);
+    }
+    SpecificRecord stored = (SpecificRecord) current.getObject();
+    Outcome conflict = checkPreconditions(command, at, stored, null);
+    if (conflict != null) {
+      return conflict;
+    }
+    ObjectMeta meta = KubeObjects.meta(stored);
+    DeleteOptions options = command.getDeleteOptions();
+    String policy = options == null ? null : options.getPropagationPolicy();
+    List<String> finalizers = new ArrayList<>(nullToEmpty(meta.getFinalizers()));
+    if ("Orphan".equals(policy) && !finalizers.contains(ORPHAN_FINALIZER)) {
+      finalizers.add(ORPHAN_FINALIZER);
+    } else if ("Foreground".equals(policy) && !finalizers.contains(FOREGROUND_FINALIZER)) {
+      finalizers.add(FOREGROUND_FINALIZER);
+    }
+    long grace = gracePeriod(stored, options);
+    if (finalizers.isEmpty() && grace == 0) {
+      return removed(command, at, stored);
+    }
+    if (meta.getDeletionTimestamp() != null
+        && finalizers.equals(nullToEmpty(meta.getFinalizers()))
+        && grace >= nullToZero(meta.getDeletionGracePeriodSeconds())) {
+      // Already being deleted, and this request would not hasten it.
+      return new Outcome(result(command, at, 200, null, null, List.of(), stored), null, null);
+    }
+    Instant deleteAt = at.timestamp().truncatedTo(ChronoUnit.SECONDS).plusSeconds(grace);
+    SpecificRecord terminating =
+        KubeObjects.withMeta(
+            stored,
+            ObjectMeta.newBuilder(meta)
+                .setDeletionTimestamp(
+                    meta.getDeletionTimestamp() == null
+                            || meta.getDeletionTimestamp().isAfter(deleteAt)
+                        ? deleteAt
+                        : meta.getDeletionTimestamp())
+                .setDeletionGracePeriodSeconds(grace)
+                .setFinalizers(finalizers.isEmpty() ? meta.getFinalizers() : finalizers)
+                .build());
+    return changed(command, at, 200, EventType.MODIFIED, terminating);
+  }
+
+  /**
+   * Pods bound to a node are deleted gracefully: the node stops the containers and then deletes the
+   * pod with a zero grace period. Everything else goes at once.
+   */
+  private static long gracePeriod(SpecificRecord stored, DeleteOptions options) {
+    if (!(stored instanceof Pod pod)
+        || pod.getSpec() == null
+        || pod.getSpec().getNodeName() == null) {
+      return 0;
+    }
+    if (options != null && options.getGracePeriodSeconds() != null) {
+      return Math.max(0, options.getGracePeriodSeconds());
+    }
+    Long spec = pod.getSpec().getTerminationGracePeriodSeconds();
+    return spec == null ? DEFAULT_POD_GRACE_SECONDS : Math.max(0, spec);
+  }
+
+  private static Outcome bind(ResourceCommand command, CommandPosition at, ResourceEvent current) {
+    if (current == null) {
+      return notFound(command, at);
+    }
+    if (!(current.getObject() instanceof Pod pod) || pod.getSpec() == null) {
+      return failure(command, at, 400, "BadRequest", "only pods can be bound", List.of());
+    }
+    String node = command.getNodeName();
+    if (node == null || node.isBlank()) {
+      return failure(
+          command,
+          at,
+          422,
+          "Invalid",
+          "Binding.core \"" + command.getName() + "\" is invalid: target.name: Required value",
+          List.of(new StatusCause("FieldValueRequired", "Required value", "target.name")));
+    }
+    if (pod.getSpec().getNodeName() != null) {
+      return failure(
+          command,
+          at,
+          409,
+          "Conflict",
+          "Operation cannot be fulfilled on pods/binding \""
+              + command.getName()
+              + "\": pod "
+              + command.getName()
+              + " is already assigned to node \""
+              + pod.getSpec().getNodeName()
+              + "\"",
+          List.of());
+    }
+    if (pod.getMetadata() != null && pod.getMetadata().getDeletionTimestamp() != null) {
+      return failure(
+          command,
+          at,
+          409,
+          "Conflict",
+          "Operation cannot be fulfilled on pods/binding \""
+              + command.getName()
+              + "\": pod "
+              + command.getName()
+              + " is being deleted, cannot be assigned to a host",
+          List.of());
+    }
+    Pod bound = KubeObjects.copy(pod);
+    bound.getSpec().setNodeName(node);
+    PodStatus status = bound.getStatus() == null ? new PodStatus() : bound.getStatus();
+    List<PodCondition> conditions = new ArrayList<>();
+    for (PodCondition condition : nullToEmpty(status.getConditions())) {
+      if (!"PodScheduled".equals(condition.getType())) {
+        conditions.add(condition);
+      }
+    }
+    conditions.add(
+        PodCondition.newBuilder()
+            .setType("PodScheduled")
+            .setStatus("True")
+            .setLastTransitionTime(at.timestamp().truncatedTo(ChronoUnit.SECONDS))
+            .build());
+    status.setConditions(conditions);
+    bound.setStatus(status);
+    return changed(command, at, 201, EventType.MODIFIED, bound);
+  }
+
+  private static Outcome checkPreconditions(
+      ResourceCommand command, CommandPosition at, SpecificRecord stored, ObjectMeta given) {
+    ObjectMeta meta = KubeObjects.meta(stored);
+    Preconditions preconditions = command.getPreconditions();
+    String wantedUid = preconditions == null ? null : preconditions.getUid();
+    if (wantedUid == null && given != null) {
+      wantedUid = given.getUid();
+    }
+    if (wantedUid != null && !wantedUid.equals(meta.getUid())) {
+      return failure(
+          command,
+          at,
+          409,
+          "Conflict",
+          "Operation cannot be fulfilled on "
+              + resourceName(command)
+              + ": Precondition failed: UID in precondition: "
+              + wantedUid
+              + ", UID in object meta: "
+              + meta.getUid(),
+          List.of());
+    }
+    String wantedVersion = preconditions == null ? null : preconditions.getResourceVersion();
+    if (wantedVersion == null && given != null) {
+      wantedVersion = given.getResourceVersion();
+    }
+    if (wantedVersion != null && !wantedVersion.equals(meta.getResourceVersion())) {
+      return failure(
+          command,
+          at,
+          409,
+          "Conflict",
+          "Operation cannot be fulfilled on "
+              + resourceName(command)
+              + ": the object has been modified; please apply your changes to the latest version"
+              + " and try again",
+          List.of());
+    }
+    return null;
+  }
+
+  private static Long nextGeneration(SpecificRecord stored, SpecificRecord object) {
+    Long generation = KubeObjects.meta(stored).getGeneration();
+    if (generation == null) {
+      return null;
+    }
+    Object oldSpec = KubeObjects.get(stored, KubeObjects.SPEC);
+    Object newSpec = KubeObjects.get(object, KubeObjects.SPEC);
+    return Objects.equals(oldSpec, newSpec) ? generation : generation + 1;
+  }
+
+  private static Outcome changed(
+      ResourceCommand command,
+      CommandPosition at,
+      int code,
+      EventType type,
+      SpecificRecord object) {
+    SpecificRecord versioned = withResourceVersion(object, at);
+    CommandResult result = result(command, at, code, null, null, List.of(), versioned);
+    if (command.getDryRun()) {
+      return new Outcome(result, null, null);
+    }
+    ResourceEvent event = event(command, at, type, versioned);
+    return new Outcome(result, event, event);
+  }
+
+  private static Outcome removed(
+      ResourceCommand command, CommandPosition at, SpecificRecord object) {
+    SpecificRecord versioned = withResourceVersion(object, at);
+    CommandResult result = result(command, at, 200, null, null, List.of(), versioned);
+    if (command.getDryRun()) {
+      return new Outcome(result, null, null);
+    }
+    return new Outcome(result, event(command, at, EventType.DELETED, versioned), null);
+  }
+
+  private static SpecificRecord withResourceVersion(SpecificRecord object, CommandPosition at) {
+    return KubeObjects.withMeta(
+        object,
+        ObjectMeta.newBuilder(KubeObjects.meta(object))
+            .setResourceVersion(Long.toString(at.offset()))
+            .build());
+  }
+
+  private static ResourceEvent event(
+      ResourceCommand command, CommandPosition at, EventType type, SpecificRecord object) {
+    return ResourceEvent.newBuilder()
+        .setType(type)
+        .setResource(command.getResource())
+        .setGroup(command.getGroup())
+        .setVersion(command.getVersion())
+        .setNamespace(command.getNamespace())
+        .setName(command.getName())
+        .setObject(object)
+        .setResourceVersion(at.offset())
+        .setCommandId(command.getId())
+        .setActor(command.getActor())
+        .setAuditId(command.getAuditId())
+        .build();
+  }
+
+  private static Outcome notFound(ResourceCommand command, CommandPosition at) {
+    return failure(command, at, 404, "NotFound", resourceName(command) + " not found", List.of());
+  }
+
+  private static Outcome invalid(
+      ResourceCommand command,
+      CommandPosition at,
+      SpecificRecord object,
+      List<StatusCause> causes) {
+    String kind =
+        KubeObjects.kind(object) + (command.getGroup().isEmpty() ? "" : "." + command.getGroup());
+    return failure(
+        command,
+        at,
+        422,
+        "Invalid",
+        ObjectValidator.message(kind, command.getName(), causes),
+        causes);
+  }
+
+  private static Outcome failure(
+      ResourceCommand command,
+      CommandPosition at,
+      int code,
+      String reason,
+      String message,
+      List<StatusCause> causes) {
+    return new Outcome(result(command, at, code, reason, message, causes, null), null, null);
+  }
+
+  private static CommandResult result(
+      ResourceCommand command,
+      CommandPosition at,
+      int code,
+      String reason,
+      String message,
+      List<StatusCause> causes,
+      SpecificRecord object) {
+    return CommandResult.newBuilder()
+        .setCommandId(command.getId())
+        .setCode(code)
+        .setReason(reason)
+        .setMessage(message)
+        .setCauses(causes)
+        .setObject(object)
+        .setPartition(at.partition())
+        .setResourceVersion(at.offset())
+        .build();
+  }
+
+  /** {@code pods "web"} or {@code deployments.apps "nginx"}, as Kubernetes names a resource. */
+  static String resourceName(ResourceCommand command) {
+    String group = command.getGroup();
+    return command.getResource()
+        + (group.isEmpty() ? "" : "." + group)
+        + " \""
+        + command.getName()
+        + "\"";
+  }
+
+  /** Same key, same log position: the same uid on every replay. */
+  private static String uid(ResourceCommand command, CommandPosition at) {
+    String key =
+        new ResourceKey(
+                command.getResource(),
+                command.getGroup(),
+                command.getNamespace(),
+                command.getName())
+            + "@"
+            + at.partition()
+            + ":"
+            + at.offset();
+    return UUID.nameUUIDFromBytes(key.getBytes(StandardCharsets.UTF_8)).toString();
+  }
+
+  private static boolean empty(List<?> list) {
+    return list == null || list.isEmpty();
+  }
+
+  private static <T> List<T> nullToEmpty(List<T> list) {
+    return list == null ? List.of() : list;
+  }
+
+  private static long nullToZero(Long value) {
+    return value == null ? 0 : value;
+  }
+}
