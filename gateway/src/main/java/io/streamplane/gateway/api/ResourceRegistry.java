@@ -1,0 +1,287 @@
+package io.streamplane.gateway.api;
+
+import io.streamplane.api.ClusterRole;
+import io.streamplane.api.ClusterRoleBinding;
+import io.streamplane.api.ConfigMap;
+import io.streamplane.api.Deployment;
+import io.streamplane.api.Event;
+import io.streamplane.api.Lease;
+import io.streamplane.api.LimitRange;
+import io.streamplane.api.Namespace;
+import io.streamplane.api.Node;
+import io.streamplane.api.Pod;
+import io.streamplane.api.ReplicaSet;
+import io.streamplane.api.ResourceQuota;
+import io.streamplane.api.Role;
+import io.streamplane.api.RoleBinding;
+import io.streamplane.api.Secret;
+import io.streamplane.api.ServiceAccount;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import org.apache.avro.specific.SpecificRecord;
+
+/**
+ * The catalogue of resources the gateway serves, with the names, short names, categories, verbs and
+ * subresources kube-apiserver 1.32 advertises for them, so that kubectl's RESTMapper and {@code
+ * kubectl get all} resolve exactly as against a real cluster.
+ *
+ * <p>Contract: immutable; lookups are exact (case-sensitive, as the API server matches URL
+ * segments). Order is discovery order: groups in kube-apiserver's priority order, resources
+ * alphabetical within a group-version. Limits: one version per group (v1), no {@code pods/binding},
+ * {@code pods/eviction}, {@code pods/exec}, {@code serviceaccounts/token}, {@code
+ * namespaces/finalize}.
+ */
+public final class ResourceRegistry {
+
+  /** The eight verbs of an ordinary stored resource, in the order discovery lists them. */
+  public static final List<String> ALL_VERBS =
+      List.of("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch");
+
+  private static final List<String> STATUS_VERBS = List.of("get", "patch", "update");
+
+  private final List<ResourceType> types;
+
+  public ResourceRegistry(List<ResourceType> types) {
+    this.types = List.copyOf(types);
+  }
+
+  /** The resources Streamplane serves. */
+  public static ResourceRegistry kubernetes() {
+    List<ResourceType> t = new ArrayList<>();
+    // core/v1, alphabetical as in /api/v1.
+    t.add(stored("", "ConfigMap", "configmaps", List.of("cm"), true, List.of(), ConfigMap.class));
+    t.add(stored("", "Event", "events", List.of("ev"), true, List.of(), Event.class));
+    t.add(
+        stored(
+            "", "LimitRange", "limitranges", List.of("limits"), true, List.of(), LimitRange.class));
+    // A namespace cannot be deleted as part of a collection: kube-apiserver omits deletecollection.
+    t.add(
+        new ResourceType(
+            "",
+            "v1",
+            "Namespace",
+            "namespaces",
+            "namespace",
+            List.of("ns"),
+            false,
+            List.of(),
+            List.of("create", "delete", "get", "list", "patch", "update", "watch"),
+            Namespace.class,
+            List.of(status("", "Namespace"))));
+    t.add(
+        stored("", "Node", "nodes", List.of("no"), false, List.of(status("", "Node")), Node.class));
+    t.add(
+        new ResourceType(
+            "",
+            "v1",
+            "Pod",
+            "pods",
+            "pod",
+            List.of("po"),
+            true,
+            List.of("all"),
+            ALL_VERBS,
+            Pod.class,
+            List.of(
+                new ResourceType.Subresource("log", "", "v1", "Pod", List.of("get")),
+                status("", "Pod"))));
+    t.add(
+        stored(
+            "",
+            "ResourceQuota",
+            "resourcequotas",
+            List.of("quota"),
+            true,
+            List.of(status("", "ResourceQuota")),
+            ResourceQuota.class));
+    t.add(stored("", "Secret", "secrets", List.of(), true, List.of(), Secret.class));
+    t.add(
+        stored(
+            "",
+            "ServiceAccount",
+            "serviceaccounts",
+            List.of("sa"),
+            true,
+            List.of(),
+            ServiceAccount.class));
+    // apps/v1
+    t.add(
+        new ResourceType(
+            "apps",
+            "v1",
+            "Deployment",
+            "deployments",
+            "deployment",
+            List.of("deploy"),
+            true,
+            List.of("all"),
+            ALL_VERBS,
+            Deployment.class,
+            List.of(scale(), status("apps", "Deployment"))));
+    t.add(
+        new ResourceType(
+            "apps",
+            "v1",
+            "ReplicaSet",
+            "replicasets",
+            "replicaset",
+            List.of("rs"),
+            true,
+            List.of("all"),
+            ALL_VERBS,
+            ReplicaSet.class,
+            List.of(scale(), status("apps", "ReplicaSet"))));
+    // authorization.k8s.io/v1: create-only reviews, never stored; kubectl auth can-i posts them.
+    t.add(review("LocalSubjectAccessReview", "localsubjectaccessreviews", true));
+    t.add(review("SelfSubjectAccessReview", "selfsubjectaccessreviews", false));
+    t.add(review("SelfSubjectRulesReview", "selfsubjectrulesreviews", false));
+    t.add(review("SubjectAccessReview", "subjectaccessreviews", false));
+    // rbac.authorization.k8s.io/v1
+    String rbac = "rbac.authorization.k8s.io";
+    t.add(rbac(rbac, "ClusterRoleBinding", "clusterrolebindings", false, ClusterRoleBinding.class));
+    t.add(rbac(rbac, "ClusterRole", "clusterroles", false, ClusterRole.class));
+    t.add(rbac(rbac, "RoleBinding", "rolebindings", true, RoleBinding.class));
+    t.add(rbac(rbac, "Role", "roles", true, Role.class));
+    // kube-apiserver lists coordination.k8s.io after rbac.authorization.k8s.io.
+    // coordination.k8s.io/v1
+    t.add(
+        new ResourceType(
+            "coordination.k8s.io",
+            "v1",
+            "Lease",
+            "leases",
+            "lease",
+            List.of(),
+            true,
+            List.of(),
+            ALL_VERBS,
+            Lease.class,
+            List.of()));
+    return new ResourceRegistry(t);
+  }
+
+  private static ResourceType stored(
+      String group,
+      String kind,
+      String plural,
+      List<String> shortNames,
+      boolean namespaced,
+      List<ResourceType.Subresource> subresources,
+      Class<? extends SpecificRecord> avroClass) {
+    return new ResourceType(
+        group,
+        "v1",
+        kind,
+        plural,
+        kind.toLowerCase(java.util.Locale.ROOT),
+        shortNames,
+        namespaced,
+        List.of(),
+        ALL_VERBS,
+        avroClass,
+        subresources);
+  }
+
+  private static ResourceType rbac(
+      String group,
+      String kind,
+      String plural,
+      boolean namespaced,
+      Class<? extends SpecificRecord> avroClass) {
+    return new ResourceType(
+        group,
+        "v1",
+        kind,
+        plural,
+        kind.toLowerCase(java.util.Locale.ROOT),
+        List.of(),
+        namespaced,
+        List.of(),
+        ALL_VERBS,
+        avroClass,
+        List.of());
+  }
+
+  private static ResourceType review(String kind, String plural, boolean namespaced) {
+    return new ResourceType(
+        "authorization.k8s.io",
+        "v1",
+        kind,
+        plural,
+        kind.toLowerCase(java.util.Locale.ROOT),
+        List.of(),
+        namespaced,
+        List.of(),
+        List.of("create"),
+        null,
+        List.of());
+  }
+
+  private static ResourceType.Subresource status(String group, String kind) {
+    return new ResourceType.Subresource("status", group, "v1", kind, STATUS_VERBS);
+  }
+
+  private static ResourceType.Subresource scale() {
+    return new ResourceType.Subresource("scale", "autoscaling", "v1", "Scale", STATUS_VERBS);
+  }
+
+  public List<ResourceType> all() {
+    return types;
+  }
+
+  /** Group names in discovery order, the core group ("") first. */
+  public List<String> groups() {
+    LinkedHashSet<String> groups = new LinkedHashSet<>();
+    groups.add("");
+    types.forEach(t -> groups.add(t.group()));
+    return List.copyOf(groups);
+  }
+
+  /** Versions served for a group, preferred first. */
+  public List<String> versions(String group) {
+    LinkedHashSet<String> versions = new LinkedHashSet<>();
+    types.stream().filter(t -> t.group().equals(group)).forEach(t -> versions.add(t.version()));
+    return List.copyOf(versions);
+  }
+
+  public List<ResourceType> inGroupVersion(String group, String version) {
+    return types.stream()
+        .filter(t -> t.group().equals(group) && t.version().equals(version))
+        .toList();
+  }
+
+  /** The resource behind a URL: {@code (apps, deployments)}. */
+  public Optional<ResourceType> byResource(String group, String plural) {
+    return types.stream()
+        .filter(t -> t.group().equals(group) && t.plural().equals(plural))
+        .findFirst();
+  }
+
+  public Optional<ResourceType> byKind(String group, String kind) {
+    return types.stream().filter(t -> t.group().equals(group) && t.kind().equals(kind)).findFirst();
+  }
+
+  /** The resource of a body's {@code apiVersion} and {@code kind}: ("apps/v1", "Deployment"). */
+  public Optional<ResourceType> byApiVersionKind(String apiVersion, String kind) {
+    if (apiVersion == null || kind == null) {
+      return Optional.empty();
+    }
+    int slash = apiVersion.indexOf('/');
+    String group = slash < 0 ? "" : apiVersion.substring(0, slash);
+    String version = slash < 0 ? apiVersion : apiVersion.substring(slash + 1);
+    return types.stream()
+        .filter(t -> t.group().equals(group) && t.version().equals(version))
+        .filter(t -> t.kind().equals(kind))
+        .findFirst();
+  }
+
+  /** The resource whose list kind this is ("PodList"), for list bodies. */
+  public Optional<ResourceType> byListKind(String apiVersion, String listKind) {
+    if (listKind == null || !listKind.endsWith("List")) {
+      return Optional.empty();
+    }
+    return byApiVersionKind(apiVersion, listKind.substring(0, listKind.length() - 4));
+  }
+}
