@@ -1,0 +1,309 @@
+package io.streamplane.gateway.cache;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.log.ResourceEvent;
+import io.streamplane.schema.convert.KubeJson;
+import io.streamplane.topics.Topics;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A gateway's view of the cluster: every object, as Kubernetes JSON, materialized from {@code
+ * events} (read_committed, so only what the store committed), plus a window of recent changes for
+ * watches to resume from.
+ *
+ * <p>Consistency: {@link #catchUpWithLog} waits until the cache has applied everything committed
+ * to {@code events} at the time of the call, so a read that follows any acknowledged write — from
+ * any gateway — sees it (the store commits the event before the result that acknowledges it).
+ *
+ * <p>Limits: the whole state is held in memory and rebuilt from the start of {@code events} when a
+ * gateway starts; the window keeps the last {@code windowSize} changes, and a watch from an older
+ * list version is answered 410 Gone, upon which clients list again.
+ */
+public final class WatchCache implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(WatchCache.class);
+
+  /** A registered watch: its filter and where its events go. */
+  public interface Listener {
+    void onEvent(WatchEvent event);
+  }
+
+  private record Watcher(String resourceType, Predicate<WatchEvent> filter, Listener listener) {}
+
+  /** What a list returns: the matching objects and the version they were read at. */
+  public record Snapshot(List<ObjectNode> items, ListVersion version) {}
+
+  private final KubeJson json;
+  private final Topics topics;
+  private final KafkaConsumer<String, ResourceEvent> consumer;
+  private final Admin admin;
+  private final List<TopicPartition> partitions;
+  private final int windowSize;
+  private final Object lock = new Object();
+  private final Map<String, TreeMap<String, ObjectNode>> objects = new HashMap<>();
+  private final Deque<WatchEvent> window = new ArrayDeque<>();
+  private final long[] positions;
+  private final long[] evictedBelow;
+  private final List<Watcher> watchers = new CopyOnWriteArrayList<>();
+  private final Thread poller;
+  private volatile boolean running = true;
+  private volatile RuntimeException failure;
+
+  public WatchCache(String bootstrapServers, Topics topics, KubeJson json, int windowSize) {
+    this.json = json;
+    this.topics = topics;
+    this.windowSize = windowSize;
+    Properties props = new Properties();
+    props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);
+    props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 20);
+    this.consumer =
+        new KafkaConsumer<>(
+            props,
+            new StringDeserializer(),
+            topics.events().valueSerde().deserializer());
+    this.admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers));
+    this.partitions =
+        consumer.partitionsFor(topics.events().name(), Duration.ofSeconds(30)).stream()
+            .map(p -> new TopicPartition(topics.events().name(), p.partition()))
+            .sorted((a, b) -> Integer.compare(a.partition(), b.partition()))
+            .toList();
+    this.positions = new long[partitions.size()];
+    this.evictedBelow = new long[partitions.size()];
+    consumer.assign(partitions);
+    consumer.seekToBeginning(partitions);
+    this.poller = new Thread(this::pollLoop, "watch-cache");
+    this.poller.setDaemon(true);
+    this.poller.start();
+  }
+
+  private void pollLoop() {
+    try {
+      while (running) {
+        var records = consumer.poll(Duration.ofMillis(100));
+        synchronized (lock) {
+          for (ConsumerRecord<String, ResourceEvent> record : records) {
+            apply(record);
+          }
+          for (TopicPartition partition : partitions) {
+            positions[partition.partition()] = consumer.position(partition);
+          }
+          lock.notifyAll();
+        }
+      }
+    } catch (WakeupException e) {
+      // closing
+    } catch (RuntimeException e) {
+      LOG.error("the watch cache stopped reading {}", topics.events().name(), e);
+      failure = e;
+      synchronized (lock) {
+        lock.notifyAll();
+      }
+    } finally {
+      consumer.close(Duration.ofSeconds(5));
+    }
+  }
+
+  private void apply(ConsumerRecord<String, ResourceEvent> record) {
+    ResourceEvent event = record.value();
+    if (event == null || event.getObject() == null) {
+      return;
+    }
+    String type = typeKey(event.getGroup(), event.getResource());
+    ObjectNode object = json.toJson((SpecificRecord) event.getObject());
+    String key = objectKey(event.getNamespace(), event.getName());
+    TreeMap<String, ObjectNode> ofType = objects.computeIfAbsent(type, t -> new TreeMap<>());
+    String watchType;
+    switch (event.getType()) {
+      case DELETED -> {
+        ofType.remove(key);
+        watchType = "DELETED";
+      }
+      case ADDED -> {
+        ofType.put(key, object);
+        watchType = "ADDED";
+      }
+      default -> {
+        watchType = ofType.put(key, object) == null ? "ADDED" : "MODIFIED";
+      }
+    }
+    WatchEvent change = new WatchEvent(watchType, type, object, record.partition(), record.offset());
+    window.addLast(change);
+    while (window.size() > windowSize) {
+      WatchEvent evicted = window.removeFirst();
+      evictedBelow[evicted.partition()] = evicted.offset() + 1;
+    }
+    for (Watcher watcher : watchers) {
+      if (watcher.resourceType().equals(type) && watcher.filter().test(change)) {
+        watcher.listener().onEvent(change);
+      }
+    }
+  }
+
+  /** Waits until everything committed to {@code events} before this call has been applied. */
+  public void catchUpWithLog(Duration timeout) {
+    Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+    partitions.forEach(p -> latest.put(p, OffsetSpec.latest()));
+    long[] target = new long[partitions.size()];
+    try {
+      admin
+          .listOffsets(latest, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
+          .all()
+          .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
+          .forEach((tp, info) -> target[tp.partition()] = info.offset());
+    } catch (Exception e) {
+      throw new CacheUnavailableException("cannot read the end of " + topics.events().name(), e);
+    }
+    awaitPositions(target, timeout);
+  }
+
+  private void awaitPositions(long[] target, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    synchronized (lock) {
+      while (!reached(target)) {
+        if (failure != null) {
+          throw new CacheUnavailableException("the watch cache failed", failure);
+        }
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          throw new CacheUnavailableException(
+              "the watch cache did not catch up with the log in " + timeout.toSeconds() + " s",
+              null);
+        }
+        try {
+          lock.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new CacheUnavailableException("interrupted", e);
+        }
+      }
+    }
+  }
+
+  private boolean reached(long[] target) {
+    for (int p = 0; p < target.length; p++) {
+      if (positions[p] < target[p]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  public Optional<ObjectNode> get(String group, String resource, String namespace, String name) {
+    synchronized (lock) {
+      TreeMap<String, ObjectNode> ofType = objects.get(typeKey(group, resource));
+      return Optional.ofNullable(ofType == null ? null : ofType.get(objectKey(namespace, name)));
+    }
+  }
+
+  /** Objects of one type (in one namespace, or all when {@code namespace} is null), by key. */
+  public Snapshot list(String group, String resource, String namespace, Predicate<ObjectNode> filter) {
+    synchronized (lock) {
+      TreeMap<String, ObjectNode> ofType =
+          objects.getOrDefault(typeKey(group, resource), new TreeMap<>());
+      var range = namespace == null ? ofType : ofType.subMap(namespace + "/", namespace + "/\uffff");
+      List<ObjectNode> items = new ArrayList<>();
+      for (ObjectNode object : range.values()) {
+        if (filter.test(object)) {
+          items.add(object);
+        }
+      }
+      return new Snapshot(items, new ListVersion(positions.clone()));
+    }
+  }
+
+  public ListVersion version() {
+    synchronized (lock) {
+      return new ListVersion(positions.clone());
+    }
+  }
+
+  /**
+   * Starts a watch: first the changes after {@code from} (or, with no version, a synthetic ADDED
+   * for every current object, as Kubernetes does), then every later change, all delivered to
+   * {@code listener} in log order per partition. Returns the handle that stops it.
+   *
+   * @throws TooOldResourceVersionException if changes after {@code from} have left the window
+   */
+  public AutoCloseable watch(
+      String group,
+      String resource,
+      ListVersion from,
+      Predicate<WatchEvent> filter,
+      Listener listener) {
+    String type = typeKey(group, resource);
+    Watcher watcher = new Watcher(type, filter, listener);
+    synchronized (lock) {
+      if (from == null) {
+        for (ObjectNode object : objects.getOrDefault(type, new TreeMap<>()).values()) {
+          WatchEvent added = new WatchEvent("ADDED", type, object, -1, -1);
+          if (filter.test(added)) {
+            listener.onEvent(added);
+          }
+        }
+      } else {
+        for (int p = 0; p < positions.length; p++) {
+          if (from.offset(p) < evictedBelow[p]) {
+            throw new TooOldResourceVersionException(from.toString(), version().toString());
+          }
+        }
+        for (WatchEvent change : window) {
+          if (change.resourceType().equals(type)
+              && change.offset() >= from.offset(change.partition())
+              && filter.test(change)) {
+            listener.onEvent(change);
+          }
+        }
+      }
+      watchers.add(watcher);
+    }
+    return () -> watchers.remove(watcher);
+  }
+
+  static String typeKey(String group, String resource) {
+    return (group == null ? "" : group) + "/" + resource;
+  }
+
+  private static String objectKey(String namespace, String name) {
+    return (namespace == null ? "" : namespace) + "/" + name;
+  }
+
+  @Override
+  public void close() {
+    running = false;
+    consumer.wakeup();
+    try {
+      poller.join(10_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    admin.close(Duration.ofSeconds(5));
+  }
+}

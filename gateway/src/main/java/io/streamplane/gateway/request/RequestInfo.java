@@ -1,0 +1,102 @@
+package io.streamplane.gateway.request;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What a request is about, parsed from its method and path as kube-apiserver's {@code
+ * RequestInfoFactory} does: a resource request ({@code /api/v1/namespaces/default/pods/web/status})
+ * with its verb (get, list, watch, create, update, patch, delete, deletecollection), or a
+ * non-resource request ({@code /version}, {@code /apis}).
+ */
+public record RequestInfo(
+    boolean resourceRequest,
+    String path,
+    String verb,
+    String apiPrefix,
+    String group,
+    String version,
+    String namespace,
+    String resource,
+    String name,
+    String subresource,
+    List<String> parts) {
+
+  private static final Set<String> NAMESPACE_SUBRESOURCES = Set.of("status", "finalize");
+
+  public static RequestInfo parse(String method, String path, Map<String, String> query) {
+    List<String> segments = new ArrayList<>();
+    for (String s : path.split("/")) {
+      if (!s.isEmpty()) {
+        segments.add(s);
+      }
+    }
+    String lowerMethod = method.toLowerCase();
+    if (segments.isEmpty() || !(segments.get(0).equals("api") || segments.get(0).equals("apis"))) {
+      return nonResource(path, lowerMethod, segments);
+    }
+    String prefix = segments.get(0);
+    List<String> rest = segments.subList(1, segments.size());
+    String group = "";
+    if (prefix.equals("apis")) {
+      if (rest.isEmpty()) {
+        return nonResource(path, lowerMethod, segments);
+      }
+      group = rest.get(0);
+      rest = rest.subList(1, rest.size());
+    }
+    if (rest.isEmpty()) {
+      return nonResource(path, lowerMethod, segments);
+    }
+    String version = rest.get(0);
+    rest = rest.subList(1, rest.size());
+    if (rest.isEmpty()) {
+      return nonResource(path, lowerMethod, segments);
+    }
+    boolean legacyWatch = false;
+    if (rest.get(0).equals("watch")) {
+      legacyWatch = true;
+      rest = rest.subList(1, rest.size());
+    }
+    String namespace = null;
+    if (rest.get(0).equals("namespaces") && rest.size() > 1) {
+      namespace = rest.get(1);
+      if (rest.size() > 2 && !NAMESPACE_SUBRESOURCES.contains(rest.get(2))) {
+        rest = rest.subList(2, rest.size());
+      }
+    }
+    String resource = rest.get(0);
+    String name = rest.size() > 1 ? rest.get(1) : null;
+    String subresource = rest.size() > 2 ? rest.get(2) : null;
+    if (resource.equals("namespaces")) {
+      // "/api/v1/namespaces/x" is the namespace x itself, a cluster-scoped object.
+      namespace = null;
+    }
+    boolean watch =
+        legacyWatch || "true".equals(query.get("watch")) || "1".equals(query.get("watch"));
+    String verb =
+        switch (lowerMethod) {
+          case "get", "head" -> name == null ? (watch ? "watch" : "list") : (watch ? "watch" : "get");
+          case "post" -> "create";
+          case "put" -> "update";
+          case "patch" -> "patch";
+          case "delete" -> name == null ? "deletecollection" : "delete";
+          default -> lowerMethod;
+        };
+    return new RequestInfo(
+        true, path, verb, prefix, group, version, namespace, resource, name, subresource, rest);
+  }
+
+  private static RequestInfo nonResource(String path, String method, List<String> segments) {
+    return new RequestInfo(
+        false, path, method, null, null, null, null, null, null, null, List.copyOf(segments));
+  }
+
+  @Override
+  public String toString() {
+    return verb + " " + path + (resourceRequest ? " " + Arrays.asList(group, resource, namespace, name, subresource) : "");
+  }
+}

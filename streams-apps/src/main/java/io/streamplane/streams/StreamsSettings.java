@@ -1,0 +1,30 @@
+package io.streamplane.streams;
+
+import java.nio.file.Path;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.streams.StreamsConfig;
+
+/**
+ * The Kafka Streams settings every Streamplane app runs with: exactly_once_v2, tuned for latency
+ * as measured on the development machines (DESIGN.md: commit.interval.ms=20, linger 0, retry
+ * backoff 5 ms give one hop p50 ≈ 23 ms instead of ≈ 85 ms with the defaults).
+ */
+public final class StreamsSettings {
+
+  private StreamsSettings() {}
+
+  public static Properties exactlyOnce(String applicationId, String bootstrapServers, Path stateDir) {
+    Properties props = new Properties();
+    props.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
+    props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+    props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+    props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 20);
+    props.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 0);
+    props.put(StreamsConfig.producerPrefix(ProducerConfig.RETRY_BACKOFF_MS_CONFIG), 5);
+    props.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
+    return props;
+  }
+}
