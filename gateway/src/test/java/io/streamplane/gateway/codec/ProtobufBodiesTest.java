@@ -1,0 +1,168 @@
+package io.streamplane.gateway.codec;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.protobuf.ByteString;
+import com.google.protobuf.Message;
+import io.kubernetes.client.proto.IntStr;
+import io.kubernetes.client.proto.Meta;
+import io.kubernetes.client.proto.Resource;
+import io.kubernetes.client.proto.Runtime;
+import io.kubernetes.client.proto.V1;
+import io.kubernetes.client.proto.V1Apps;
+import io.streamplane.gateway.api.ApiException;
+import java.io.ByteArrayOutputStream;
+import org.junit.jupiter.api.Test;
+
+class ProtobufBodiesTest {
+
+  /** What client-go's protobuf serializer writes: magic, then runtime.Unknown. */
+  private static byte[] envelope(String apiVersion, String kind, Message object) {
+    Runtime.Unknown unknown =
+        Runtime.Unknown.newBuilder()
+            .setTypeMeta(Runtime.TypeMeta.newBuilder().setApiVersion(apiVersion).setKind(kind))
+            .setRaw(object.toByteString())
+            .setContentEncoding("")
+            .setContentType("")
+            .build();
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    out.writeBytes(new byte[] {'k', '8', 's', 0});
+    out.writeBytes(unknown.toByteArray());
+    return out.toByteArray();
+  }
+
+  @Test
+  void decodesNamespaceAsKubectlCreateNamespaceSendsIt() {
+    V1.Namespace ns =
+        V1.Namespace.newBuilder()
+            // Go writes every non-pointer field: empty strings, a zero Time, empty spec/status.
+            .setMetadata(
+                Meta.ObjectMeta.newBuilder()
+                    .setName("dev")
+                    .setGenerateName("")
+                    .setNamespace("")
+                    .setCreationTimestamp(Meta.Time.newBuilder().build()))
+            .setSpec(V1.NamespaceSpec.newBuilder())
+            .setStatus(V1.NamespaceStatus.newBuilder().setPhase(""))
+            .build();
+    ObjectNode json = ProtobufBodies.decode(envelope("v1", "Namespace", ns));
+    assertThat(json.toString())
+        .isEqualTo(
+            "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"dev\"},"
+                + "\"spec\":{},\"status\":{}}");
+  }
+
+  @Test
+  void decodesDeploymentWithKubernetesJsonNamesAndSpecialTypes() {
+    V1Apps.Deployment d =
+        V1Apps.Deployment.newBuilder()
+            .setMetadata(
+                Meta.ObjectMeta.newBuilder()
+                    .setName("web")
+                    .putLabels("app", "web")
+                    .setGeneration(0)
+                    .setCreationTimestamp(Meta.Time.newBuilder().setSeconds(1735732800L)))
+            .setSpec(
+                V1Apps.DeploymentSpec.newBuilder()
+                    .setReplicas(0)
+                    .setMinReadySeconds(0)
+                    .setSelector(Meta.LabelSelector.newBuilder().putMatchLabels("app", "web"))
+                    .setStrategy(
+                        V1Apps.DeploymentStrategy.newBuilder()
+                            .setType("RollingUpdate")
+                            .setRollingUpdate(
+                                V1Apps.RollingUpdateDeployment.newBuilder()
+                                    .setMaxUnavailable(
+                                        IntStr.IntOrString.newBuilder().setType(1).setStrVal("25%"))
+                                    .setMaxSurge(
+                                        IntStr.IntOrString.newBuilder().setType(0).setIntVal(1))))
+                    .setTemplate(
+                        V1.PodTemplateSpec.newBuilder()
+                            .setMetadata(Meta.ObjectMeta.newBuilder().putLabels("app", "web"))
+                            .setSpec(
+                                V1.PodSpec.newBuilder()
+                                    .addContainers(
+                                        V1.Container.newBuilder()
+                                            .setName("nginx")
+                                            .setImage("nginx")
+                                            .setImagePullPolicy("")
+                                            .setStdin(false)
+                                            .addPorts(
+                                                V1.ContainerPort.newBuilder().setContainerPort(80))
+                                            .setResources(
+                                                V1.ResourceRequirements.newBuilder()
+                                                    .putLimits(
+                                                        "cpu",
+                                                        Resource.Quantity.newBuilder()
+                                                            .setString("500m")
+                                                            .build()))))))
+            .setStatus(V1Apps.DeploymentStatus.newBuilder().setReplicas(0))
+            .build();
+    ObjectNode json = ProtobufBodies.decode(envelope("apps/v1", "Deployment", d));
+
+    assertThat(json.path("apiVersion").asText()).isEqualTo("apps/v1");
+    assertThat(json.path("kind").asText()).isEqualTo("Deployment");
+    JsonNode meta = json.path("metadata");
+    assertThat(meta.path("creationTimestamp").asText()).isEqualTo("2025-01-01T12:00:00Z");
+    assertThat(meta.path("labels").path("app").asText()).isEqualTo("web");
+    assertThat(meta.has("generation")).isFalse();
+    JsonNode spec = json.path("spec");
+    // replicas is a pointer in Go: an explicit 0 is kept, minReadySeconds' 0 is not.
+    assertThat(spec.path("replicas").isInt()).isTrue();
+    assertThat(spec.path("replicas").asInt()).isEqualTo(0);
+    assertThat(spec.has("minReadySeconds")).isFalse();
+    assertThat(spec.path("selector").path("matchLabels").path("app").asText()).isEqualTo("web");
+    JsonNode rolling = spec.path("strategy").path("rollingUpdate");
+    assertThat(rolling.path("maxUnavailable").isTextual()).isTrue();
+    assertThat(rolling.path("maxUnavailable").asText()).isEqualTo("25%");
+    assertThat(rolling.path("maxSurge").isInt()).isTrue();
+    assertThat(rolling.path("maxSurge").asInt()).isEqualTo(1);
+    JsonNode container = spec.path("template").path("spec").path("containers").get(0);
+    assertThat(container.toString())
+        .isEqualTo(
+            "{\"name\":\"nginx\",\"image\":\"nginx\",\"ports\":[{\"containerPort\":80}],"
+                + "\"resources\":{\"limits\":{\"cpu\":\"500m\"}}}");
+    assertThat(json.path("status").toString()).isEqualTo("{}");
+  }
+
+  @Test
+  void rendersMicroTimeWithMicroseconds() {
+    V1.Event e =
+        V1.Event.newBuilder()
+            .setEventTime(Meta.MicroTime.newBuilder().setSeconds(1735732800L).setNanos(123456000))
+            .build();
+    assertThat(ProtobufBodies.toJson(e).path("eventTime").asText())
+        .isEqualTo("2025-01-01T12:00:00.123456Z");
+  }
+
+  @Test
+  void secretDataIsBase64() {
+    V1.Secret s =
+        V1.Secret.newBuilder()
+            .putData("k", ByteString.copyFromUtf8("hi"))
+            .setType("Opaque")
+            .build();
+    ObjectNode json = ProtobufBodies.decode(envelope("v1", "Secret", s));
+    assertThat(json.path("data").path("k").asText()).isEqualTo("aGk=");
+  }
+
+  @Test
+  void rejectsBodiesWithoutEnvelopeOrWithUnknownKinds() {
+    assertThatThrownBy(() -> ProtobufBodies.decode("{}".getBytes()))
+        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code()).isEqualTo(400));
+    byte[] unknownKind = envelope("batch/v1", "Job", V1.Namespace.getDefaultInstance());
+    assertThatThrownBy(() -> ProtobufBodies.decode(unknownKind))
+        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code()).isEqualTo(415));
+  }
+
+  @Test
+  void recognisesTheProtobufContentType() {
+    assertThat(ProtobufBodies.isProtobuf("application/vnd.kubernetes.protobuf")).isTrue();
+    assertThat(ProtobufBodies.isProtobuf("application/vnd.kubernetes.protobuf; charset=x"))
+        .isTrue();
+    assertThat(ProtobufBodies.isProtobuf("application/json")).isFalse();
+  }
+}
