@@ -7,15 +7,16 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 
 /**
- * The Kafka Streams settings every Streamplane app runs with: exactly_once_v2, tuned for latency
- * as measured on the development machines (DESIGN.md: commit.interval.ms=20, linger 0, retry
- * backoff 5 ms give one hop p50 ≈ 23 ms instead of ≈ 85 ms with the defaults).
+ * The Kafka Streams settings every Streamplane app runs with: exactly_once_v2, tuned for latency as
+ * measured on the development machines (DESIGN.md: commit.interval.ms=20, linger 0, retry backoff 5
+ * ms give one hop p50 ≈ 23 ms instead of ≈ 85 ms with the defaults).
  */
 public final class StreamsSettings {
 
   private StreamsSettings() {}
 
-  public static Properties exactlyOnce(String applicationId, String bootstrapServers, Path stateDir) {
+  public static Properties exactlyOnce(
+      String applicationId, String bootstrapServers, Path stateDir) {
     Properties props = new Properties();
     props.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
     props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);

@@ -1,7 +1,10 @@
 package io.streamplane.cli.up;
 
+import io.streamplane.gateway.server.GatewayServer;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
+import io.streamplane.log.UserInfo;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
+import io.streamplane.store.StoreApp;
 import io.streamplane.topics.TopicInitializer;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.TopicSpec;
@@ -22,14 +25,21 @@ import picocli.CommandLine.Option;
  * printing a status line until Ctrl-C, when it stops everything cleanly. Starting again on the same
  * directory finds the topics and every record written before.
  *
- * <p>Today the cluster is the broker and its topics; the gateway, store, controllers, scheduler and
- * node workers join it as their issues land.
+ * <p>Today the cluster is the broker, its topics, the store and a gateway serving the Kubernetes
+ * API (with a kubeconfig for kubectl); controllers, scheduler and node workers join as their issues
+ * land.
  */
 @Command(
     name = "up",
     mixinStandardHelpOptions = true,
     description = "Run the all-in-one local cluster in the foreground (Ctrl-C stops it).")
 public final class UpCommand implements Callable<Integer> {
+
+  private static final UserInfo SYSTEM =
+      UserInfo.newBuilder()
+          .setUsername("system:apiserver")
+          .setGroups(List.of("system:masters"))
+          .build();
 
   @Option(
       names = "--data-dir",
@@ -43,6 +53,24 @@ public final class UpCommand implements Callable<Integer> {
       defaultValue = "19092",
       description = "Port of the embedded broker on 127.0.0.1 (default: ${DEFAULT-VALUE}).")
   int kafkaPort;
+
+  @Option(
+      names = "--api-port",
+      defaultValue = "6443",
+      description = "Port of the Kubernetes API on 127.0.0.1 (default: ${DEFAULT-VALUE}).")
+  int apiPort;
+
+  @Option(
+      names = "--state-dir",
+      defaultValue = ".streamplane/state",
+      description = "Where the stream apps keep their RocksDB stores (default: ${DEFAULT-VALUE}).")
+  Path stateDir;
+
+  @Option(
+      names = "--kubeconfig",
+      defaultValue = ".streamplane/kubeconfig",
+      description = "The kubeconfig written for kubectl (default: ${DEFAULT-VALUE}).")
+  Path kubeconfig;
 
   @Option(
       names = "--cluster",
@@ -110,11 +138,25 @@ public final class UpCommand implements Callable<Integer> {
           LogStatus status = new LogStatus(admin, specs);
           Map<String, Long> records = status.recordOffsets();
           console.line("log: " + LogStatus.describe(records));
-          console.line(
-              "ready. Kafka bootstrap: "
-                  + broker.bootstrapServers()
-                  + "  (the Kubernetes API arrives with the gateway). Ctrl-C to stop.");
-          runUntilInterrupted(console, status);
+          try (StoreApp store =
+                  StoreApp.start(
+                      topics,
+                      broker.bootstrapServers(),
+                      stateDir.resolve("store").toAbsolutePath());
+              GatewayServer gateway =
+                  GatewayServer.start(broker.bootstrapServers(), topics, "127.0.0.1", apiPort, 0)) {
+            console.line(
+                "store: started (Kafka Streams application "
+                    + StoreApp.applicationId(topics)
+                    + ")");
+            gateway.ensureSystemNamespaces(SYSTEM);
+            console.line("gateway: Kubernetes API at " + gateway.url());
+            Kubeconfig.write(kubeconfig, gateway.url(), cluster);
+            console.line(
+                "ready. Ctrl-C to stop. Use kubectl with:  export KUBECONFIG="
+                    + kubeconfig.toAbsolutePath());
+            runUntilInterrupted(console, status);
+          }
         }
       }
       console.line("stopping...");

@@ -261,7 +261,8 @@ public final class Statuses {
     return status;
   }
 
-  private static ObjectNode failure(int code, String reason, String message, ObjectNode details) {
+  /** A failure Status with any code, reason, message and details. */
+  public static ObjectNode failure(int code, String reason, String message, ObjectNode details) {
     ObjectNode status = base();
     status.put("status", "Failure");
     status.put("message", message);
@@ -273,7 +274,7 @@ public final class Statuses {
     return status;
   }
 
-  private static ObjectNode details(String group, String resource, String name) {
+  public static ObjectNode details(String group, String resource, String name) {
     ObjectNode details = JSON.objectNode();
     if (!name.isEmpty()) {
       details.put("name", name);

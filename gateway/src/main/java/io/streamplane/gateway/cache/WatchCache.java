@@ -36,9 +36,9 @@ import org.slf4j.LoggerFactory;
  * events} (read_committed, so only what the store committed), plus a window of recent changes for
  * watches to resume from.
  *
- * <p>Consistency: {@link #catchUpWithLog} waits until the cache has applied everything committed
- * to {@code events} at the time of the call, so a read that follows any acknowledged write — from
- * any gateway — sees it (the store commits the event before the result that acknowledges it).
+ * <p>Consistency: {@link #catchUpWithLog} waits until the cache has applied everything committed to
+ * {@code events} at the time of the call, so a read that follows any acknowledged write — from any
+ * gateway — sees it (the store commits the event before the result that acknowledges it).
  *
  * <p>Limits: the whole state is held in memory and rebuilt from the start of {@code events} when a
  * gateway starts; the window keeps the last {@code windowSize} changes, and a watch from an older
@@ -86,9 +86,7 @@ public final class WatchCache implements AutoCloseable {
     props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 20);
     this.consumer =
         new KafkaConsumer<>(
-            props,
-            new StringDeserializer(),
-            topics.events().valueSerde().deserializer());
+            props, new StringDeserializer(), topics.events().valueSerde().deserializer());
     this.admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers));
     this.partitions =
         consumer.partitionsFor(topics.events().name(), Duration.ofSeconds(30)).stream()
@@ -154,7 +152,8 @@ public final class WatchCache implements AutoCloseable {
         watchType = ofType.put(key, object) == null ? "ADDED" : "MODIFIED";
       }
     }
-    WatchEvent change = new WatchEvent(watchType, type, object, record.partition(), record.offset());
+    WatchEvent change =
+        new WatchEvent(watchType, type, object, record.partition(), record.offset());
     window.addLast(change);
     while (window.size() > windowSize) {
       WatchEvent evicted = window.removeFirst();
@@ -224,11 +223,13 @@ public final class WatchCache implements AutoCloseable {
   }
 
   /** Objects of one type (in one namespace, or all when {@code namespace} is null), by key. */
-  public Snapshot list(String group, String resource, String namespace, Predicate<ObjectNode> filter) {
+  public Snapshot list(
+      String group, String resource, String namespace, Predicate<ObjectNode> filter) {
     synchronized (lock) {
       TreeMap<String, ObjectNode> ofType =
           objects.getOrDefault(typeKey(group, resource), new TreeMap<>());
-      var range = namespace == null ? ofType : ofType.subMap(namespace + "/", namespace + "/\uffff");
+      var range =
+          namespace == null ? ofType : ofType.subMap(namespace + "/", namespace + "/\uffff");
       List<ObjectNode> items = new ArrayList<>();
       for (ObjectNode object : range.values()) {
         if (filter.test(object)) {
@@ -247,8 +248,8 @@ public final class WatchCache implements AutoCloseable {
 
   /**
    * Starts a watch: first the changes after {@code from} (or, with no version, a synthetic ADDED
-   * for every current object, as Kubernetes does), then every later change, all delivered to
-   * {@code listener} in log order per partition. Returns the handle that stops it.
+   * for every current object, as Kubernetes does), then every later change, all delivered to {@code
+   * listener} in log order per partition. Returns the handle that stops it.
    *
    * @throws TooOldResourceVersionException if changes after {@code from} have left the window
    */

@@ -79,7 +79,8 @@ public record RequestInfo(
         legacyWatch || "true".equals(query.get("watch")) || "1".equals(query.get("watch"));
     String verb =
         switch (lowerMethod) {
-          case "get", "head" -> name == null ? (watch ? "watch" : "list") : (watch ? "watch" : "get");
+          case "get", "head" ->
+              name == null ? (watch ? "watch" : "list") : (watch ? "watch" : "get");
           case "post" -> "create";
           case "put" -> "update";
           case "patch" -> "patch";
@@ -97,6 +98,11 @@ public record RequestInfo(
 
   @Override
   public String toString() {
-    return verb + " " + path + (resourceRequest ? " " + Arrays.asList(group, resource, namespace, name, subresource) : "");
+    return verb
+        + " "
+        + path
+        + (resourceRequest
+            ? " " + Arrays.asList(group, resource, namespace, name, subresource)
+            : "");
   }
 }

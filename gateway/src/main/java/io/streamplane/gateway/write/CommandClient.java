@@ -66,9 +66,7 @@ public final class CommandClient implements AutoCloseable {
     consumerProps.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 10);
     this.consumer =
         new KafkaConsumer<>(
-            consumerProps,
-            new StringDeserializer(),
-            topics.results().valueSerde().deserializer());
+            consumerProps, new StringDeserializer(), topics.results().valueSerde().deserializer());
     TopicPartition partition = new TopicPartition(topics.results().name(), replyPartition);
     consumer.assign(List.of(partition));
     consumer.seekToEnd(List.of(partition));
@@ -82,8 +80,7 @@ public final class CommandClient implements AutoCloseable {
   private void listen() {
     try {
       while (running) {
-        for (ConsumerRecord<String, CommandResult> record :
-            consumer.poll(Duration.ofMillis(100))) {
+        for (ConsumerRecord<String, CommandResult> record : consumer.poll(Duration.ofMillis(100))) {
           CompletableFuture<CommandResult> waiter = pending.remove(record.key());
           if (waiter != null && record.value() != null) {
             waiter.complete(record.value());
@@ -111,7 +108,10 @@ public final class CommandClient implements AutoCloseable {
         ResourceCommand.newBuilder(command).setReplyPartition(replyPartition).build();
     String key =
         new ResourceKey(
-                command.getResource(), command.getGroup(), command.getNamespace(), command.getName())
+                command.getResource(),
+                command.getGroup(),
+                command.getNamespace(),
+                command.getName())
             .toString();
     CompletableFuture<CommandResult> result = new CompletableFuture<>();
     pending.put(command.getId(), result);
@@ -121,7 +121,8 @@ public final class CommandClient implements AutoCloseable {
           .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
       return result.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
-      throw new IllegalStateException("the command was not accepted by Kafka: " + e.getCause().getMessage(), e.getCause());
+      throw new IllegalStateException(
+          "the command was not accepted by Kafka: " + e.getCause().getMessage(), e.getCause());
     } finally {
       pending.remove(command.getId());
     }

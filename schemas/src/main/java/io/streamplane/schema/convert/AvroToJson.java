@@ -17,10 +17,12 @@ import org.apache.avro.generic.IndexedRecord;
 /**
  * Writes an Avro datum as Kubernetes JSON. Stateless.
  *
- * <p>Null record fields are left out, as Kubernetes' {@code omitempty} does for optional fields;
- * empty maps and lists that are set are written ({@code labels: {}} stays). Accepts both the
- * specific representation (String, {@code Instant}, Java enums) and the generic one (Utf8, {@code
- * Long}, enum symbols), so records read back from any topic can be written.
+ * <p>Null record fields, and optional record fields holding an empty map or list, are left out, as
+ * Kubernetes' {@code omitempty} does: every list and map field Streamplane models is optional in
+ * Kubernetes, so {@code ports: []} written by a patch reads back as no {@code ports}, as on a real
+ * cluster. Empty objects ({@code resources: {}}) are written. Accepts both the specific
+ * representation (String, {@code Instant}, Java enums) and the generic one (Utf8, {@code Long},
+ * enum symbols), so records read back from any topic can be written.
  */
 final class AvroToJson {
 
@@ -32,11 +34,21 @@ final class AvroToJson {
     // its own field order.
     for (Schema.Field field : record.getSchema().getFields()) {
       Object value = record.get(field.pos());
-      if (value != null) {
+      if (value != null && !(isEmptyCollection(value) && isOptional(field.schema()))) {
         json.set(field.name(), value(value, field.schema(), path.field(field.name())));
       }
     }
     return json;
+  }
+
+  private static boolean isOptional(Schema schema) {
+    return schema.getType() == Schema.Type.UNION
+        && schema.getTypes().stream().anyMatch(s -> s.getType() == Schema.Type.NULL);
+  }
+
+  private static boolean isEmptyCollection(Object value) {
+    return (value instanceof Collection<?> c && c.isEmpty())
+        || (value instanceof Map<?, ?> m && m.isEmpty());
   }
 
   private JsonNode value(Object value, Schema schema, FieldPath path) {

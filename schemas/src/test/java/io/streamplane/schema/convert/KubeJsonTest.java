@@ -417,14 +417,13 @@ class KubeJsonTest {
     }
 
     @Test
-    void emptyMapsAndListsThatWereSetAreKept() {
+    void emptyOptionalMapsAndListsAreReadButWrittenAsAbsentLikeOmitempty() {
       ConfigMap configMap =
           decode("metadata: {labels: {}, finalizers: []}\ndata: {}", ConfigMap.class);
 
       assertThat(configMap.getData()).isEmpty();
       assertThat(configMap.getMetadata().getFinalizers()).isEmpty();
-      assertThat(kubeJson.toJson(configMap))
-          .isEqualTo(json("{\"metadata\":{\"labels\":{},\"finalizers\":[]},\"data\":{}}"));
+      assertThat(kubeJson.toJson(configMap)).isEqualTo(json("{\"metadata\":{}}"));
     }
 
     @Test

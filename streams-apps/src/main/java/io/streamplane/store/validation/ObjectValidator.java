@@ -50,7 +50,7 @@ public final class ObjectValidator {
           + " '.', and must start and end with an alphanumeric character (e.g. 'example.com',"
           + " regex used for validation is '"
           + DNS1123_LABEL
-          + "(\\\\."
+          + "(\\."
           + DNS1123_LABEL
           + ")*')";
 

@@ -1,0 +1,186 @@
+package io.streamplane.gateway.admission;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.gateway.api.ResourceType;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Iterator;
+import java.util.Map;
+
+/**
+ * Kubernetes' defaulting of the kinds Streamplane serves (the {@code SetDefaults_*} functions of
+ * k8s.io/kubernetes/pkg/apis/{core,apps}/v1 and the registry strategies' PrepareForCreate), applied
+ * to the decoded JSON before it is stored, so that {@code kubectl get -o yaml} shows what a real
+ * cluster shows: restartPolicy, dnsPolicy, schedulerName, terminationGracePeriodSeconds, image pull
+ * policy, port protocols, Deployment strategy and limits, Namespace finalizers and phase, Secret
+ * type and stringData.
+ *
+ * <p>Changes the given node in place: it is the request's own copy.
+ */
+public final class Defaults {
+
+  private Defaults() {}
+
+  public static void apply(ResourceType type, ObjectNode object, boolean create) {
+    object.put("apiVersion", type.groupVersion());
+    object.put("kind", type.kind());
+    switch (type.kind()) {
+      case "Pod" -> {
+        podSpec(object.with("spec"));
+        if (create) {
+          ObjectNode status = object.with("status");
+          if (!status.has("phase")) {
+            status.put("phase", "Pending");
+          }
+          status.put("qosClass", qosClass(object.path("spec")));
+        }
+      }
+      case "Deployment" -> {
+        ObjectNode spec = object.with("spec");
+        putIfAbsent(spec, "replicas", 1);
+        ObjectNode strategy = spec.with("strategy");
+        if (!strategy.has("type")) {
+          strategy.put("type", "RollingUpdate");
+        }
+        if (strategy.path("type").asText().equals("RollingUpdate")) {
+          ObjectNode rolling = strategy.with("rollingUpdate");
+          if (!rolling.has("maxUnavailable")) {
+            rolling.put("maxUnavailable", "25%");
+          }
+          if (!rolling.has("maxSurge")) {
+            rolling.put("maxSurge", "25%");
+          }
+        }
+        putIfAbsent(spec, "revisionHistoryLimit", 10);
+        putIfAbsent(spec, "progressDeadlineSeconds", 600);
+        template(spec);
+      }
+      case "ReplicaSet" -> {
+        ObjectNode spec = object.with("spec");
+        putIfAbsent(spec, "replicas", 1);
+        template(spec);
+      }
+      case "Namespace" -> {
+        if (create) {
+          ObjectNode spec = object.with("spec");
+          if (!spec.has("finalizers")) {
+            spec.putArray("finalizers").add("kubernetes");
+          }
+          object.with("status").put("phase", "Active");
+        }
+      }
+      case "Secret" -> {
+        if (!object.has("type")) {
+          object.put("type", "Opaque");
+        }
+        JsonNode stringData = object.remove("stringData");
+        if (stringData instanceof ObjectNode strings) {
+          ObjectNode data = object.with("data");
+          for (Iterator<Map.Entry<String, JsonNode>> it = strings.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> entry = it.next();
+            data.put(
+                entry.getKey(),
+                Base64.getEncoder()
+                    .encodeToString(entry.getValue().asText().getBytes(StandardCharsets.UTF_8)));
+          }
+        }
+      }
+      default -> {}
+    }
+  }
+
+  private static void template(ObjectNode spec) {
+    if (spec.path("template").isObject()) {
+      podSpec(spec.with("template").with("spec"));
+    }
+  }
+
+  private static void podSpec(ObjectNode spec) {
+    putIfAbsent(spec, "restartPolicy", "Always");
+    putIfAbsent(spec, "terminationGracePeriodSeconds", 30);
+    putIfAbsent(spec, "dnsPolicy", "ClusterFirst");
+    putIfAbsent(spec, "schedulerName", "default-scheduler");
+    containers(spec.path("initContainers"));
+    containers(spec.path("containers"));
+  }
+
+  private static void containers(JsonNode containers) {
+    if (!(containers instanceof ArrayNode list)) {
+      return;
+    }
+    for (JsonNode node : list) {
+      if (!(node instanceof ObjectNode container)) {
+        continue;
+      }
+      putIfAbsent(container, "terminationMessagePath", "/dev/termination-log");
+      putIfAbsent(container, "terminationMessagePolicy", "File");
+      if (!container.has("imagePullPolicy")) {
+        container.put("imagePullPolicy", pullPolicy(container.path("image").asText("")));
+      }
+      if (!container.has("resources")) {
+        container.putObject("resources");
+      }
+      if (container.path("ports") instanceof ArrayNode ports) {
+        for (JsonNode port : ports) {
+          if (port instanceof ObjectNode p && !p.has("protocol")) {
+            p.put("protocol", "TCP");
+          }
+        }
+      }
+    }
+  }
+
+  /** Always for ":latest" or an untagged image, IfNotPresent otherwise, as Kubernetes defaults. */
+  static String pullPolicy(String image) {
+    String withoutDigest = image.contains("@") ? image.substring(0, image.indexOf('@')) : image;
+    if (image.contains("@")) {
+      return "IfNotPresent";
+    }
+    int slash = withoutDigest.lastIndexOf('/');
+    int colon = withoutDigest.lastIndexOf(':');
+    if (colon <= slash) {
+      return "Always";
+    }
+    return withoutDigest.substring(colon + 1).equals("latest") ? "Always" : "IfNotPresent";
+  }
+
+  /** The pod's QoS class from its containers' requests and limits (cpu and memory). */
+  static String qosClass(JsonNode spec) {
+    boolean any = false;
+    boolean guaranteed = true;
+    for (String list : new String[] {"initContainers", "containers"}) {
+      for (JsonNode container : spec.path(list)) {
+        JsonNode requests = container.path("resources").path("requests");
+        JsonNode limits = container.path("resources").path("limits");
+        for (String resource : new String[] {"cpu", "memory"}) {
+          boolean limited = limits.has(resource);
+          boolean requested = requests.has(resource);
+          any |= limited || requested;
+          if (!limited
+              || (requested
+                  && !requests.path(resource).asText().equals(limits.path(resource).asText()))) {
+            guaranteed = false;
+          }
+        }
+      }
+    }
+    if (!any) {
+      return "BestEffort";
+    }
+    return guaranteed ? "Guaranteed" : "Burstable";
+  }
+
+  private static void putIfAbsent(ObjectNode node, String field, String value) {
+    if (!node.has(field) || node.get(field).isNull()) {
+      node.put(field, value);
+    }
+  }
+
+  private static void putIfAbsent(ObjectNode node, String field, int value) {
+    if (!node.has(field) || node.get(field).isNull()) {
+      node.put(field, value);
+    }
+  }
+}

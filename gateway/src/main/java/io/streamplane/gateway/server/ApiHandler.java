@@ -1,0 +1,414 @@
+package io.streamplane.gateway.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import io.streamplane.gateway.api.ApiException;
+import io.streamplane.gateway.api.Discovery;
+import io.streamplane.gateway.api.OpenApiV3;
+import io.streamplane.gateway.api.ResourceRegistry;
+import io.streamplane.gateway.api.ResourceType;
+import io.streamplane.gateway.api.Selectors;
+import io.streamplane.gateway.api.Statuses;
+import io.streamplane.gateway.api.table.TableConverter;
+import io.streamplane.gateway.cache.CacheUnavailableException;
+import io.streamplane.gateway.cache.ListVersion;
+import io.streamplane.gateway.cache.TooOldResourceVersionException;
+import io.streamplane.gateway.cache.WatchCache;
+import io.streamplane.gateway.codec.ProtobufBodies;
+import io.streamplane.gateway.request.RequestInfo;
+import io.streamplane.gateway.storage.ResourceService;
+import io.streamplane.gateway.storage.WriteOptions;
+import io.streamplane.gateway.storage.Written;
+import io.streamplane.log.UserInfo;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Kubernetes REST API over HTTP: routes each request (discovery, OpenAPI, resources and their
+ * status and scale subresources, watch) to the parts that answer it, and turns every failure into a
+ * Kubernetes {@code Status} body. The request chain is visible in {@link #handle}: identify the
+ * user, decode, then read or write through the {@link ResourceService}.
+ *
+ * <p>Limits: no authentication or authorization yet (every request acts as {@code kubernetes-admin}
+ * in {@code system:masters}); server-side apply is answered 415.
+ */
+final class ApiHandler implements HttpHandler {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ApiHandler.class);
+  static final int MAX_BODY_BYTES = 3 * 1024 * 1024;
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final YAMLMapper YAML = new YAMLMapper();
+  private static final UserInfo ADMIN =
+      UserInfo.newBuilder()
+          .setUsername("kubernetes-admin")
+          .setGroups(List.of("system:masters", "system:authenticated"))
+          .build();
+
+  private final ResourceRegistry registry;
+  private final ResourceService service;
+  private final WatchCache cache;
+  private final Discovery discovery;
+  private final OpenApiV3 openApi;
+  private final TableConverter tables;
+  private final Watches watches;
+
+  ApiHandler(
+      ResourceRegistry registry,
+      ResourceService service,
+      WatchCache cache,
+      Discovery discovery,
+      OpenApiV3 openApi,
+      TableConverter tables) {
+    this.registry = registry;
+    this.service = service;
+    this.cache = cache;
+    this.discovery = discovery;
+    this.openApi = openApi;
+    this.tables = tables;
+    this.watches = new Watches(cache, tables);
+  }
+
+  @Override
+  public void handle(HttpExchange exchange) throws IOException {
+    try (exchange) {
+      Map<String, String> query = query(exchange.getRequestURI().getRawQuery());
+      RequestInfo info =
+          RequestInfo.parse(exchange.getRequestMethod(), exchange.getRequestURI().getPath(), query);
+      try {
+        if (info.resourceRequest()) {
+          resource(exchange, info, query);
+        } else {
+          nonResource(exchange, info, query);
+        }
+      } catch (ApiException e) {
+        Responses.status(exchange, e.status());
+      } catch (TooOldResourceVersionException e) {
+        Responses.status(exchange, Statuses.tooOldResourceVersion(e.requested(), e.current()));
+      } catch (CacheUnavailableException e) {
+        Responses.status(exchange, Statuses.timeout(e.getMessage(), 1));
+      } catch (RuntimeException e) {
+        LOG.error("{} failed", info, e);
+        Responses.status(
+            exchange, Statuses.internalError(e.getClass().getSimpleName() + ": " + e.getMessage()));
+      }
+    } catch (IOException e) {
+      // The client went away; nothing to answer.
+      LOG.debug("client connection closed", e);
+    }
+  }
+
+  // ---------------------------------------------------------------- non-resource paths
+
+  private void nonResource(HttpExchange exchange, RequestInfo info, Map<String, String> query)
+      throws IOException {
+    String path = info.path().replaceAll("/+$", "");
+    String accept = exchange.getRequestHeaders().getFirst("Accept");
+    switch (path) {
+      case "/version" -> Responses.json(exchange, 200, discovery.version());
+      case "/healthz", "/livez", "/readyz" -> Responses.text(exchange, 200, "ok");
+      case "/api" -> {
+        Optional<Discovery.AggregatedFormat> aggregated = Discovery.negotiateAggregated(accept);
+        if (aggregated.isPresent()) {
+          Responses.json(
+              exchange,
+              200,
+              discovery.aggregatedCore(aggregated.get()),
+              aggregated.get().contentType());
+        } else {
+          Responses.json(exchange, 200, discovery.apiVersions(serverAddress(exchange)));
+        }
+      }
+      case "/apis" -> {
+        Optional<Discovery.AggregatedFormat> aggregated = Discovery.negotiateAggregated(accept);
+        if (aggregated.isPresent()) {
+          Responses.json(
+              exchange,
+              200,
+              discovery.aggregatedGroups(aggregated.get()),
+              aggregated.get().contentType());
+        } else {
+          Responses.json(exchange, 200, discovery.apiGroupList());
+        }
+      }
+      case "/openapi/v3" -> Responses.json(exchange, 200, openApi.index());
+      default -> {
+        List<String> parts = info.parts();
+        Optional<ObjectNode> document = Optional.empty();
+        if (path.startsWith("/openapi/v3/")) {
+          document = openApi.document(path.substring("/openapi/v3/".length()));
+        } else if (parts.size() == 2 && parts.get(0).equals("api")) {
+          document = discovery.apiResourceList("", parts.get(1));
+        } else if (parts.size() == 2 && parts.get(0).equals("apis")) {
+          document = discovery.apiGroup(parts.get(1));
+        } else if (parts.size() == 3 && parts.get(0).equals("apis")) {
+          document = discovery.apiResourceList(parts.get(1), parts.get(2));
+        }
+        if (document.isEmpty()) {
+          throw new ApiException(Statuses.notFoundPath());
+        }
+        Responses.json(exchange, 200, document.get());
+      }
+    }
+  }
+
+  private static String serverAddress(HttpExchange exchange) {
+    return exchange.getLocalAddress().getHostString() + ":" + exchange.getLocalAddress().getPort();
+  }
+
+  // ---------------------------------------------------------------- resources
+
+  private void resource(HttpExchange exchange, RequestInfo info, Map<String, String> query)
+      throws IOException {
+    ResourceType type =
+        registry
+            .byResource(info.group(), info.resource())
+            .filter(t -> t.version().equals(info.version()) && t.stored())
+            .orElseThrow(() -> new ApiException(Statuses.notFoundPath()));
+    String namespace = type.namespaced() ? info.namespace() : null;
+    if (type.namespaced() && namespace == null && !List.of("list", "watch").contains(info.verb())) {
+      throw new ApiException(Statuses.notFoundPath());
+    }
+    String subresource = info.subresource();
+    if (subresource != null && type.subresource(subresource).isEmpty()) {
+      throw new ApiException(Statuses.notFoundPath());
+    }
+    String accept = exchange.getRequestHeaders().getFirst("Accept");
+    boolean table = TableConverter.requested(accept);
+    TableConverter.IncludeObject include =
+        TableConverter.IncludeObject.parse(query.get("includeObject"));
+    WriteOptions options =
+        new WriteOptions(
+            ADMIN,
+            "All".equals(query.get("dryRun")),
+            query.get("fieldValidation"),
+            UUID.randomUUID().toString());
+    switch (info.verb()) {
+      case "get" -> {
+        ObjectNode object =
+            "scale".equals(subresource)
+                ? service.scale(type, namespace, info.name())
+                : service.get(type, namespace, info.name());
+        Responses.json(
+            exchange,
+            200,
+            table && subresource == null ? tables.forObject(type, object, include) : object);
+      }
+      case "list" -> {
+        ObjectNode list =
+            service.list(
+                type,
+                namespace,
+                Selectors.parseLabels(query.get("labelSelector")),
+                Selectors.parseFields(query.get("fieldSelector"), type),
+                parseLong(query.get("limit")),
+                query.get("continue"));
+        Responses.json(exchange, 200, table ? tables.forList(type, list, include) : list);
+      }
+      case "watch" -> {
+        Selectors.LabelSelector labels = Selectors.parseLabels(query.get("labelSelector"));
+        Selectors.FieldSelector fields = Selectors.parseFields(query.get("fieldSelector"), type);
+        if (info.name() != null) {
+          fields =
+              Selectors.parseFields(
+                  joinSelectors(query.get("fieldSelector"), "metadata.name=" + info.name()), type);
+        }
+        watches.serve(
+            exchange,
+            type,
+            namespace,
+            labels,
+            fields,
+            startVersion(query.get("resourceVersion")),
+            "true".equals(query.get("allowWatchBookmarks")),
+            parseLong(query.get("timeoutSeconds")),
+            table,
+            include);
+      }
+      case "create" -> {
+        if (subresource != null) {
+          throw new ApiException(
+              Statuses.methodNotAllowed(type.group(), type.plural() + "/" + subresource, "create"));
+        }
+        respond(exchange, service.create(type, namespace, body(exchange), options));
+      }
+      case "update" -> {
+        ObjectNode body = body(exchange);
+        Written written =
+            switch (subresource == null ? "" : subresource) {
+              case "status" -> service.updateStatus(type, namespace, info.name(), body, options);
+              case "scale" ->
+                  service.updateScale(type, namespace, info.name(), null, body, options);
+              default -> service.update(type, namespace, info.name(), body, options);
+            };
+        respond(exchange, written);
+      }
+      case "patch" -> {
+        String contentType = exchange.getRequestHeaders().getFirst("Content-Type");
+        if (contentType != null && contentType.startsWith("application/apply-patch")) {
+          throw new ApiException(
+              Statuses.unsupportedMediaType(
+                  List.of(
+                      "application/json-patch+json",
+                      "application/merge-patch+json",
+                      "application/strategic-merge-patch+json")));
+        }
+        JsonNode patch = parseJson(readBody(exchange));
+        Written written =
+            "scale".equals(subresource)
+                ? service.updateScale(type, namespace, info.name(), contentType, patch, options)
+                : service.patch(
+                    type, namespace, info.name(), subresource, contentType, patch, options);
+        respond(exchange, written);
+      }
+      case "delete" -> {
+        byte[] raw = readBody(exchange);
+        JsonNode deleteOptions =
+            raw.length == 0 ? JsonNodeFactory.instance.objectNode() : decodeBody(exchange, raw);
+        ObjectNode merged =
+            deleteOptions.isObject()
+                ? ((ObjectNode) deleteOptions).deepCopy()
+                : JsonNodeFactory.instance.objectNode();
+        for (String param : List.of("gracePeriodSeconds", "propagationPolicy")) {
+          if (query.containsKey(param) && !merged.has(param)) {
+            merged.put(param, query.get(param));
+          }
+        }
+        if (merged.has("gracePeriodSeconds") && merged.get("gracePeriodSeconds").isTextual()) {
+          merged.put("gracePeriodSeconds", parseLong(merged.get("gracePeriodSeconds").asText()));
+        }
+        if (merged.path("dryRun").isArray() && merged.path("dryRun").toString().contains("All")) {
+          options =
+              new WriteOptions(options.actor(), true, options.fieldValidation(), options.auditId());
+        }
+        respond(exchange, service.delete(type, namespace, info.name(), merged, options));
+      }
+      default ->
+          throw new ApiException(
+              Statuses.methodNotAllowed(type.group(), type.plural(), info.verb()));
+    }
+  }
+
+  private static String joinSelectors(String a, String b) {
+    return a == null || a.isBlank() ? b : a + "," + b;
+  }
+
+  /**
+   * Where a watch starts: after a list's version, or — with no version, "0", or an object's
+   * resourceVersion, which names no position in {@code events} — from the current state (an object
+   * version as start is answered with 410 by {@link Watches}, and clients list again).
+   */
+  private static Watches.Start startVersion(String resourceVersion) {
+    if (resourceVersion == null || resourceVersion.isEmpty() || resourceVersion.equals("0")) {
+      return Watches.Start.current();
+    }
+    return ListVersion.parse(resourceVersion)
+        .map(Watches.Start::after)
+        .orElseGet(() -> Watches.Start.expired(resourceVersion));
+  }
+
+  private void respond(HttpExchange exchange, Written written) throws IOException {
+    for (String warning : written.warnings()) {
+      exchange
+          .getResponseHeaders()
+          .add("Warning", "299 - \"" + warning.replace("\"", "\\\"") + "\"");
+    }
+    Responses.json(exchange, written.code(), written.object());
+  }
+
+  private ObjectNode body(HttpExchange exchange) throws IOException {
+    JsonNode body = decodeBody(exchange, readBody(exchange));
+    if (!(body instanceof ObjectNode object)) {
+      throw new ApiException(Statuses.badRequest("the request body is not an object"));
+    }
+    return object;
+  }
+
+  private static JsonNode decodeBody(HttpExchange exchange, byte[] raw) {
+    String contentType = exchange.getRequestHeaders().getFirst("Content-Type");
+    String media = contentType == null ? "application/json" : contentType.split(";")[0].trim();
+    if (ProtobufBodies.isProtobuf(contentType)) {
+      return ProtobufBodies.decode(raw);
+    }
+    if (media.equals("application/yaml") || media.equals("application/x-yaml")) {
+      try {
+        return YAML.readTree(raw);
+      } catch (IOException e) {
+        throw new ApiException(Statuses.badRequest("invalid YAML: " + e.getMessage()));
+      }
+    }
+    if (!media.equals("application/json") && !media.equals("*/*")) {
+      throw new ApiException(
+          Statuses.unsupportedMediaType(
+              List.of("application/json", "application/yaml", ProtobufBodies.MEDIA_TYPE)));
+    }
+    return parseJson(raw);
+  }
+
+  private static JsonNode parseJson(byte[] raw) {
+    try {
+      JsonNode node = JSON.readTree(raw);
+      if (node == null) {
+        throw new ApiException(Statuses.badRequest("the request body is empty"));
+      }
+      return node;
+    } catch (IOException e) {
+      throw new ApiException(Statuses.badRequest("invalid JSON: " + e.getMessage()));
+    }
+  }
+
+  private static byte[] readBody(HttpExchange exchange) throws IOException {
+    try (InputStream in = exchange.getRequestBody()) {
+      byte[] body = in.readNBytes(MAX_BODY_BYTES + 1);
+      if (body.length > MAX_BODY_BYTES) {
+        throw new ApiException(Statuses.requestEntityTooLarge("limit is " + MAX_BODY_BYTES));
+      }
+      return body;
+    }
+  }
+
+  private static long parseLong(String value) {
+    if (value == null || value.isEmpty()) {
+      return 0;
+    }
+    try {
+      return Long.parseLong(value);
+    } catch (NumberFormatException e) {
+      throw new ApiException(Statuses.badRequest("not a number: \"" + value + "\""));
+    }
+  }
+
+  private static Map<String, String> query(String raw) {
+    Map<String, String> query = new HashMap<>();
+    if (raw == null || raw.isEmpty()) {
+      return query;
+    }
+    for (String pair : raw.split("&")) {
+      int eq = pair.indexOf('=');
+      String key = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+      String value =
+          eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+      query.putIfAbsent(key, value);
+    }
+    return query;
+  }
+
+  static void writeAll(OutputStream out, byte[] bytes) throws IOException {
+    out.write(bytes);
+    out.flush();
+  }
+}

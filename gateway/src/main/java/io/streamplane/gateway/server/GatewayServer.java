@@ -1,0 +1,118 @@
+package io.streamplane.gateway.server;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpServer;
+import io.streamplane.gateway.api.ApiException;
+import io.streamplane.gateway.api.Discovery;
+import io.streamplane.gateway.api.OpenApiV3;
+import io.streamplane.gateway.api.ResourceRegistry;
+import io.streamplane.gateway.api.ResourceType;
+import io.streamplane.gateway.api.table.TableConverter;
+import io.streamplane.gateway.cache.WatchCache;
+import io.streamplane.gateway.storage.ResourceService;
+import io.streamplane.gateway.storage.WriteOptions;
+import io.streamplane.gateway.write.CommandClient;
+import io.streamplane.log.UserInfo;
+import io.streamplane.schema.convert.KubeJson;
+import io.streamplane.topics.Topics;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * A gateway: the Kubernetes API on {@code host:port}, over a {@link WatchCache} of {@code events}
+ * and a {@link CommandClient} on {@code commands}/{@code results}. Several gateways may serve one
+ * cluster; each reads its own partition of {@code results} ({@code replyPartition}).
+ */
+public final class GatewayServer implements AutoCloseable {
+
+  private static final int WATCH_WINDOW = 100_000;
+
+  /** The namespaces every cluster has, created by the first gateway as kube-apiserver does. */
+  public static final List<String> SYSTEM_NAMESPACES =
+      List.of("default", "kube-system", "kube-public", "kube-node-lease");
+
+  private final HttpServer http;
+  private final ExecutorService executor;
+  private final WatchCache cache;
+  private final CommandClient commands;
+  private final ResourceService service;
+  private final ResourceRegistry registry;
+
+  private GatewayServer(
+      HttpServer http,
+      ExecutorService executor,
+      WatchCache cache,
+      CommandClient commands,
+      ResourceService service,
+      ResourceRegistry registry) {
+    this.http = http;
+    this.executor = executor;
+    this.cache = cache;
+    this.commands = commands;
+    this.service = service;
+    this.registry = registry;
+  }
+
+  public static GatewayServer start(
+      String bootstrapServers, Topics topics, String host, int port, int replyPartition)
+      throws IOException {
+    KubeJson json = new KubeJson();
+    ResourceRegistry registry = ResourceRegistry.kubernetes();
+    WatchCache cache = new WatchCache(bootstrapServers, topics, json, WATCH_WINDOW);
+    CommandClient commands = new CommandClient(bootstrapServers, topics, replyPartition);
+    ResourceService service = new ResourceService(cache, commands, json, Duration.ofSeconds(30));
+    ApiHandler handler =
+        new ApiHandler(
+            registry,
+            service,
+            cache,
+            new Discovery(registry, "streamplane", Instant.parse("2026-11-22T00:00:00Z")),
+            new OpenApiV3(registry),
+            new TableConverter(Clock.systemUTC()));
+    HttpServer http = HttpServer.create(new InetSocketAddress(host, port), 128);
+    ExecutorService executor = Executors.newCachedThreadPool();
+    http.setExecutor(executor);
+    http.createContext("/", handler);
+    http.start();
+    return new GatewayServer(http, executor, cache, commands, service, registry);
+  }
+
+  /** Creates the system namespaces that do not exist yet; waits for the store to answer. */
+  public void ensureSystemNamespaces(UserInfo actor) {
+    ResourceType namespaces = registry.byResource("", "namespaces").orElseThrow();
+    for (String name : SYSTEM_NAMESPACES) {
+      ObjectNode namespace = JsonNodeFactory.instance.objectNode();
+      namespace.putObject("metadata").put("name", name);
+      try {
+        service.create(namespaces, null, namespace, new WriteOptions(actor, false, "Strict", null));
+      } catch (ApiException e) {
+        if (e.code() != 409) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  public int port() {
+    return http.getAddress().getPort();
+  }
+
+  public String url() {
+    return "http://" + http.getAddress().getHostString() + ":" + port();
+  }
+
+  @Override
+  public void close() {
+    http.stop(0);
+    executor.shutdownNow();
+    commands.close();
+    cache.close();
+  }
+}

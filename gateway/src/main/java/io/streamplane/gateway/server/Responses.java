@@ -1,0 +1,47 @@
+package io.streamplane.gateway.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpExchange;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+
+/** Writing answers: JSON bodies, Status errors (with their code), plain text. */
+final class Responses {
+
+  static final ObjectMapper JSON = new ObjectMapper();
+
+  private Responses() {}
+
+  static void json(HttpExchange exchange, int code, JsonNode body) throws IOException {
+    json(exchange, code, body, "application/json");
+  }
+
+  static void json(HttpExchange exchange, int code, JsonNode body, String contentType)
+      throws IOException {
+    send(exchange, code, JSON.writeValueAsBytes(body), contentType);
+  }
+
+  /** A Status body, sent with the HTTP code it carries. */
+  static void status(HttpExchange exchange, JsonNode status) throws IOException {
+    json(exchange, status.path("code").asInt(500), status);
+  }
+
+  static void text(HttpExchange exchange, int code, String text) throws IOException {
+    send(exchange, code, text.getBytes(StandardCharsets.UTF_8), "text/plain; charset=utf-8");
+  }
+
+  private static void send(HttpExchange exchange, int code, byte[] body, String contentType)
+      throws IOException {
+    exchange.getResponseHeaders().set("Content-Type", contentType);
+    if (exchange.getRequestMethod().equalsIgnoreCase("HEAD")) {
+      exchange.sendResponseHeaders(code, -1);
+      return;
+    }
+    exchange.sendResponseHeaders(code, body.length == 0 ? -1 : body.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(body);
+    }
+  }
+}

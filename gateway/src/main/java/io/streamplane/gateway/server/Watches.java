@@ -1,0 +1,131 @@
+package io.streamplane.gateway.server;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import io.streamplane.gateway.api.ApiException;
+import io.streamplane.gateway.api.ResourceType;
+import io.streamplane.gateway.api.Selectors;
+import io.streamplane.gateway.api.Statuses;
+import io.streamplane.gateway.api.table.TableConverter;
+import io.streamplane.gateway.cache.ListVersion;
+import io.streamplane.gateway.cache.WatchCache;
+import io.streamplane.gateway.cache.WatchEvent;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Serves {@code watch=true}: a chunked stream of newline-separated watch events ({@code
+ * {"type":"ADDED","object":{...}}}), optionally as one-row Tables, with BOOKMARK events carrying
+ * the cache's list version when the client allows them, ended after {@code timeoutSeconds}.
+ */
+final class Watches {
+
+  /** Where a watch starts; see {@link ApiHandler}. */
+  record Start(ListVersion after, String expired) {
+    static Start current() {
+      return new Start(null, null);
+    }
+
+    static Start after(ListVersion version) {
+      return new Start(version, null);
+    }
+
+    static Start expired(String requested) {
+      return new Start(null, requested);
+    }
+  }
+
+  private static final Duration BOOKMARK_INTERVAL = Duration.ofSeconds(5);
+  private static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(30);
+
+  private final WatchCache cache;
+  private final TableConverter tables;
+
+  Watches(WatchCache cache, TableConverter tables) {
+    this.cache = cache;
+    this.tables = tables;
+  }
+
+  void serve(
+      HttpExchange exchange,
+      ResourceType type,
+      String namespace,
+      Selectors.LabelSelector labels,
+      Selectors.FieldSelector fields,
+      Start start,
+      boolean bookmarks,
+      long timeoutSeconds,
+      boolean table,
+      TableConverter.IncludeObject include)
+      throws IOException {
+    if (start.expired() != null) {
+      throw new ApiException(
+          Statuses.tooOldResourceVersion(start.expired(), cache.version().toString()));
+    }
+    BlockingQueue<WatchEvent> queue = new LinkedBlockingQueue<>();
+    try (AutoCloseable registration =
+        cache.watch(
+            type.group(),
+            type.plural(),
+            start.after(),
+            event ->
+                (namespace == null || namespace.equals(event.namespace()))
+                    && labels.matches(event.object())
+                    && fields.matches(event.object()),
+            queue::offer)) {
+      exchange.getResponseHeaders().set("Content-Type", "application/json");
+      exchange.getResponseHeaders().set("Transfer-Encoding", "chunked");
+      exchange.sendResponseHeaders(200, 0);
+      OutputStream out = exchange.getResponseBody();
+      out.flush();
+      long deadline =
+          System.nanoTime()
+              + (timeoutSeconds > 0 ? Duration.ofSeconds(timeoutSeconds) : DEFAULT_TIMEOUT)
+                  .toNanos();
+      long nextBookmark = System.nanoTime() + BOOKMARK_INTERVAL.toNanos();
+      while (System.nanoTime() < deadline) {
+        WatchEvent event = queue.poll(200, TimeUnit.MILLISECONDS);
+        if (event != null) {
+          write(
+              out,
+              event.type(),
+              table ? tables.forObject(type, event.object(), include) : event.object());
+          for (WatchEvent more = queue.poll(); more != null; more = queue.poll()) {
+            write(
+                out,
+                more.type(),
+                table ? tables.forObject(type, more.object(), include) : more.object());
+          }
+          out.flush();
+        } else if (bookmarks && System.nanoTime() > nextBookmark) {
+          ObjectNode bookmark = JsonNodeFactory.instance.objectNode();
+          bookmark.put("kind", type.kind()).put("apiVersion", type.groupVersion());
+          bookmark.putObject("metadata").put("resourceVersion", cache.version().toString());
+          write(out, "BOOKMARK", bookmark);
+          out.flush();
+          nextBookmark = System.nanoTime() + BOOKMARK_INTERVAL.toNanos();
+        }
+      }
+      out.close();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (IOException | RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void write(OutputStream out, String type, ObjectNode object) throws IOException {
+    ObjectNode event = JsonNodeFactory.instance.objectNode();
+    event.put("type", type);
+    event.set("object", object);
+    out.write(Responses.JSON.writeValueAsBytes(event));
+    out.write('\n');
+  }
+}

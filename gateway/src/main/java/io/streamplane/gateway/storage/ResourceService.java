@@ -1,0 +1,582 @@
+package io.streamplane.gateway.storage;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.gateway.admission.Defaults;
+import io.streamplane.gateway.api.ApiException;
+import io.streamplane.gateway.api.ResourceType;
+import io.streamplane.gateway.api.Selectors;
+import io.streamplane.gateway.api.Statuses;
+import io.streamplane.gateway.cache.CacheUnavailableException;
+import io.streamplane.gateway.cache.WatchCache;
+import io.streamplane.gateway.patch.JsonMergePatch;
+import io.streamplane.gateway.patch.JsonPatch;
+import io.streamplane.gateway.patch.PatchException;
+import io.streamplane.gateway.patch.PatchSchema;
+import io.streamplane.gateway.patch.StrategicMergePatch;
+import io.streamplane.gateway.write.CommandClient;
+import io.streamplane.log.CommandResult;
+import io.streamplane.log.CommandVerb;
+import io.streamplane.log.DeleteOptions;
+import io.streamplane.log.Preconditions;
+import io.streamplane.log.ResourceCommand;
+import io.streamplane.log.StatusCause;
+import io.streamplane.schema.convert.ConversionException;
+import io.streamplane.schema.convert.Decoded;
+import io.streamplane.schema.convert.KubeJson;
+import io.streamplane.schema.convert.UnknownField;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeoutException;
+import org.apache.avro.specific.SpecificRecord;
+
+/**
+ * The registry behind the gateway's REST handlers: reads from the {@link WatchCache} (after
+ * catching up with the log, so every acknowledged write is visible), writes as commands through the
+ * {@link CommandClient}, and does what kube-apiserver does around storage — decoding with field
+ * validation, defaulting, namespace lifecycle admission, generateName, patches applied as
+ * optimistic-concurrency updates (retried on conflict), and the scale subresource.
+ */
+public final class ResourceService {
+
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+  private static final int PATCH_ATTEMPTS = 5;
+  private static final int GENERATE_NAME_ATTEMPTS = 8;
+  private static final String NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
+  private static final List<String> IMMORTAL_NAMESPACES =
+      List.of("default", "kube-system", "kube-public");
+
+  private final WatchCache cache;
+  private final CommandClient commands;
+  private final KubeJson json;
+  private final Duration timeout;
+  private final SecureRandom random = new SecureRandom();
+
+  public ResourceService(
+      WatchCache cache, CommandClient commands, KubeJson json, Duration timeout) {
+    this.cache = cache;
+    this.commands = commands;
+    this.json = json;
+    this.timeout = timeout;
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  public ObjectNode get(ResourceType type, String namespace, String name) {
+    catchUp();
+    return cache
+        .get(type.group(), type.plural(), namespace, name)
+        .map(ObjectNode::deepCopy)
+        .orElseThrow(() -> new ApiException(Statuses.notFound(type, name)));
+  }
+
+  /**
+   * A list as Kubernetes answers it: {@code {kind: PodList, metadata: {resourceVersion}, items}}.
+   */
+  public ObjectNode list(
+      ResourceType type,
+      String namespace,
+      Selectors.LabelSelector labels,
+      Selectors.FieldSelector fields,
+      long limit,
+      String continueToken) {
+    catchUp();
+    String after =
+        continueToken == null || continueToken.isBlank() ? null : decodeContinue(continueToken);
+    WatchCache.Snapshot snapshot =
+        cache.list(
+            type.group(),
+            type.plural(),
+            namespace,
+            o ->
+                labels.matches(o)
+                    && fields.matches(o)
+                    && (after == null || key(o).compareTo(after) > 0));
+    ObjectNode list = JSON.objectNode();
+    list.put("apiVersion", type.groupVersion());
+    list.put("kind", type.listKind());
+    ObjectNode metadata = list.putObject("metadata");
+    metadata.put("resourceVersion", snapshot.version().toString());
+    ArrayNode items = list.putArray("items");
+    List<ObjectNode> all = snapshot.items();
+    int count = limit > 0 ? (int) Math.min(limit, all.size()) : all.size();
+    for (int i = 0; i < count; i++) {
+      items.add(all.get(i).deepCopy());
+    }
+    if (count < all.size()) {
+      metadata.put("continue", encodeContinue(key(all.get(count - 1))));
+      metadata.put("remainingItemCount", all.size() - count);
+    }
+    return list;
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  public Written create(
+      ResourceType type, String namespace, ObjectNode body, WriteOptions options) {
+    checkTypeMeta(type, body);
+    ObjectNode object = body.deepCopy();
+    ObjectNode metadata = object.with("metadata");
+    if (type.namespaced()) {
+      String given = metadata.path("namespace").asText("");
+      if (!given.isEmpty() && namespace != null && !given.equals(namespace)) {
+        throw new ApiException(
+            Statuses.badRequest(
+                "the namespace of the provided object does not match the namespace sent on the"
+                    + " request"));
+      }
+      metadata.put("namespace", namespace);
+      admitNamespace(type, namespace, metadata.path("name").asText(""));
+    } else {
+      metadata.remove("namespace");
+    }
+    Defaults.apply(type, object, true);
+    String name = metadata.path("name").asText("");
+    String generateName = metadata.path("generateName").asText("");
+    boolean generated = name.isEmpty() && !generateName.isEmpty();
+    for (int attempt = 0; ; attempt++) {
+      if (generated) {
+        name = generateName + randomSuffix();
+        metadata.put("name", name);
+      }
+      Decoded<? extends SpecificRecord> decoded = decode(type, object, options);
+      CommandResult result =
+          execute(command(CommandVerb.CREATE, type, namespace, name, decoded.record(), options));
+      if (generated && result.getCode() == 409 && attempt < GENERATE_NAME_ATTEMPTS) {
+        continue;
+      }
+      return answer(type, name, result, warnings(decoded, options));
+    }
+  }
+
+  public Written update(
+      ResourceType type, String namespace, String name, ObjectNode body, WriteOptions options) {
+    checkTypeMeta(type, body);
+    ObjectNode object = body.deepCopy();
+    checkName(type, name, object);
+    if (type.namespaced()) {
+      object.with("metadata").put("namespace", namespace);
+    }
+    Defaults.apply(type, object, false);
+    Decoded<? extends SpecificRecord> decoded = decode(type, object, options);
+    CommandResult result =
+        execute(command(CommandVerb.UPDATE, type, namespace, name, decoded.record(), options));
+    return answer(type, name, result, warnings(decoded, options));
+  }
+
+  public Written updateStatus(
+      ResourceType type, String namespace, String name, ObjectNode body, WriteOptions options) {
+    checkTypeMeta(type, body);
+    ObjectNode object = body.deepCopy();
+    checkName(type, name, object);
+    object.put("apiVersion", type.groupVersion()).put("kind", type.kind());
+    Decoded<? extends SpecificRecord> decoded = decode(type, object, options);
+    CommandResult result =
+        execute(
+            command(CommandVerb.UPDATE_STATUS, type, namespace, name, decoded.record(), options));
+    return answer(type, name, result, warnings(decoded, options));
+  }
+
+  /**
+   * Applies a patch to the current object and writes the result with the current resourceVersion as
+   * precondition; a concurrent change makes it read and patch again, as kube-apiserver's
+   * GuaranteedUpdate does.
+   */
+  public Written patch(
+      ResourceType type,
+      String namespace,
+      String name,
+      String subresource,
+      String contentType,
+      JsonNode patch,
+      WriteOptions options) {
+    for (int attempt = 1; ; attempt++) {
+      ObjectNode current = get(type, namespace, name);
+      String version = current.path("metadata").path("resourceVersion").asText();
+      ObjectNode patched = applyPatch(type, current, contentType, patch);
+      if (!patched.path("metadata").has("resourceVersion")) {
+        patched.with("metadata").put("resourceVersion", version);
+      }
+      boolean userPrecondition =
+          !patched.path("metadata").path("resourceVersion").asText().equals(version);
+      try {
+        return "status".equals(subresource)
+            ? updateStatus(type, namespace, name, patched, options)
+            : update(type, namespace, name, patched, options);
+      } catch (ApiException e) {
+        if (e.code() != 409 || userPrecondition || attempt >= PATCH_ATTEMPTS) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  public Written delete(
+      ResourceType type,
+      String namespace,
+      String name,
+      JsonNode deleteOptions,
+      WriteOptions options) {
+    if (type.kind().equals("Namespace") && IMMORTAL_NAMESPACES.contains(name)) {
+      throw new ApiException(
+          Statuses.forbidden(
+              type.group(), type.plural(), name, "this namespace may not be deleted"));
+    }
+    DeleteOptions.Builder delete = DeleteOptions.newBuilder();
+    if (deleteOptions.hasNonNull("gracePeriodSeconds")) {
+      delete.setGracePeriodSeconds(deleteOptions.get("gracePeriodSeconds").asLong());
+    }
+    if (deleteOptions.hasNonNull("propagationPolicy")) {
+      String policy = deleteOptions.get("propagationPolicy").asText();
+      if (!List.of("Orphan", "Background", "Foreground").contains(policy)) {
+        throw new ApiException(
+            Statuses.badRequest(
+                "propagationPolicy: Unsupported value: \""
+                    + policy
+                    + "\": supported values: \"Foreground\", \"Background\", \"Orphan\""));
+      }
+      delete.setPropagationPolicy(policy);
+    } else if (deleteOptions.has("orphanDependents")) {
+      delete.setPropagationPolicy(
+          deleteOptions.get("orphanDependents").asBoolean() ? "Orphan" : "Background");
+    }
+    ResourceCommand command = command(CommandVerb.DELETE, type, namespace, name, null, options);
+    command.setDeleteOptions(delete.build());
+    JsonNode preconditions = deleteOptions.path("preconditions");
+    if (preconditions.isObject()) {
+      command.setPreconditions(
+          Preconditions.newBuilder()
+              .setUid(preconditions.hasNonNull("uid") ? preconditions.get("uid").asText() : null)
+              .setResourceVersion(
+                  preconditions.hasNonNull("resourceVersion")
+                      ? preconditions.get("resourceVersion").asText()
+                      : null)
+              .build());
+    }
+    return answer(type, name, execute(command), List.of());
+  }
+
+  // ---------------------------------------------------------------- scale subresource
+
+  /** The autoscaling/v1 Scale of a Deployment or ReplicaSet. */
+  public ObjectNode scale(ResourceType type, String namespace, String name) {
+    return toScale(get(type, namespace, name));
+  }
+
+  public Written updateScale(
+      ResourceType type,
+      String namespace,
+      String name,
+      String contentType,
+      JsonNode body,
+      WriteOptions options) {
+    for (int attempt = 1; ; attempt++) {
+      ObjectNode current = get(type, namespace, name);
+      ObjectNode scale = toScale(current);
+      ObjectNode wanted =
+          contentType == null
+              ? (ObjectNode) body
+              : (ObjectNode) applyPatch(null, scale, contentType, body);
+      if (!wanted.path("spec").path("replicas").canConvertToInt()) {
+        throw new ApiException(Statuses.badRequest("spec.replicas: Required value"));
+      }
+      ObjectNode updated = current.deepCopy();
+      updated.with("spec").put("replicas", wanted.path("spec").path("replicas").asInt());
+      try {
+        Written written = update(type, namespace, name, updated, options);
+        return new Written(written.code(), toScale(written.object()), written.warnings());
+      } catch (ApiException e) {
+        if (e.code() != 409 || attempt >= PATCH_ATTEMPTS) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  private static ObjectNode toScale(ObjectNode object) {
+    ObjectNode scale = JSON.objectNode();
+    scale.put("kind", "Scale");
+    scale.put("apiVersion", "autoscaling/v1");
+    ObjectNode metadata = scale.putObject("metadata");
+    JsonNode source = object.path("metadata");
+    for (String field :
+        List.of("name", "namespace", "uid", "resourceVersion", "creationTimestamp")) {
+      if (source.has(field)) {
+        metadata.set(field, source.get(field));
+      }
+    }
+    scale.putObject("spec").put("replicas", object.path("spec").path("replicas").asInt(0));
+    ObjectNode status = scale.putObject("status");
+    status.put("replicas", object.path("status").path("replicas").asInt(0));
+    status.put("selector", selectorString(object.path("spec").path("selector")));
+    return scale;
+  }
+
+  private static String selectorString(JsonNode selector) {
+    List<String> parts = new ArrayList<>();
+    selector
+        .path("matchLabels")
+        .fields()
+        .forEachRemaining(e -> parts.add(e.getKey() + "=" + e.getValue().asText()));
+    for (JsonNode requirement : selector.path("matchExpressions")) {
+      String key = requirement.path("key").asText();
+      List<String> values = new ArrayList<>();
+      requirement.path("values").forEach(v -> values.add(v.asText()));
+      switch (requirement.path("operator").asText()) {
+        case "In" -> parts.add(key + " in (" + String.join(",", values) + ")");
+        case "NotIn" -> parts.add(key + " notin (" + String.join(",", values) + ")");
+        case "Exists" -> parts.add(key);
+        case "DoesNotExist" -> parts.add("!" + key);
+        default -> {}
+      }
+    }
+    return String.join(",", parts);
+  }
+
+  // ---------------------------------------------------------------- the steps
+
+  private ObjectNode applyPatch(
+      ResourceType type, ObjectNode current, String contentType, JsonNode patch) {
+    String mediaType = contentType == null ? "" : contentType.split(";")[0].trim();
+    try {
+      JsonNode patched =
+          switch (mediaType) {
+            case "application/json-patch+json" -> JsonPatch.apply(current, patch);
+            case "application/merge-patch+json" -> JsonMergePatch.apply(current, patch);
+            case "application/strategic-merge-patch+json" ->
+                StrategicMergePatch.apply(
+                    current,
+                    patch,
+                    type == null
+                        ? PatchSchema.EMPTY
+                        : PatchSchema.forKind(type.groupVersion(), type.kind())
+                            .orElse(PatchSchema.EMPTY));
+            default ->
+                throw new ApiException(
+                    Statuses.unsupportedMediaType(
+                        List.of(
+                            "application/json-patch+json",
+                            "application/merge-patch+json",
+                            "application/strategic-merge-patch+json")));
+          };
+      if (!(patched instanceof ObjectNode object)) {
+        throw new ApiException(Statuses.badRequest("the patch does not leave an object"));
+      }
+      return object;
+    } catch (PatchException e) {
+      throw new ApiException(
+          Statuses.failure(
+              e.reason().code(), e.reason().statusReason(), e.getMessage(), JSON.objectNode()));
+    }
+  }
+
+  private Decoded<? extends SpecificRecord> decode(
+      ResourceType type, ObjectNode object, WriteOptions options) {
+    Decoded<? extends SpecificRecord> decoded;
+    try {
+      decoded = json.toAvro(object, type.avroClass());
+    } catch (ConversionException e) {
+      throw new ApiException(
+          Statuses.badRequest(
+              type.kind()
+                  + " in version \""
+                  + type.version()
+                  + "\" cannot be handled as a "
+                  + type.kind()
+                  + ": "
+                  + e.getMessage()));
+    }
+    if (options.strict() && decoded.hasUnknownFields()) {
+      List<String> problems = new ArrayList<>();
+      for (UnknownField unknown : decoded.unknownFields()) {
+        problems.add(unknown.warning());
+      }
+      throw new ApiException(
+          Statuses.badRequest(
+              type.kind()
+                  + " in version \""
+                  + type.version()
+                  + "\" cannot be handled as a "
+                  + type.kind()
+                  + ": strict decoding error: "
+                  + String.join(", ", problems)));
+    }
+    return decoded;
+  }
+
+  private static List<String> warnings(Decoded<?> decoded, WriteOptions options) {
+    if (!options.warn()) {
+      return List.of();
+    }
+    return decoded.unknownFields().stream().map(UnknownField::warning).toList();
+  }
+
+  private void admitNamespace(ResourceType type, String namespace, String name) {
+    catchUp();
+    ObjectNode ns =
+        cache
+            .get("", "namespaces", null, namespace)
+            .orElseThrow(() -> new ApiException(Statuses.notFound("", "namespaces", namespace)));
+    if (ns.path("metadata").has("deletionTimestamp")
+        || "Terminating".equals(ns.path("status").path("phase").asText())) {
+      throw new ApiException(
+          Statuses.forbidden(
+              type.group(),
+              type.plural(),
+              name,
+              "unable to create new content in namespace "
+                  + namespace
+                  + " because it is being terminated"));
+    }
+  }
+
+  private static void checkTypeMeta(ResourceType type, ObjectNode body) {
+    String apiVersion = body.path("apiVersion").asText("");
+    String kind = body.path("kind").asText("");
+    if (!apiVersion.isEmpty() && !apiVersion.equals(type.groupVersion())) {
+      throw new ApiException(
+          Statuses.badRequest(
+              "the API version in the data ("
+                  + apiVersion
+                  + ") does not match the expected API"
+                  + " version ("
+                  + type.groupVersion()
+                  + ")"));
+    }
+    if (!kind.isEmpty() && !kind.equals(type.kind())) {
+      throw new ApiException(
+          Statuses.badRequest(
+              "the kind in the data ("
+                  + kind
+                  + ") does not match the expected kind ("
+                  + type.kind()
+                  + ")"));
+    }
+  }
+
+  private static void checkName(ResourceType type, String name, ObjectNode object) {
+    String given = object.path("metadata").path("name").asText("");
+    if (!given.isEmpty() && !given.equals(name)) {
+      throw new ApiException(
+          Statuses.badRequest(
+              "the name of the object ("
+                  + given
+                  + ") does not match the name on the URL ("
+                  + name
+                  + ")"));
+    }
+    object.with("metadata").put("name", name);
+  }
+
+  private ResourceCommand command(
+      CommandVerb verb,
+      ResourceType type,
+      String namespace,
+      String name,
+      SpecificRecord object,
+      WriteOptions options) {
+    return ResourceCommand.newBuilder()
+        .setId(UUID.randomUUID().toString())
+        .setVerb(verb)
+        .setResource(type.plural())
+        .setGroup(type.group())
+        .setVersion(type.version())
+        .setNamespace(type.namespaced() ? namespace : null)
+        .setName(name)
+        .setObject(object)
+        .setDryRun(options.dryRun())
+        .setActor(options.actor())
+        .setAuditId(options.auditId())
+        .build();
+  }
+
+  private CommandResult execute(ResourceCommand command) {
+    try {
+      return commands.execute(command, timeout);
+    } catch (TimeoutException e) {
+      throw new ApiException(
+          Statuses.timeout(
+              "the store did not answer within "
+                  + timeout.toSeconds()
+                  + " s; the request may"
+                  + " still be applied",
+              1));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ApiException(Statuses.internalError("interrupted"));
+    }
+  }
+
+  /** Turns a command result into the response: the stored object, or the Status it failed with. */
+  private Written answer(
+      ResourceType type, String name, CommandResult result, List<String> warnings) {
+    if (result.getCode() >= 200 && result.getCode() < 300) {
+      ObjectNode object = json.toJson((SpecificRecord) result.getObject());
+      return new Written(result.getCode(), object, warnings);
+    }
+    ObjectNode details = Statuses.details(type.group(), type.plural(), name);
+    if (!result.getCauses().isEmpty()) {
+      ArrayNode causes = details.putArray("causes");
+      for (StatusCause cause : result.getCauses()) {
+        ObjectNode c = causes.addObject();
+        if (cause.getReason() != null) {
+          c.put("reason", cause.getReason());
+        }
+        if (cause.getMessage() != null) {
+          c.put("message", cause.getMessage());
+        }
+        if (cause.getField() != null) {
+          c.put("field", cause.getField());
+        }
+      }
+      if (result.getCode() == 422) {
+        details.put("kind", type.kind());
+      }
+    }
+    throw new ApiException(
+        Statuses.failure(result.getCode(), result.getReason(), result.getMessage(), details));
+  }
+
+  private void catchUp() {
+    try {
+      cache.catchUpWithLog(timeout);
+    } catch (CacheUnavailableException e) {
+      throw new ApiException(Statuses.timeout(e.getMessage(), 1));
+    }
+  }
+
+  private String randomSuffix() {
+    StringBuilder s = new StringBuilder();
+    for (int i = 0; i < 5; i++) {
+      s.append(NAME_ALPHABET.charAt(random.nextInt(NAME_ALPHABET.length())));
+    }
+    return s.toString();
+  }
+
+  private static String key(JsonNode object) {
+    return object.path("metadata").path("namespace").asText("")
+        + "/"
+        + object.path("metadata").path("name").asText("");
+  }
+
+  private static String encodeContinue(String key) {
+    return Base64.getUrlEncoder()
+        .withoutPadding()
+        .encodeToString(key.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static String decodeContinue(String token) {
+    try {
+      return new String(Base64.getUrlDecoder().decode(token), StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException e) {
+      throw new ApiException(Statuses.badRequest("invalid continue token"));
+    }
+  }
+}
