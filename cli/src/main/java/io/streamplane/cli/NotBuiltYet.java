@@ -24,8 +24,7 @@ abstract class NotBuiltYet implements Callable<Integer> {
             + role
             + ": not built yet ("
             + issue
-            + "). Today only 'streamplane up' runs: an embedded Kafka broker with the cluster's"
-            + " topics.");
+            + "). Built so far: up, gateway, store.");
     return 2;
   }
 

@@ -1,5 +1,7 @@
 package io.streamplane.cli;
 
+import io.streamplane.cli.roles.GatewayCommand;
+import io.streamplane.cli.roles.StoreCommand;
 import io.streamplane.cli.up.UpCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -16,8 +18,8 @@ import picocli.CommandLine.Command;
         "The Kubernetes control plane as an event-sourced reconciliation engine on Kafka.",
     subcommands = {
       UpCommand.class,
-      NotBuiltYet.Gateway.class,
-      NotBuiltYet.Store.class,
+      GatewayCommand.class,
+      StoreCommand.class,
       NotBuiltYet.Controllers.class,
       NotBuiltYet.Scheduler.class,
       NotBuiltYet.Node.class,

@@ -1,0 +1,56 @@
+package io.streamplane.cli.roles;
+
+import io.streamplane.gateway.server.GatewayServer;
+import io.streamplane.schema.serde.KafkaSchemaCatalog;
+import io.streamplane.topics.Topics;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code streamplane gateway}: one Kubernetes API server against any Kafka cluster. Several may run
+ * side by side; give each its own {@code --results-partition}.
+ */
+@Command(
+    name = "gateway",
+    mixinStandardHelpOptions = true,
+    description = "Serve the Kubernetes API from a Kafka cluster's log.")
+public final class GatewayCommand implements Callable<Integer> {
+
+  @Mixin ClusterOptions cluster;
+
+  @Option(
+      names = "--port",
+      defaultValue = "6443",
+      description = "Listen port (default: ${DEFAULT-VALUE}).")
+  int port;
+
+  @Option(
+      names = "--address",
+      defaultValue = "127.0.0.1",
+      description = "Listen address (default: ${DEFAULT-VALUE}).")
+  String address;
+
+  @Option(
+      names = "--results-partition",
+      defaultValue = "0",
+      description =
+          "The partition of the results topic this gateway reads (default: ${DEFAULT-VALUE}).")
+  int resultsPartition;
+
+  @Override
+  public Integer call() throws Exception {
+    KafkaSchemaCatalog catalog = cluster.catalog();
+    GatewayServer gateway =
+        GatewayServer.start(
+            cluster.bootstrapServers,
+            new Topics(cluster.layout(), catalog),
+            address,
+            port,
+            resultsPartition);
+    System.out.println("gateway: Kubernetes API at " + gateway.url() + ". Ctrl-C to stop.");
+    Roles.runUntilStopped(catalog, gateway);
+    return 0;
+  }
+}
