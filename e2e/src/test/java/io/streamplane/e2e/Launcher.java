@@ -95,6 +95,12 @@ final class Launcher implements AutoCloseable {
     return process.exitValue();
   }
 
+  /** kill -9: the process ends at once, without running its shutdown hooks. */
+  void kill() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor();
+  }
+
   @Override
   public void close() {
     process.descendants().forEach(ProcessHandle::destroyForcibly);

@@ -84,10 +84,21 @@ public final class GatewayServer implements AutoCloseable {
     return new GatewayServer(http, executor, cache, commands, service, registry);
   }
 
-  /** Creates the system namespaces that do not exist yet; waits for the store to answer. */
+  /**
+   * Creates the system namespaces that do not exist yet; only then does it wait for the store, so a
+   * restart serves reads before the store has taken over its partitions.
+   */
   public void ensureSystemNamespaces(UserInfo actor) {
     ResourceType namespaces = registry.byResource("", "namespaces").orElseThrow();
     for (String name : SYSTEM_NAMESPACES) {
+      try {
+        service.get(namespaces, null, name);
+        continue;
+      } catch (ApiException e) {
+        if (e.code() != 404) {
+          throw e;
+        }
+      }
       ObjectNode namespace = JsonNodeFactory.instance.objectNode();
       namespace.putObject("metadata").put("name", name);
       try {

@@ -1,0 +1,247 @@
+package io.streamplane.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Unmodified kubectl 1.32 against {@code ./streamplane up}: the acceptance of issue #3, each test
+ * on its own objects in one shared cluster.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class KubectlE2E {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private Path home;
+  private LocalCluster cluster;
+  private Kubectl kubectl;
+
+  @BeforeAll
+  void startCluster() throws Exception {
+    assertThat(Kubectl.BINARY).as("kubectl 1.32 must be installed at /usr/bin/kubectl").exists();
+    home = Files.createTempDirectory("kubectl-e2e");
+    cluster = new LocalCluster(home).start();
+    kubectl = cluster.kubectl;
+  }
+
+  @AfterAll
+  void stopCluster() throws Exception {
+    cluster.stop();
+    cluster.close();
+    try (var files = Files.walk(home)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+  }
+
+  @Test
+  void theServerReportsKubernetes132AndItsSystemNamespaces() throws Exception {
+    assertThat(kubectl.run("version", "-o", "json").expectSuccess().out())
+        .contains("\"minor\": \"32\"");
+    assertThat(kubectl.run("get", "namespaces").expectSuccess().out())
+        .contains("default", "kube-system", "kube-public", "kube-node-lease");
+  }
+
+  @Test
+  void applyingTheExamplesCreatesThemAndGetShowsThemInEveryFormat() throws Exception {
+    Path examples = Launcher.repositoryRoot().resolve("examples");
+    assertThat(
+            kubectl
+                .run("apply", "-f", examples.resolve("nginx-deployment.yaml").toString())
+                .expectSuccess()
+                .out())
+        .contains("deployment.apps/nginx-deployment created");
+    assertThat(
+            kubectl
+                .run("apply", "-f", examples.resolve("pod.yaml").toString())
+                .expectSuccess()
+                .out())
+        .contains("created");
+    assertThat(
+            kubectl
+                .run("apply", "-f", examples.resolve("namespace.yaml").toString())
+                .expectSuccess()
+                .out())
+        .contains("created");
+
+    String all = kubectl.run("get", "deploy,pods", "-A").expectSuccess().out();
+    assertThat(all).contains("deployment.apps/nginx-deployment", "0/2");
+    assertThat(kubectl.run("get", "pods", "-o", "wide").expectSuccess().out())
+        .contains("NOMINATED NODE", "Pending");
+    assertThat(kubectl.run("get", "deploy", "nginx-deployment", "-o", "yaml").expectSuccess().out())
+        .contains("image: nginx:1.14.2", "containerPort: 80", "uid:", "resourceVersion:");
+    JsonNode deployment =
+        JSON.readTree(
+            kubectl.run("get", "deploy", "nginx-deployment", "-o", "json").expectSuccess().out());
+    assertThat(deployment.path("spec").path("replicas").asInt()).isEqualTo(2);
+    assertThat(kubectl.run("describe", "deploy", "nginx-deployment").expectSuccess().out())
+        .contains("Replicas:", "2 desired", "nginx:1.14.2", "RollingUpdateStrategy:");
+  }
+
+  @Test
+  void getWatchSeesChangesMadeAfterItStarted() throws Exception {
+    Path out = Files.createTempFile(home, "watch", ".out");
+    Process watch = kubectl.start(out, "get", "configmaps", "-w");
+    try {
+      await("the watch to print its header")
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> Files.readString(out).contains("NAME"));
+      kubectl.run("create", "configmap", "watched", "--from-literal=a=1").expectSuccess();
+      kubectl.run("label", "configmap", "watched", "seen=yes").expectSuccess();
+      kubectl.run("delete", "configmap", "watched").expectSuccess();
+      await("the watch to show the configmap three times")
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  Files.readString(out).lines().filter(l -> l.startsWith("watched")).count() >= 3);
+    } finally {
+      watch.destroy();
+    }
+  }
+
+  @Test
+  void labelAnnotateAndScaleChangeExactlyWhatTheyName() throws Exception {
+    kubectl.run("create", "deployment", "scaled", "--image=nginx:1.14.2").expectSuccess();
+
+    kubectl.run("label", "deploy", "scaled", "tier=web").expectSuccess();
+    kubectl.run("annotate", "deploy", "scaled", "note=hello").expectSuccess();
+    assertThat(kubectl.run("scale", "deployment", "scaled", "--replicas=5").expectSuccess().out())
+        .contains("scaled");
+
+    JsonNode d =
+        JSON.readTree(kubectl.run("get", "deploy", "scaled", "-o", "json").expectSuccess().out());
+    assertThat(d.path("spec").path("replicas").asInt()).isEqualTo(5);
+    assertThat(d.path("metadata").path("labels").path("tier").asText()).isEqualTo("web");
+    assertThat(d.path("metadata").path("annotations").path("note").asText()).isEqualTo("hello");
+    assertThat(
+            d.path("spec")
+                .path("template")
+                .path("spec")
+                .path("containers")
+                .get(0)
+                .path("image")
+                .asText())
+        .isEqualTo("nginx:1.14.2");
+  }
+
+  @Test
+  void reapplyingWithAChangedEnvAndARemovedPortPatchesExactlyThat() throws Exception {
+    String first = manifest("reapplied", "\"1\"", "        ports:\n        - containerPort: 80\n");
+    kubectl.runWithInput(first, "apply", "-f", "-").expectSuccess();
+    String second = manifest("reapplied", "\"2\"", "");
+
+    assertThat(kubectl.runWithInput(second, "apply", "-f", "-").expectSuccess().out())
+        .contains("deployment.apps/reapplied configured");
+
+    JsonNode container =
+        JSON.readTree(kubectl.run("get", "deploy", "reapplied", "-o", "json").expectSuccess().out())
+            .path("spec")
+            .path("template")
+            .path("spec")
+            .path("containers")
+            .get(0);
+    assertThat(container.path("env").toString()).isEqualTo("[{\"name\":\"A\",\"value\":\"2\"}]");
+    assertThat(container.has("ports")).as("the removed port is gone").isFalse();
+    assertThat(container.path("image").asText()).isEqualTo("nginx:1.14.2");
+  }
+
+  @Test
+  void deleteRemovesTheObject() throws Exception {
+    kubectl.run("create", "configmap", "doomed", "--from-literal=a=1").expectSuccess();
+
+    assertThat(kubectl.run("delete", "configmap", "doomed").expectSuccess().out())
+        .contains("configmap \"doomed\" deleted");
+
+    Kubectl.Result get = kubectl.run("get", "configmap", "doomed");
+    assertThat(get.exitCode()).isNotZero();
+    assertThat(get.err()).contains("NotFound", "configmaps \"doomed\" not found");
+  }
+
+  @Test
+  void createNamespaceAndCreateDeploymentWork() throws Exception {
+    assertThat(kubectl.run("create", "namespace", "made-by-kubectl").expectSuccess().out())
+        .contains("namespace/made-by-kubectl created");
+    assertThat(
+            kubectl
+                .run("create", "deployment", "web", "--image=nginx", "-n", "made-by-kubectl")
+                .expectSuccess()
+                .out())
+        .contains("deployment.apps/web created");
+    JsonNode d =
+        JSON.readTree(
+            kubectl
+                .run("get", "deploy", "web", "-n", "made-by-kubectl", "-o", "json")
+                .expectSuccess()
+                .out());
+    assertThat(d.path("spec").path("selector").path("matchLabels").path("app").asText())
+        .isEqualTo("web");
+  }
+
+  @Test
+  void creatingAnExistingObjectIsAlreadyExists() throws Exception {
+    kubectl.run("create", "namespace", "twice").expectSuccess();
+
+    Kubectl.Result again = kubectl.run("create", "namespace", "twice");
+
+    assertThat(again.exitCode()).isNotZero();
+    assertThat(again.err())
+        .contains("Error from server (AlreadyExists)", "namespaces \"twice\" already exists");
+  }
+
+  @Test
+  void replacingWithAStaleResourceVersionIsAConflict() throws Exception {
+    kubectl.run("create", "configmap", "contested", "--from-literal=a=1").expectSuccess();
+    String stale = kubectl.run("get", "configmap", "contested", "-o", "json").expectSuccess().out();
+    kubectl.run("label", "configmap", "contested", "moved=on").expectSuccess();
+
+    Kubectl.Result replace = kubectl.runWithInput(stale, "replace", "-f", "-");
+
+    assertThat(replace.exitCode()).isNotZero();
+    assertThat(replace.err())
+        .contains("Error from server (Conflict)", "the object has been modified");
+  }
+
+  @Test
+  void anInvalidNameIsRefusedWithTheFieldNamed() throws Exception {
+    Kubectl.Result run = kubectl.run("create", "configmap", "Not_Valid");
+
+    assertThat(run.exitCode()).isNotZero();
+    assertThat(run.err()).contains("is invalid", "metadata.name: Invalid value: \"Not_Valid\"");
+  }
+
+  private static String manifest(String name, String envValue, String ports) {
+    return """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: %1$s
+        spec:
+          replicas: 1
+          selector:
+            matchLabels:
+              app: %1$s
+          template:
+            metadata:
+              labels:
+                app: %1$s
+            spec:
+              containers:
+              - name: nginx
+                image: nginx:1.14.2
+                env:
+                - name: A
+                  value: %2$s
+        %3$s"""
+        .formatted(name, envValue, ports);
+  }
+}

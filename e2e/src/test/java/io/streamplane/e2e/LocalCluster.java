@@ -1,0 +1,67 @@
+package io.streamplane.e2e;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * A {@code ./streamplane up} cluster in its own directories and on free ports, started as a real
+ * process, with a {@link Kubectl} pointed at its kubeconfig.
+ */
+final class LocalCluster implements AutoCloseable {
+
+  private static final Duration START = Duration.ofMinutes(3);
+
+  final Path home;
+  final Kubectl kubectl;
+  private final String[] args;
+  private Launcher launcher;
+
+  LocalCluster(Path home) throws IOException {
+    this.home = home;
+    this.kubectl = new Kubectl(home.resolve("kubeconfig"));
+    this.args =
+        new String[] {
+          "up",
+          "--data-dir",
+          home.resolve("data").toString(),
+          "--state-dir",
+          home.resolve("state").toString(),
+          "--kubeconfig",
+          home.resolve("kubeconfig").toString(),
+          "--kafka-port",
+          Integer.toString(Launcher.freePort()),
+          "--api-port",
+          Integer.toString(Launcher.freePort()),
+          "--status-interval",
+          "PT10S"
+        };
+  }
+
+  LocalCluster start() throws IOException {
+    launcher = Launcher.start(args);
+    launcher.awaitLine("ready.", START);
+    return this;
+  }
+
+  /** Ctrl-C, and waits until the cluster has stopped. */
+  void stop() throws Exception {
+    launcher.interrupt(Duration.ofSeconds(60));
+  }
+
+  /** kill -9 of the whole cluster process: no shutdown hook runs. */
+  void kill() throws Exception {
+    launcher.kill();
+  }
+
+  Launcher launcher() {
+    return launcher;
+  }
+
+  @Override
+  public void close() {
+    if (launcher != null) {
+      launcher.close();
+    }
+  }
+}
