@@ -20,6 +20,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
 import org.apache.avro.specific.SpecificRecord;
 
@@ -39,6 +40,9 @@ public final class StoreLogic {
   static final String ORPHAN_FINALIZER = "orphan";
   static final String FOREGROUND_FINALIZER = "foregroundDeletion";
   private static final long DEFAULT_POD_GRACE_SECONDS = 30;
+
+  /** The kinds whose registry strategy keeps metadata.generation in Kubernetes 1.32. */
+  private static final Set<String> GENERATION_KINDS = Set.of("Deployment", "ReplicaSet");
 
   private StoreLogic() {}
 
@@ -71,7 +75,7 @@ public final class StoreLogic {
             .setUid(uid(command, at))
             .setCreationTimestamp(at.timestamp().truncatedTo(ChronoUnit.SECONDS))
             .setResourceVersion(Long.toString(at.offset()))
-            .setGeneration(KubeObjects.has(object, KubeObjects.SPEC) ? 1L : null)
+            .setGeneration(GENERATION_KINDS.contains(KubeObjects.kind(object)) ? 1L : null)
             .setDeletionTimestamp(null)
             .setDeletionGracePeriodSeconds(null)
             .build();

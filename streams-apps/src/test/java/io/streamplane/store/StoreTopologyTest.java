@@ -3,10 +3,14 @@ package io.streamplane.store;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.streamplane.api.Container;
+import io.streamplane.api.Deployment;
+import io.streamplane.api.DeploymentSpec;
+import io.streamplane.api.LabelSelector;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.Pod;
 import io.streamplane.api.PodSpec;
 import io.streamplane.api.PodStatus;
+import io.streamplane.api.PodTemplateSpec;
 import io.streamplane.log.CommandResult;
 import io.streamplane.log.CommandVerb;
 import io.streamplane.log.DeleteOptions;
@@ -19,6 +23,7 @@ import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
 import org.apache.kafka.common.serialization.Serdes;
@@ -84,7 +89,7 @@ class StoreTopologyTest {
     assertThat(result.getCode()).isEqualTo(201);
     Pod stored = (Pod) result.getObject();
     assertThat(stored.getMetadata().getResourceVersion()).isEqualTo("0");
-    assertThat(stored.getMetadata().getGeneration()).isEqualTo(1L);
+    assertThat(stored.getMetadata().getGeneration()).as("pods have none in 1.32").isNull();
     assertThat(stored.getMetadata().getCreationTimestamp()).isEqualTo(T0);
     assertThat(stored.getMetadata().getUid()).isNotBlank();
     ResourceEvent event = events.readValue();
@@ -125,24 +130,35 @@ class StoreTopologyTest {
   }
 
   @Test
-  void anUpdateKeepsStatusAndBumpsGenerationOnlyWhenTheSpecChanges() {
+  void anUpdateOfTheMainResourceKeepsTheStatus() {
     send(create(pod("web")));
     Pod statusDone = pod("web");
     statusDone.setStatus(PodStatus.newBuilder().setPhase("Running").build());
     send(command(CommandVerb.UPDATE_STATUS, statusDone));
 
     Pod labelled = pod("web");
-    labelled.getMetadata().setLabels(java.util.Map.of("tier", "front"));
+    labelled.getMetadata().setLabels(Map.of("tier", "front"));
     labelled.setStatus(PodStatus.newBuilder().setPhase("Failed").build());
     Pod afterLabel = (Pod) send(command(CommandVerb.UPDATE, labelled)).getObject();
 
-    Pod reimaged = pod("web");
-    reimaged.getSpec().getContainers().get(0).setImage("nginx:2");
-    Pod afterImage = (Pod) send(command(CommandVerb.UPDATE, reimaged)).getObject();
+    assertThat(afterLabel.getStatus().getPhase()).isEqualTo("Running");
+    assertThat(afterLabel.getMetadata().getLabels()).containsEntry("tier", "front");
+  }
 
-    assertThat(afterLabel.getStatus().getPhase()).as("status kept").isEqualTo("Running");
-    assertThat(afterLabel.getMetadata().getGeneration()).isEqualTo(1L);
-    assertThat(afterImage.getMetadata().getGeneration()).isEqualTo(2L);
+  @Test
+  void aDeploymentsGenerationMovesWithItsSpecOnly() {
+    Deployment created =
+        (Deployment) sendDeployment(CommandVerb.CREATE, deployment(2, null)).getObject();
+    Deployment labelled =
+        (Deployment)
+            sendDeployment(CommandVerb.UPDATE, deployment(2, Map.of("a", "b"))).getObject();
+    Deployment scaled =
+        (Deployment)
+            sendDeployment(CommandVerb.UPDATE, deployment(5, Map.of("a", "b"))).getObject();
+
+    assertThat(created.getMetadata().getGeneration()).isEqualTo(1L);
+    assertThat(labelled.getMetadata().getGeneration()).isEqualTo(1L);
+    assertThat(scaled.getMetadata().getGeneration()).isEqualTo(2L);
   }
 
   @Test
@@ -291,6 +307,42 @@ class StoreTopologyTest {
   private CommandResult send(ResourceCommand command) {
     commands.pipeInput(POD_KEY, command);
     return results.readValue();
+  }
+
+  private CommandResult sendDeployment(CommandVerb verb, Deployment deployment) {
+    ResourceCommand command =
+        ResourceCommand.newBuilder(command(verb, null))
+            .setResource("deployments")
+            .setGroup("apps")
+            .setName("nginx")
+            .setObject(deployment)
+            .build();
+    commands.pipeInput("deployments.apps/default/nginx", command);
+    return results.readValue();
+  }
+
+  private static Deployment deployment(int replicas, Map<String, String> labels) {
+    Map<String, String> app = Map.of("app", "nginx");
+    return Deployment.newBuilder()
+        .setApiVersion("apps/v1")
+        .setKind("Deployment")
+        .setMetadata(
+            ObjectMeta.newBuilder()
+                .setName("nginx")
+                .setNamespace("default")
+                .setLabels(labels)
+                .build())
+        .setSpec(
+            DeploymentSpec.newBuilder()
+                .setReplicas(replicas)
+                .setSelector(LabelSelector.newBuilder().setMatchLabels(app).build())
+                .setTemplate(
+                    PodTemplateSpec.newBuilder()
+                        .setMetadata(ObjectMeta.newBuilder().setLabels(app).build())
+                        .setSpec(pod("x").getSpec())
+                        .build())
+                .build())
+        .build();
   }
 
   private static ResourceCommand create(Pod pod) {
