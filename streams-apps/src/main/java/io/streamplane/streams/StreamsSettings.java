@@ -5,6 +5,7 @@ import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
 
 /**
  * The Kafka Streams settings every Streamplane app runs with: exactly_once_v2, tuned for latency as
@@ -26,6 +27,11 @@ public final class StreamsSettings {
     props.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 0);
     props.put(StreamsConfig.producerPrefix(ProducerConfig.RETRY_BACKOFF_MS_CONFIG), 5);
     props.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
+    // A record no schema can decode was written by something that is not Streamplane; nobody
+    // waits for its answer, so it is logged and skipped rather than stopping the app.
+    props.put(
+        StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
+        LogAndContinueExceptionHandler.class);
     // A crashed instance leaves the group only when its session expires; 10 s instead of the
     // default 45 s bounds how long its partitions wait for a successor (or for itself, restarted).
     props.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 10_000);

@@ -15,8 +15,9 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * How much each of the cluster's topics holds: the sum of its partitions' end offsets, i.e. how
- * many records were ever appended (compaction and retention do not lower it).
+ * How much each of the cluster's topics holds: the sum of its partitions' end offsets — the records
+ * ever appended, plus one transaction marker per commit on topics written transactionally (events,
+ * results, bindings); compaction and retention do not lower it.
  */
 final class LogStatus {
 

@@ -137,7 +137,7 @@ public final class UpCommand implements Callable<Integer> {
                       : ", reconfigured " + outcome.reconfigured()));
           LogStatus status = new LogStatus(admin, specs);
           Map<String, Long> records = status.recordOffsets();
-          console.line("log: " + LogStatus.describe(records));
+          console.line("log end offsets: " + LogStatus.describe(records));
           try (StoreApp store =
                   StoreApp.start(
                       topics,
