@@ -1,0 +1,83 @@
+package io.streamplane.controller;
+
+import io.streamplane.log.CommandVerb;
+import io.streamplane.log.DeleteOptions;
+import io.streamplane.log.Preconditions;
+import io.streamplane.schema.objects.KubeObjects;
+import org.apache.avro.specific.SpecificRecord;
+
+/**
+ * A change a controller decides on, before it becomes a {@code ResourceCommand}: the verb, the
+ * resource it is about, and the object (for creates and updates) or the delete options.
+ *
+ * <p>Controllers are idempotent through the store: creates use deterministic names (a repeat is
+ * AlreadyExists), updates carry the resourceVersion they were computed from (a repeat, or one
+ * computed from a stale view, is a Conflict), deletes carry the uid. So a decision taken twice — on
+ * a replay, or before the controller has seen the effect of its last one — changes nothing.
+ */
+public record Intent(
+    CommandVerb verb,
+    String resource,
+    String group,
+    String namespace,
+    String name,
+    SpecificRecord object,
+    DeleteOptions deleteOptions,
+    Preconditions preconditions) {
+
+  public static Intent create(String resource, String group, SpecificRecord object) {
+    var meta = KubeObjects.meta(object);
+    return new Intent(
+        CommandVerb.CREATE,
+        resource,
+        group,
+        meta.getNamespace(),
+        meta.getName(),
+        object,
+        null,
+        null);
+  }
+
+  /** An update of the whole object, guarded by the resourceVersion it carries. */
+  public static Intent update(String resource, String group, SpecificRecord object) {
+    var meta = KubeObjects.meta(object);
+    return new Intent(
+        CommandVerb.UPDATE,
+        resource,
+        group,
+        meta.getNamespace(),
+        meta.getName(),
+        object,
+        null,
+        null);
+  }
+
+  /** A status update, guarded by the resourceVersion the object carries. */
+  public static Intent updateStatus(String resource, String group, SpecificRecord object) {
+    var meta = KubeObjects.meta(object);
+    return new Intent(
+        CommandVerb.UPDATE_STATUS,
+        resource,
+        group,
+        meta.getNamespace(),
+        meta.getName(),
+        object,
+        null,
+        null);
+  }
+
+  /** A delete of exactly this object (its uid), with a propagation policy (null: default). */
+  public static Intent delete(
+      String resource, String group, SpecificRecord object, String propagationPolicy) {
+    var meta = KubeObjects.meta(object);
+    return new Intent(
+        CommandVerb.DELETE,
+        resource,
+        group,
+        meta.getNamespace(),
+        meta.getName(),
+        null,
+        DeleteOptions.newBuilder().setPropagationPolicy(propagationPolicy).build(),
+        Preconditions.newBuilder().setUid(meta.getUid()).build());
+  }
+}
