@@ -1,0 +1,268 @@
+package io.streamplane.controller.replicaset;
+
+import io.streamplane.api.ObjectMeta;
+import io.streamplane.api.OwnerReference;
+import io.streamplane.api.Pod;
+import io.streamplane.api.PodCondition;
+import io.streamplane.api.PodStatus;
+import io.streamplane.api.ReplicaSet;
+import io.streamplane.api.ReplicaSetStatus;
+import io.streamplane.controller.Intent;
+import io.streamplane.controller.Owners;
+import io.streamplane.schema.objects.KubeObjects;
+import io.streamplane.store.validation.ObjectValidator;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.zip.CRC32;
+
+/**
+ * Kubernetes' ReplicaSet controller ({@code pkg/controller/replicaset}) as a pure function of one
+ * ReplicaSet and the pods of its namespace: adopt matching orphans, release pods that stopped
+ * matching, create or delete pods to reach {@code spec.replicas}, and write the status.
+ *
+ * <p>Pod names are {@code <rs>-<5 chars>} where the suffix is derived from the ReplicaSet's uid and
+ * a slot number: the first free slots are used, so deciding twice on the same view creates the same
+ * names (the store answers the repeat with AlreadyExists) and a replay creates the same pods.
+ * Deletion order follows Kubernetes' ranking (unscheduled, pending, not ready, newest first).
+ *
+ * <p>Limits: creation is bounded by the burst of 500 per decision but not slowed down in batches (a
+ * failed create is retried by the next decision, not detected); minReadySeconds counts from the
+ * Ready condition's transition time.
+ */
+public final class ReplicaSetReconciler {
+
+  static final int BURST = 500;
+  private static final String ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
+
+  private ReplicaSetReconciler() {}
+
+  public static List<Intent> reconcile(ReplicaSet rs, List<Pod> podsInNamespace, Instant now) {
+    List<Intent> intents = new ArrayList<>();
+    ObjectMeta meta = rs.getMetadata();
+    if (meta == null || meta.getUid() == null || rs.getSpec() == null) {
+      return intents;
+    }
+    boolean deleting = meta.getDeletionTimestamp() != null;
+    List<Pod> owned = new ArrayList<>();
+    for (Pod pod : podsInNamespace) {
+      ObjectMeta podMeta = pod.getMetadata();
+      OwnerReference controller = Owners.controllerOf(podMeta);
+      boolean matches = matches(rs, pod);
+      if (controller != null && meta.getUid().equals(controller.getUid())) {
+        if (matches || podMeta.getDeletionTimestamp() != null) {
+          owned.add(pod);
+        } else if (!deleting) {
+          intents.add(Intent.update("pods", "", release(pod, meta.getUid())));
+        }
+      } else if (controller == null
+          && matches
+          && !deleting
+          && podMeta.getDeletionTimestamp() == null) {
+        Pod adopted = adopt(pod, meta);
+        intents.add(Intent.update("pods", "", adopted));
+        owned.add(adopted);
+      }
+    }
+    List<Pod> active = owned.stream().filter(ReplicaSetReconciler::isActive).toList();
+    int wanted = rs.getSpec().getReplicas() == null ? 1 : rs.getSpec().getReplicas();
+    if (!deleting) {
+      int diff = active.size() - wanted;
+      if (diff < 0) {
+        Set<String> taken = new HashSet<>();
+        owned.forEach(p -> taken.add(p.getMetadata().getName()));
+        podsInNamespace.forEach(p -> taken.add(p.getMetadata().getName()));
+        int toCreate = Math.min(-diff, BURST);
+        for (int slot = 0; toCreate > 0; slot++) {
+          String name = podName(meta.getName(), meta.getUid(), slot);
+          if (taken.add(name)) {
+            intents.add(Intent.create("pods", "", newPod(rs, name)));
+            toCreate--;
+          }
+        }
+      } else if (diff > 0) {
+        List<Pod> ranked = new ArrayList<>(active);
+        ranked.sort(DELETION_ORDER);
+        for (Pod pod : ranked.subList(0, Math.min(diff, BURST))) {
+          intents.add(Intent.delete("pods", "", pod, null));
+        }
+      }
+    }
+    ReplicaSetStatus status = status(rs, active, now);
+    if (!Objects.equals(status, rs.getStatus())) {
+      ReplicaSet updated = KubeObjects.copy(rs);
+      updated.setStatus(status);
+      intents.add(Intent.updateStatus("replicasets", "apps", updated));
+    }
+    return intents;
+  }
+
+  static boolean matches(ReplicaSet rs, Pod pod) {
+    Map<String, String> labels =
+        pod.getMetadata() == null || pod.getMetadata().getLabels() == null
+            ? Map.of()
+            : pod.getMetadata().getLabels();
+    return rs.getSpec().getSelector() != null
+        && ObjectValidator.matches(rs.getSpec().getSelector(), labels);
+  }
+
+  /** Pods that count towards replicas: not being deleted, not finished. */
+  static boolean isActive(Pod pod) {
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    return pod.getMetadata().getDeletionTimestamp() == null
+        && !"Succeeded".equals(phase)
+        && !"Failed".equals(phase);
+  }
+
+  static boolean isReady(Pod pod) {
+    return readySince(pod) != null;
+  }
+
+  private static Instant readySince(Pod pod) {
+    if (pod.getStatus() == null || pod.getStatus().getConditions() == null) {
+      return null;
+    }
+    for (PodCondition condition : pod.getStatus().getConditions()) {
+      if ("Ready".equals(condition.getType()) && "True".equals(condition.getStatus())) {
+        return condition.getLastTransitionTime() == null
+            ? Instant.EPOCH
+            : condition.getLastTransitionTime();
+      }
+    }
+    return null;
+  }
+
+  private static ReplicaSetStatus status(ReplicaSet rs, List<Pod> active, Instant now) {
+    Map<String, String> templateLabels =
+        rs.getSpec().getTemplate() == null
+                || rs.getSpec().getTemplate().getMetadata() == null
+                || rs.getSpec().getTemplate().getMetadata().getLabels() == null
+            ? Map.of()
+            : rs.getSpec().getTemplate().getMetadata().getLabels();
+    int minReady =
+        rs.getSpec().getMinReadySeconds() == null ? 0 : rs.getSpec().getMinReadySeconds();
+    int fullyLabeled = 0;
+    int ready = 0;
+    int available = 0;
+    for (Pod pod : active) {
+      Map<String, String> labels =
+          pod.getMetadata().getLabels() == null ? Map.of() : pod.getMetadata().getLabels();
+      if (labels.entrySet().containsAll(templateLabels.entrySet())) {
+        fullyLabeled++;
+      }
+      Instant since = readySince(pod);
+      if (since != null) {
+        ready++;
+        if (minReady == 0 || !since.plusSeconds(minReady).isAfter(now)) {
+          available++;
+        }
+      }
+    }
+    ReplicaSetStatus.Builder status =
+        rs.getStatus() == null
+            ? ReplicaSetStatus.newBuilder()
+            : ReplicaSetStatus.newBuilder(rs.getStatus());
+    return status
+        .setReplicas(active.size())
+        .setFullyLabeledReplicas(fullyLabeled)
+        .setReadyReplicas(ready)
+        .setAvailableReplicas(available)
+        .setObservedGeneration(rs.getMetadata().getGeneration())
+        .build();
+  }
+
+  private static Pod newPod(ReplicaSet rs, String name) {
+    ObjectMeta rsMeta = rs.getMetadata();
+    var template = rs.getSpec().getTemplate();
+    ObjectMeta templateMeta =
+        template.getMetadata() == null ? new ObjectMeta() : template.getMetadata();
+    ObjectMeta meta =
+        ObjectMeta.newBuilder()
+            .setName(name)
+            .setGenerateName(rsMeta.getName() + "-")
+            .setNamespace(rsMeta.getNamespace())
+            .setLabels(
+                templateMeta.getLabels() == null ? null : new HashMap<>(templateMeta.getLabels()))
+            .setAnnotations(
+                templateMeta.getAnnotations() == null
+                    ? null
+                    : new HashMap<>(templateMeta.getAnnotations()))
+            .setOwnerReferences(List.of(Owners.controllerRef("apps/v1", "ReplicaSet", rsMeta)))
+            .build();
+    return Pod.newBuilder()
+        .setApiVersion("v1")
+        .setKind("Pod")
+        .setMetadata(meta)
+        .setSpec(KubeObjects.MODEL.deepCopy(template.getSpec().getSchema(), template.getSpec()))
+        .setStatus(PodStatus.newBuilder().setPhase("Pending").build())
+        .build();
+  }
+
+  private static Pod adopt(Pod pod, ObjectMeta owner) {
+    Pod adopted = KubeObjects.copy(pod);
+    List<OwnerReference> refs = new ArrayList<>(Owners.refs(adopted.getMetadata()));
+    refs.add(Owners.controllerRef("apps/v1", "ReplicaSet", owner));
+    adopted.getMetadata().setOwnerReferences(refs);
+    return adopted;
+  }
+
+  private static Pod release(Pod pod, String ownerUid) {
+    Pod released = KubeObjects.copy(pod);
+    List<OwnerReference> refs = new ArrayList<>();
+    for (OwnerReference ref : Owners.refs(released.getMetadata())) {
+      if (!ownerUid.equals(ref.getUid())) {
+        refs.add(ref);
+      }
+    }
+    released.getMetadata().setOwnerReferences(refs.isEmpty() ? null : refs);
+    return released;
+  }
+
+  /** {@code <rs>-<5 chars>}, the suffix a function of the ReplicaSet's uid and the slot. */
+  static String podName(String rsName, String rsUid, int slot) {
+    CRC32 crc = new CRC32();
+    crc.update((rsUid + "#" + slot).getBytes(StandardCharsets.UTF_8));
+    long hash = crc.getValue();
+    StringBuilder suffix = new StringBuilder();
+    for (int i = 0; i < 5; i++) {
+      suffix.append(ALPHABET.charAt((int) (hash % ALPHABET.length())));
+      hash /= ALPHABET.length();
+    }
+    return rsName + "-" + suffix;
+  }
+
+  /** Kubernetes' ActivePods ranking: the pods it deletes first come first. */
+  static final Comparator<Pod> DELETION_ORDER =
+      Comparator.<Pod>comparingInt(p -> assigned(p) ? 1 : 0)
+          .thenComparingInt(ReplicaSetReconciler::phaseRank)
+          .thenComparingInt(p -> isReady(p) ? 1 : 0)
+          .thenComparing(
+              (Pod p) ->
+                  p.getMetadata().getCreationTimestamp() == null
+                      ? Instant.MAX
+                      : p.getMetadata().getCreationTimestamp(),
+              Comparator.reverseOrder())
+          .thenComparing(p -> p.getMetadata().getName());
+
+  private static boolean assigned(Pod pod) {
+    return pod.getSpec() != null && pod.getSpec().getNodeName() != null;
+  }
+
+  private static int phaseRank(Pod pod) {
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    if ("Pending".equals(phase)) {
+      return 0;
+    }
+    if ("Running".equals(phase)) {
+      return 2;
+    }
+    return 1;
+  }
+}
