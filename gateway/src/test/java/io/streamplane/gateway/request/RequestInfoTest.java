@@ -150,6 +150,14 @@ class RequestInfoTest {
     assertThat(clusterWide.resource()).isEqualTo("pods");
   }
 
+  @Test
+  void watchPrefixWithNothingAfterItIsNoResourceRequest() {
+    RequestInfo info = get("/api/v1/watch");
+
+    assertThat(info.resourceRequest()).isFalse();
+    assertThat(info.parts()).containsExactly("api", "v1", "watch");
+  }
+
   @ParameterizedTest(name = "{0} {1} -> {2}")
   @CsvSource({
     "GET,    /api/v1/namespaces/default/pods/web, get",

@@ -384,6 +384,15 @@ class GatewayIT {
         .containsExactly("web-2");
   }
 
+  // ---------------------------------------------------------------- paths that name nothing
+
+  @Test
+  void watchPrefixWithoutAResourceIs404() {
+    HttpResponse<String> answer = get(gateway, "/api/v1/watch");
+
+    assertStatus(answer, 404, "NotFound");
+  }
+
   // ---------------------------------------------------------------- helpers
 
   /**
