@@ -132,18 +132,17 @@ public final class Defaults {
     }
   }
 
-  /** Always for ":latest" or an untagged image, IfNotPresent otherwise, as Kubernetes defaults. */
+  /**
+   * Always for the tag "latest" or an image with neither tag nor digest, IfNotPresent otherwise, as
+   * Kubernetes defaults ({@code nginx:latest@sha256:...} is Always: its tag is "latest").
+   */
   static String pullPolicy(String image) {
-    String withoutDigest = image.contains("@") ? image.substring(0, image.indexOf('@')) : image;
-    if (image.contains("@")) {
-      return "IfNotPresent";
-    }
-    int slash = withoutDigest.lastIndexOf('/');
-    int colon = withoutDigest.lastIndexOf(':');
-    if (colon <= slash) {
-      return "Always";
-    }
-    return withoutDigest.substring(colon + 1).equals("latest") ? "Always" : "IfNotPresent";
+    int at = image.indexOf('@');
+    String name = at < 0 ? image : image.substring(0, at);
+    int slash = name.lastIndexOf('/');
+    int colon = name.lastIndexOf(':');
+    String tag = colon > slash ? name.substring(colon + 1) : (at < 0 ? "latest" : "");
+    return tag.equals("latest") ? "Always" : "IfNotPresent";
   }
 
   /** The pod's QoS class from its containers' requests and limits (cpu and memory). */

@@ -15,7 +15,7 @@ public record ListVersion(long[] offsets) {
   private static final String PREFIX = "L";
 
   public static Optional<ListVersion> parse(String value) {
-    if (value == null || !value.startsWith(PREFIX) || value.length() == 1) {
+    if (value == null || !value.matches("L[0-9]+(\\.[0-9]+)*")) {
       return Optional.empty();
     }
     try {

@@ -249,7 +249,8 @@ public final class WatchCache implements AutoCloseable {
   /**
    * Starts a watch: first the changes after {@code from} (or, with no version, a synthetic ADDED
    * for every current object, as Kubernetes does), then every later change, all delivered to {@code
-   * listener} in log order per partition. Returns the handle that stops it.
+   * listener} in log order per partition, each change after {@code from} once, whether or not the
+   * cache had read up to {@code from} when the watch began. Returns the handle that stops it.
    *
    * @throws TooOldResourceVersionException if changes after {@code from} have left the window
    */
@@ -260,7 +261,13 @@ public final class WatchCache implements AutoCloseable {
       Predicate<WatchEvent> filter,
       Listener listener) {
     String type = typeKey(group, resource);
-    Watcher watcher = new Watcher(type, filter, listener);
+    // The cache may not have read up to the list version yet (it has just started, or the list
+    // came from a gateway further ahead): changes the list already contained must not follow.
+    Predicate<WatchEvent> live =
+        from == null
+            ? filter
+            : filter.and(change -> change.offset() >= from.offset(change.partition()));
+    Watcher watcher = new Watcher(type, live, listener);
     synchronized (lock) {
       if (from == null) {
         for (ObjectNode object : objects.getOrDefault(type, new TreeMap<>()).values()) {

@@ -60,6 +60,9 @@ public record RequestInfo(
     if (rest.get(0).equals("watch")) {
       legacyWatch = true;
       rest = rest.subList(1, rest.size());
+      if (rest.isEmpty()) {
+        return nonResource(path, lowerMethod, segments);
+      }
     }
     String namespace = null;
     if (rest.get(0).equals("namespaces") && rest.size() > 1) {

@@ -1,0 +1,253 @@
+package io.streamplane.gateway.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.gateway.api.ResourceRegistry;
+import io.streamplane.gateway.api.ResourceType;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * {@link Defaults}: the values a real cluster fills in on create — pod spec and container defaults,
+ * the image pull policy rule, the QoS class, Deployment strategy, Secret stringData.
+ */
+class DefaultsTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ResourceRegistry REGISTRY = ResourceRegistry.kubernetes();
+  private static final ResourceType PODS = REGISTRY.byResource("", "pods").orElseThrow();
+  private static final ResourceType DEPLOYMENTS =
+      REGISTRY.byResource("apps", "deployments").orElseThrow();
+  private static final ResourceType SECRETS = REGISTRY.byResource("", "secrets").orElseThrow();
+
+  private static ObjectNode json(String text) {
+    try {
+      return (ObjectNode) JSON.readTree(text.replace('\'', '"'));
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException(e);
+    }
+  }
+
+  private static ObjectNode createdPod(String spec) {
+    ObjectNode pod = json("{'metadata':{'name':'p'},'spec':" + spec + "}");
+    Defaults.apply(PODS, pod, true);
+    return pod;
+  }
+
+  @Test
+  void podSpecGetsKubernetesDefaults() {
+    ObjectNode pod =
+        createdPod(
+            "{'containers':[{'name':'c','image':'nginx:1.14.2','ports':[{'containerPort':80}]}]}");
+
+    assertThat(pod.path("apiVersion").asText()).isEqualTo("v1");
+    assertThat(pod.path("kind").asText()).isEqualTo("Pod");
+    ObjectNode spec = (ObjectNode) pod.path("spec");
+    assertThat(spec.path("restartPolicy").asText()).isEqualTo("Always");
+    assertThat(spec.path("terminationGracePeriodSeconds").asInt()).isEqualTo(30);
+    assertThat(spec.path("dnsPolicy").asText()).isEqualTo("ClusterFirst");
+    assertThat(spec.path("schedulerName").asText()).isEqualTo("default-scheduler");
+    ObjectNode container = (ObjectNode) spec.path("containers").get(0);
+    assertThat(container.path("terminationMessagePath").asText()).isEqualTo("/dev/termination-log");
+    assertThat(container.path("terminationMessagePolicy").asText()).isEqualTo("File");
+    assertThat(container.path("imagePullPolicy").asText()).isEqualTo("IfNotPresent");
+    assertThat(container.path("resources").isObject()).isTrue();
+    assertThat(container.path("ports").get(0).path("protocol").asText()).isEqualTo("TCP");
+    assertThat(pod.path("status").path("phase").asText()).isEqualTo("Pending");
+    assertThat(pod.path("status").path("qosClass").asText()).isEqualTo("BestEffort");
+  }
+
+  @Test
+  void givenValuesAreKept() {
+    ObjectNode pod =
+        createdPod(
+            "{'restartPolicy':'Never','dnsPolicy':'Default','terminationGracePeriodSeconds':5,"
+                + "'containers':[{'name':'c','image':'nginx','imagePullPolicy':'Never',"
+                + "'ports':[{'containerPort':53,'protocol':'UDP'}]}]}");
+
+    assertThat(pod.path("spec").path("restartPolicy").asText()).isEqualTo("Never");
+    assertThat(pod.path("spec").path("dnsPolicy").asText()).isEqualTo("Default");
+    assertThat(pod.path("spec").path("terminationGracePeriodSeconds").asInt()).isEqualTo(5);
+    ObjectNode container = (ObjectNode) pod.path("spec").path("containers").get(0);
+    assertThat(container.path("imagePullPolicy").asText()).isEqualTo("Never");
+    assertThat(container.path("ports").get(0).path("protocol").asText()).isEqualTo("UDP");
+  }
+
+  @Test
+  void initContainersAreDefaultedLikeContainers() {
+    ObjectNode pod =
+        createdPod(
+            "{'initContainers':[{'name':'i','image':'busybox'}],"
+                + "'containers':[{'name':'c','image':'nginx:1.25'}]}");
+
+    ObjectNode init = (ObjectNode) pod.path("spec").path("initContainers").get(0);
+    assertThat(init.path("imagePullPolicy").asText()).isEqualTo("Always");
+    assertThat(init.path("terminationMessagePolicy").asText()).isEqualTo("File");
+  }
+
+  @Test
+  void updateDoesNotResetStatus() {
+    ObjectNode pod =
+        json(
+            "{'metadata':{'name':'p'},'spec':{'containers':[{'name':'c','image':'nginx'}]},"
+                + "'status':{'phase':'Running','qosClass':'Burstable'}}");
+
+    Defaults.apply(PODS, pod, false);
+
+    assertThat(pod.path("status").path("phase").asText()).isEqualTo("Running");
+    assertThat(pod.path("status").path("qosClass").asText()).isEqualTo("Burstable");
+  }
+
+  @ParameterizedTest(name = "{0} -> {1}")
+  @CsvSource({
+    "nginx, Always",
+    "nginx:1.14.2, IfNotPresent",
+    "nginx:latest, Always",
+    "registry:5000/img, Always",
+    "registry:5000/img:v1, IfNotPresent",
+    "registry:5000/team/img:latest, Always",
+    "nginx@sha256:0d17b565c37bcbd895e9d92315a05c1c3c9a29f762b011a10c54a66cd53c9b31, IfNotPresent",
+    "registry:5000/img@sha256:0d17b565c37bcbd895e9d92315a05c1c3c9a29f762b011a10c54a66cd53c9b31,"
+        + " IfNotPresent",
+    "nginx:1.25@sha256:0d17b565c37bcbd895e9d92315a05c1c3c9a29f762b011a10c54a66cd53c9b31,"
+        + " IfNotPresent",
+    "nginx:latest@sha256:0d17b565c37bcbd895e9d92315a05c1c3c9a29f762b011a10c54a66cd53c9b31,"
+        + " Always",
+  })
+  void imagePullPolicyIsAlwaysOnlyForLatestOrUntaggedImages(String image, String policy) {
+    ObjectNode pod = createdPod("{'containers':[{'name':'c','image':'" + image + "'}]}");
+
+    assertThat(pod.path("spec").path("containers").get(0).path("imagePullPolicy").asText())
+        .isEqualTo(policy);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      quoteCharacter = '"',
+      value = {
+        "no requests or limits | {} | BestEffort",
+        "requests only | {'requests':{'cpu':'100m'}} | Burstable",
+        "limits only, for cpu and memory | {'limits':{'cpu':'1','memory':'1Gi'}} | Guaranteed",
+        "requests equal to limits | {'requests':{'cpu':'1','memory':'1Gi'},"
+            + "'limits':{'cpu':'1','memory':'1Gi'}} | Guaranteed",
+        "requests below limits | {'requests':{'cpu':'500m','memory':'1Gi'},"
+            + "'limits':{'cpu':'1','memory':'1Gi'}} | Burstable",
+        "cpu limit without memory limit | {'limits':{'cpu':'1'}} | Burstable",
+      })
+  void qosClassFollowsRequestsAndLimits(String description, String resources, String qosClass) {
+    ObjectNode pod =
+        createdPod("{'containers':[{'name':'c','image':'nginx','resources':" + resources + "}]}");
+
+    assertThat(pod.path("status").path("qosClass").asText()).isEqualTo(qosClass);
+  }
+
+  @Test
+  void oneBestEffortContainerMakesAGuaranteedPodBurstable() {
+    ObjectNode pod =
+        createdPod(
+            "{'containers':[{'name':'a','image':'nginx','resources':"
+                + "{'limits':{'cpu':'1','memory':'1Gi'}}},{'name':'b','image':'nginx'}]}");
+
+    assertThat(pod.path("status").path("qosClass").asText()).isEqualTo("Burstable");
+  }
+
+  @Test
+  void deploymentGetsRollingUpdateStrategyAndLimits() {
+    ObjectNode deployment =
+        json(
+            "{'metadata':{'name':'d'},'spec':{'selector':{'matchLabels':{'app':'d'}},"
+                + "'template':{'metadata':{'labels':{'app':'d'}},"
+                + "'spec':{'containers':[{'name':'c','image':'nginx'}]}}}}");
+
+    Defaults.apply(DEPLOYMENTS, deployment, true);
+
+    ObjectNode spec = (ObjectNode) deployment.path("spec");
+    assertThat(deployment.path("apiVersion").asText()).isEqualTo("apps/v1");
+    assertThat(spec.path("replicas").asInt()).isEqualTo(1);
+    assertThat(spec.path("strategy").path("type").asText()).isEqualTo("RollingUpdate");
+    assertThat(spec.path("strategy").path("rollingUpdate").path("maxUnavailable").asText())
+        .isEqualTo("25%");
+    assertThat(spec.path("strategy").path("rollingUpdate").path("maxSurge").asText())
+        .isEqualTo("25%");
+    assertThat(spec.path("revisionHistoryLimit").asInt()).isEqualTo(10);
+    assertThat(spec.path("progressDeadlineSeconds").asInt()).isEqualTo(600);
+    assertThat(spec.path("template").path("spec").path("restartPolicy").asText())
+        .isEqualTo("Always");
+    assertThat(
+            spec.path("template")
+                .path("spec")
+                .path("containers")
+                .get(0)
+                .path("imagePullPolicy")
+                .asText())
+        .isEqualTo("Always");
+  }
+
+  @Test
+  void recreateDeploymentGetsNoRollingUpdateParameters() {
+    ObjectNode deployment =
+        json("{'metadata':{'name':'d'},'spec':{'replicas':3,'strategy':{'type':'Recreate'}}}");
+
+    Defaults.apply(DEPLOYMENTS, deployment, true);
+
+    assertThat(deployment.path("spec").path("replicas").asInt()).isEqualTo(3);
+    assertThat(deployment.path("spec").path("strategy").has("rollingUpdate")).isFalse();
+  }
+
+  @Test
+  void givenRollingUpdateParametersAreKept() {
+    ObjectNode deployment =
+        json(
+            "{'metadata':{'name':'d'},'spec':{'strategy':"
+                + "{'rollingUpdate':{'maxUnavailable':0,'maxSurge':1}}}}");
+
+    Defaults.apply(DEPLOYMENTS, deployment, true);
+
+    ObjectNode rolling =
+        (ObjectNode) deployment.path("spec").path("strategy").path("rollingUpdate");
+    assertThat(deployment.path("spec").path("strategy").path("type").asText())
+        .isEqualTo("RollingUpdate");
+    assertThat(rolling.path("maxUnavailable").asInt()).isZero();
+    assertThat(rolling.path("maxSurge").asInt()).isEqualTo(1);
+  }
+
+  @Test
+  void secretStringDataIsMergedIntoBase64DataAndWins() {
+    ObjectNode secret =
+        json(
+            "{'metadata':{'name':'s'},'data':{'kept':'a2VwdA==','user':'b2xk'},"
+                + "'stringData':{'user':'admin','password':'p@ss wörd'}}");
+
+    Defaults.apply(SECRETS, secret, true);
+
+    assertThat(secret.has("stringData")).isFalse();
+    assertThat(secret.path("type").asText()).isEqualTo("Opaque");
+    ObjectNode data = (ObjectNode) secret.path("data");
+    assertThat(data.size()).isEqualTo(3);
+    assertThat(data.path("kept").asText()).isEqualTo("a2VwdA==");
+    assertThat(decode(data.path("user").asText())).isEqualTo("admin");
+    assertThat(decode(data.path("password").asText())).isEqualTo("p@ss wörd");
+  }
+
+  @Test
+  void secretTypeIsKeptWhenGiven() {
+    ObjectNode secret =
+        json("{'metadata':{'name':'s'},'type':'kubernetes.io/tls','stringData':{'tls.crt':'x'}}");
+
+    Defaults.apply(SECRETS, secret, true);
+
+    assertThat(secret.path("type").asText()).isEqualTo("kubernetes.io/tls");
+    assertThat(decode(secret.path("data").path("tls.crt").asText())).isEqualTo("x");
+  }
+
+  private static String decode(String base64) {
+    return new String(Base64.getDecoder().decode(base64), StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,135 @@
+package io.streamplane.gateway.cache;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.streamplane.api.Pod;
+import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
+import io.streamplane.kafka.embedded.KafkaBrokerExtension;
+import io.streamplane.log.EventType;
+import io.streamplane.log.ResourceEvent;
+import io.streamplane.log.UserInfo;
+import io.streamplane.schema.convert.KubeJson;
+import io.streamplane.schema.objects.ResourceKey;
+import io.streamplane.schema.serde.InMemorySchemaCatalog;
+import io.streamplane.topics.TopicInitializer;
+import io.streamplane.topics.TopicLayout;
+import io.streamplane.topics.Topics;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.UUID;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * {@link WatchCache} against a real {@code events} topic, written here directly in place of the
+ * store: where a watch that resumes from a list version starts, whichever cache serves it and
+ * however far that cache has read.
+ */
+@ExtendWith(KafkaBrokerExtension.class)
+class WatchCacheIT {
+
+  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final KubeJson JSON = new KubeJson();
+
+  @Test
+  void watchFromAListVersionAheadOfTheCacheDeliversOnlyLaterChanges(EmbeddedKafkaBroker broker)
+      throws Exception {
+    Topics topics = topics(broker);
+    try (KafkaProducer<String, ResourceEvent> events = producer(broker, topics)) {
+      append(events, topics, EventType.ADDED, "a");
+      append(events, topics, EventType.ADDED, "b");
+      ListVersion listed;
+      try (WatchCache lister = new WatchCache(broker.bootstrapServers(), topics, JSON, 100)) {
+        lister.catchUpWithLog(WAIT);
+        listed = lister.version();
+      }
+      append(events, topics, EventType.ADDED, "c");
+      append(events, topics, EventType.MODIFIED, "a");
+
+      // A cache that has just started has read nothing yet: a and b arrive after the watch began.
+      try (WatchCache lagging = new WatchCache(broker.bootstrapServers(), topics, JSON, 100)) {
+        List<String> seen = Collections.synchronizedList(new ArrayList<>());
+        try (AutoCloseable watch =
+            lagging.watch("", "pods", listed, e -> true, e -> seen.add(describe(e)))) {
+          lagging.catchUpWithLog(WAIT);
+        }
+
+        assertThat(seen).containsExactlyInAnyOrder("ADDED c", "MODIFIED a");
+      }
+    }
+  }
+
+  @Test
+  void watchFromAListVersionWhoseChangesLeftTheWindowIsTooOld(EmbeddedKafkaBroker broker)
+      throws Exception {
+    Topics topics = topics(broker);
+    try (KafkaProducer<String, ResourceEvent> events = producer(broker, topics);
+        WatchCache cache = new WatchCache(broker.bootstrapServers(), topics, JSON, 2)) {
+      cache.catchUpWithLog(WAIT);
+      ListVersion empty = cache.version();
+      for (String name : List.of("a", "b", "c", "d", "e", "f", "g", "h")) {
+        append(events, topics, EventType.ADDED, name);
+      }
+      cache.catchUpWithLog(WAIT);
+
+      assertThatThrownBy(() -> cache.watch("", "pods", empty, e -> true, e -> {}))
+          .isInstanceOf(TooOldResourceVersionException.class);
+    }
+  }
+
+  private static String describe(WatchEvent event) {
+    return event.type() + " " + event.object().path("metadata").path("name").asText();
+  }
+
+  private static Topics topics(EmbeddedKafkaBroker broker) {
+    Topics topics =
+        new Topics(
+            TopicLayout.singleBroker(KafkaBrokerExtension.uniqueName("cache")),
+            new InMemorySchemaCatalog());
+    try (Admin admin = Admin.create(broker.clientProperties())) {
+      new TopicInitializer(admin).ensure(topics.all());
+    }
+    return topics;
+  }
+
+  private static KafkaProducer<String, ResourceEvent> producer(
+      EmbeddedKafkaBroker broker, Topics topics) {
+    return new KafkaProducer<>(
+        broker.clientProperties(),
+        new StringSerializer(),
+        topics.events().valueSerde().serializer());
+  }
+
+  private static void append(
+      KafkaProducer<String, ResourceEvent> events, Topics topics, EventType type, String name)
+      throws Exception {
+    Pod pod =
+        JSON.toAvro(
+                KubeJson.parseJson(
+                    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\""
+                        + name
+                        + "\",\"namespace\":\"default\"}}"),
+                Pod.class)
+            .record();
+    ResourceEvent event =
+        ResourceEvent.newBuilder()
+            .setType(type)
+            .setResource("pods")
+            .setNamespace("default")
+            .setName(name)
+            .setObject(pod)
+            .setResourceVersion(0)
+            .setCommandId(UUID.randomUUID().toString())
+            .setActor(UserInfo.newBuilder().setUsername("test").build())
+            .build();
+    String key = new ResourceKey("pods", "", "default", name).toString();
+    events.send(new ProducerRecord<>(topics.events().name(), key, event)).get();
+  }
+}

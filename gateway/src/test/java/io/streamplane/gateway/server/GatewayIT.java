@@ -1,0 +1,627 @@
+package io.streamplane.gateway.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
+import io.streamplane.kafka.embedded.KafkaBrokerExtension;
+import io.streamplane.log.UserInfo;
+import io.streamplane.schema.serde.KafkaSchemaCatalog;
+import io.streamplane.store.StoreApp;
+import io.streamplane.topics.TopicInitializer;
+import io.streamplane.topics.TopicLayout;
+import io.streamplane.topics.Topics;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The gateway as kubectl meets it: real HTTP requests against a {@link GatewayServer} backed by the
+ * real store ({@link StoreApp}) on an embedded broker — writes answered with the stored object or
+ * the right Status, reads that see every acknowledged write on any gateway, watches that resume
+ * from a list's resourceVersion on another gateway, patches, dry runs and selectors.
+ *
+ * <p>One broker, one cluster (topics, store, gateway) for the class, because the store takes
+ * seconds to start; each test works in a namespace of its own, and tests that need more gateways
+ * start them on the same cluster with reply partitions of their own.
+ */
+@ExtendWith(KafkaBrokerExtension.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class GatewayIT {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final UserInfo SYSTEM =
+      UserInfo.newBuilder()
+          .setUsername("system:apiserver")
+          .setGroups(List.of("system:masters"))
+          .build();
+
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
+
+  private String bootstrap;
+  private KafkaSchemaCatalog catalog;
+  private Topics topics;
+  private StoreApp store;
+  private GatewayServer gateway;
+  private String namespace;
+
+  @BeforeAll
+  void startCluster(EmbeddedKafkaBroker broker, @TempDir Path stateDir) {
+    bootstrap = broker.bootstrapServers();
+    TopicLayout layout =
+        TopicLayout.singleBroker(
+            KafkaBrokerExtension.uniqueName("gw").replaceAll("[^a-zA-Z0-9_-]", "_"));
+    try (Admin admin = Admin.create(broker.clientProperties())) {
+      TopicInitializer initializer = new TopicInitializer(admin);
+      // The schema catalog reads its own topic, so that one must exist first.
+      initializer.ensure(List.of(Topics.schemasSpec(layout)));
+      catalog = new KafkaSchemaCatalog(bootstrap, layout.topicName(Topics.SCHEMAS));
+      topics = new Topics(layout, catalog);
+      initializer.ensure(topics.all());
+    }
+    store = StoreApp.start(topics, bootstrap, stateDir);
+    gateway = startGateway(0);
+    gateway.ensureSystemNamespaces(SYSTEM);
+  }
+
+  @AfterAll
+  void stopCluster() {
+    for (AutoCloseable c : new AutoCloseable[] {gateway, store, catalog}) {
+      try {
+        if (c != null) {
+          c.close();
+        }
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    }
+  }
+
+  @BeforeEach
+  void createNamespace() {
+    namespace = KafkaBrokerExtension.uniqueName("ns").toLowerCase();
+    ObjectNode body = JSON.createObjectNode();
+    body.putObject("metadata").put("name", namespace);
+    assertThat(post(gateway, "/api/v1/namespaces", body).statusCode()).isEqualTo(201);
+  }
+
+  // ---------------------------------------------------------------- create, get, conflicts
+
+  @Test
+  void createdPodIsAnsweredWithItsStoredFormAndReadBackUnchanged() {
+    HttpResponse<String> created = post(gateway, pods(), pod("web"));
+
+    assertThat(created.statusCode()).isEqualTo(201);
+    JsonNode metadata = json(created).path("metadata");
+    assertThat(metadata.path("uid").asText()).isNotBlank();
+    assertThat(metadata.path("resourceVersion").asText()).matches("[0-9]+");
+    assertThat(metadata.path("creationTimestamp").asText())
+        .matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ");
+    assertThat(metadata.path("namespace").asText()).isEqualTo(namespace);
+    HttpResponse<String> read = get(gateway, pods() + "/web");
+    assertThat(read.statusCode()).isEqualTo(200);
+    assertThat(json(read)).isEqualTo(json(created));
+  }
+
+  @Test
+  void creatingAnExistingPodIs409AlreadyExists() {
+    assertThat(post(gateway, pods(), pod("web")).statusCode()).isEqualTo(201);
+
+    HttpResponse<String> again = post(gateway, pods(), pod("web"));
+
+    assertStatus(again, 409, "AlreadyExists");
+    assertThat(json(again).path("message").asText()).isEqualTo("pods \"web\" already exists");
+  }
+
+  @Test
+  void updateWithAStaleResourceVersionIs409Conflict() {
+    JsonNode created = json(post(gateway, pods(), pod("web")));
+    ObjectNode first = created.deepCopy();
+    ((ObjectNode) first.path("metadata")).putObject("labels").put("rev", "1");
+    assertThat(put(gateway, pods() + "/web", first).statusCode()).isEqualTo(200);
+
+    ObjectNode stale = created.deepCopy();
+    ((ObjectNode) stale.path("metadata")).putObject("labels").put("rev", "2");
+    HttpResponse<String> answer = put(gateway, pods() + "/web", stale);
+
+    assertStatus(answer, 409, "Conflict");
+    assertThat(
+            json(get(gateway, pods() + "/web"))
+                .path("metadata")
+                .path("labels")
+                .path("rev")
+                .asText())
+        .isEqualTo("1");
+  }
+
+  @Test
+  void invalidNameIs422NamingMetadataName() {
+    HttpResponse<String> answer = post(gateway, pods(), pod("Not_A_Name"));
+
+    assertStatus(answer, 422, "Invalid");
+    assertThat(json(answer).path("details").path("causes"))
+        .extracting(cause -> cause.path("field").asText())
+        .contains("metadata.name");
+  }
+
+  @Test
+  void createInAnUnknownNamespaceIs404() {
+    HttpResponse<String> answer =
+        post(gateway, "/api/v1/namespaces/" + namespace + "-missing/pods", pod("web"));
+
+    assertStatus(answer, 404, "NotFound");
+  }
+
+  @Test
+  void bodyOverThreeMebibytesIs413() {
+    String padding = "x".repeat(ApiHandler.MAX_BODY_BYTES);
+    String body = "{\"metadata\":{\"name\":\"big\",\"annotations\":{\"a\":\"" + padding + "\"}}}";
+
+    HttpResponse<String> answer = send(gateway, "POST", pods(), "application/json", body);
+
+    assertStatus(answer, 413, "RequestEntityTooLarge");
+    assertThat(get(gateway, pods() + "/big").statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void strictFieldValidationRejectsAnUnknownFieldAndCreatesNothing() {
+    ObjectNode pod = pod("web");
+    ((ObjectNode) pod.path("spec")).put("notAField", 1);
+
+    HttpResponse<String> answer = post(gateway, pods() + "?fieldValidation=Strict", pod);
+
+    assertStatus(answer, 400, "BadRequest");
+    assertThat(json(answer).path("message").asText()).contains("unknown field \"spec.notAField\"");
+    assertThat(get(gateway, pods() + "/web").statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void unknownFieldWithoutStrictValidationIsCreatedWithAWarningHeader() {
+    ObjectNode pod = pod("web");
+    ((ObjectNode) pod.path("spec")).put("notAField", 1);
+
+    HttpResponse<String> answer = post(gateway, pods(), pod);
+
+    assertThat(answer.statusCode()).isEqualTo(201);
+    assertThat(answer.headers().allValues("Warning"))
+        .containsExactly("299 - \"unknown field \\\"spec.notAField\\\"\"");
+    assertThat(json(answer).path("spec").has("notAField")).isFalse();
+  }
+
+  // ---------------------------------------------------------------- consistency across gateways
+
+  @Test
+  void writeAcknowledgedByOneGatewayIsVisibleToAnImmediateReadOnAnother() {
+    try (GatewayServer other = startGateway(1)) {
+      for (int i = 0; i < 5; i++) {
+        String name = "web-" + i;
+        JsonNode created = json(post(gateway, pods(), pod(name)));
+
+        HttpResponse<String> read = get(other, pods() + "/" + name);
+        assertThat(read.statusCode()).as("GET %s on the other gateway", name).isEqualTo(200);
+        assertThat(json(read)).isEqualTo(created);
+
+        ObjectNode labelled = created.deepCopy();
+        ((ObjectNode) labelled.path("metadata")).putObject("labels").put("seen", "yes");
+        JsonNode updated = json(put(gateway, pods() + "/" + name, labelled));
+        assertThat(json(get(other, pods() + "/" + name))).isEqualTo(updated);
+
+        assertThat(send(gateway, "DELETE", pods() + "/" + name, null, null).statusCode())
+            .isEqualTo(200);
+        assertThat(get(other, pods() + "/" + name).statusCode())
+            .as("GET %s on the other gateway after delete", name)
+            .isEqualTo(404);
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- watch
+
+  @Test
+  void watchFromAListVersionResumesOnANewGatewayWithEveryLaterChangeOnce() {
+    Changes changes = new Changes();
+    String listVersion;
+    try (GatewayServer first = startGateway(1)) {
+      changes.create(first, "a");
+      changes.create(first, "b");
+      listVersion = listVersion(first);
+      changes.create(first, "c");
+      changes.label(first, "a");
+      changes.delete(first, "b");
+    }
+    try (GatewayServer second = startGateway(2)) {
+      changes.create(second, "d");
+      changes.label(second, "c");
+      changes.delete(second, "a");
+
+      List<JsonNode> events = watch(second, listVersion, 2);
+
+      changes.assertDeliveredAfter(2, events);
+    }
+  }
+
+  @Test
+  void watchOnAJustStartedGatewayDeliversOnlyChangesAfterTheListVersion() {
+    Changes changes = new Changes();
+    changes.create(gateway, "a");
+    changes.create(gateway, "b");
+    String listVersion = listVersion(gateway);
+    changes.create(gateway, "c");
+
+    try (GatewayServer fresh = startGateway(3)) {
+      // Asked at once, while the new gateway's cache is still reading events from the start.
+      CompletableFuture<List<JsonNode>> events = watchAsync(fresh, listVersion, 4);
+      changes.label(fresh, "a");
+
+      changes.assertDeliveredAfter(2, join(events));
+    }
+  }
+
+  @Test
+  void watchFromAnObjectResourceVersionIs410Gone() {
+    HttpResponse<String> answer = get(gateway, pods() + "?watch=true&resourceVersion=5");
+
+    assertStatus(answer, 410, "Expired");
+  }
+
+  @Test
+  void watchWithTimeoutSecondsEndsByItself() {
+    long started = System.nanoTime();
+
+    List<JsonNode> events = join(watchAsync(gateway, null, 1));
+
+    assertThat(events).isEmpty();
+    assertThat(Duration.ofNanos(System.nanoTime() - started))
+        .isBetween(Duration.ofMillis(900), Duration.ofSeconds(10));
+  }
+
+  // ---------------------------------------------------------------- patch and scale
+
+  @Test
+  void strategicMergePatchChangesOneEnvValueAndDeletesOnePort() {
+    String path = "/apis/apps/v1/namespaces/" + namespace + "/deployments";
+    JsonNode before = json(post(gateway, path, deployment("web")));
+    String patch =
+        """
+        {"spec":{"template":{"spec":{"containers":[{"name":"web",
+          "env":[{"name":"MODE","value":"blue"}],
+          "ports":[{"containerPort":8443,"$patch":"delete"}]}]}}}}
+        """;
+
+    HttpResponse<String> answer =
+        send(gateway, "PATCH", path + "/web", "application/strategic-merge-patch+json", patch);
+
+    assertThat(answer.statusCode()).isEqualTo(200);
+    ObjectNode expected = before.deepCopy();
+    ObjectNode container =
+        (ObjectNode) expected.path("spec").path("template").path("spec").path("containers").get(0);
+    ((ObjectNode) container.path("env").get(1)).put("value", "blue");
+    ((ArrayNode) container.path("ports")).remove(1);
+    JsonNode stored = json(get(gateway, path + "/web"));
+    assertThat(withoutVersions(stored)).isEqualTo(withoutVersions(expected));
+    assertThat(stored.path("metadata").path("resourceVersion").asText())
+        .isNotEqualTo(before.path("metadata").path("resourceVersion").asText());
+  }
+
+  @Test
+  void mergePatchOnScaleSetsDeploymentReplicas() {
+    String path = "/apis/apps/v1/namespaces/" + namespace + "/deployments";
+    assertThat(post(gateway, path, deployment("web")).statusCode()).isEqualTo(201);
+
+    HttpResponse<String> answer =
+        send(
+            gateway,
+            "PATCH",
+            path + "/web/scale",
+            "application/merge-patch+json",
+            "{\"spec\":{\"replicas\":5}}");
+
+    assertThat(answer.statusCode()).isEqualTo(200);
+    assertThat(json(answer).path("kind").asText()).isEqualTo("Scale");
+    assertThat(json(answer).path("spec").path("replicas").asInt()).isEqualTo(5);
+    assertThat(json(get(gateway, path + "/web")).path("spec").path("replicas").asInt())
+        .isEqualTo(5);
+  }
+
+  // ---------------------------------------------------------------- dry run and selectors
+
+  @Test
+  void dryRunCreateAnswers201AndStoresNothing() {
+    HttpResponse<String> answer = post(gateway, pods() + "?dryRun=All", pod("web"));
+
+    assertThat(answer.statusCode()).isEqualTo(201);
+    assertThat(json(answer).path("metadata").path("name").asText()).isEqualTo("web");
+    assertThat(get(gateway, pods() + "/web").statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void listByLabelSelectorReturnsOnlyMatchingPods() {
+    post(gateway, pods(), pod("web-1", "app", "web", "tier", "front"));
+    post(gateway, pods(), pod("web-2", "app", "web", "tier", "back"));
+    post(gateway, pods(), pod("db-1", "app", "db", "tier", "back"));
+
+    assertThat(names(list("labelSelector=" + encode("app=web")))).containsExactly("web-1", "web-2");
+    assertThat(names(list("labelSelector=" + encode("tier in (back),app!=web"))))
+        .containsExactly("db-1");
+  }
+
+  @Test
+  void listByFieldSelectorOnNameReturnsThatPod() {
+    post(gateway, pods(), pod("web-1"));
+    post(gateway, pods(), pod("web-2"));
+
+    assertThat(names(list("fieldSelector=" + encode("metadata.name=web-2"))))
+        .containsExactly("web-2");
+  }
+
+  // ---------------------------------------------------------------- paths that name nothing
+
+  @Test
+  void watchPrefixWithoutAResourceIs404() {
+    HttpResponse<String> answer = get(gateway, "/api/v1/watch");
+
+    assertStatus(answer, 404, "NotFound");
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  /**
+   * The changes a test made to pods, in order, as the watch events they must produce. The watch
+   * cache delivers events in log order per partition, so the order checked is each pod's own.
+   */
+  private final class Changes {
+    private final List<String[]> made = new ArrayList<>();
+
+    void create(GatewayServer on, String name) {
+      HttpResponse<String> answer = post(on, pods(), pod(name));
+      assertThat(answer.statusCode()).as("create %s", name).isEqualTo(201);
+      record("ADDED", json(answer));
+    }
+
+    void label(GatewayServer on, String name) {
+      HttpResponse<String> answer =
+          send(
+              on,
+              "PATCH",
+              pods() + "/" + name,
+              "application/merge-patch+json",
+              "{\"metadata\":{\"labels\":{\"changed\":\"" + made.size() + "\"}}}");
+      assertThat(answer.statusCode()).as("label %s", name).isEqualTo(200);
+      record("MODIFIED", json(answer));
+    }
+
+    void delete(GatewayServer on, String name) {
+      HttpResponse<String> answer = send(on, "DELETE", pods() + "/" + name, null, null);
+      assertThat(answer.statusCode()).as("delete %s", name).isEqualTo(200);
+      record("DELETED", json(answer));
+    }
+
+    private void record(String type, JsonNode object) {
+      made.add(
+          new String[] {
+            type,
+            object.path("metadata").path("name").asText(),
+            object.path("metadata").path("resourceVersion").asText()
+          });
+    }
+
+    /** The events must be exactly the changes after the first {@code skipped}, per pod in order. */
+    void assertDeliveredAfter(int skipped, List<JsonNode> events) {
+      List<String> expected = new ArrayList<>();
+      made.subList(skipped, made.size()).forEach(c -> expected.add(String.join(" ", c)));
+      List<String> delivered = new ArrayList<>();
+      for (JsonNode event : events) {
+        JsonNode metadata = event.path("object").path("metadata");
+        delivered.add(
+            event.path("type").asText()
+                + " "
+                + metadata.path("name").asText()
+                + " "
+                + metadata.path("resourceVersion").asText());
+      }
+      assertThat(delivered).containsExactlyInAnyOrderElementsOf(expected);
+      assertThat(byPod(delivered)).isEqualTo(byPod(expected));
+    }
+
+    private Map<String, List<String>> byPod(List<String> events) {
+      Map<String, List<String>> byPod = new TreeMap<>();
+      for (String event : events) {
+        byPod.computeIfAbsent(event.split(" ")[1], p -> new ArrayList<>()).add(event);
+      }
+      return byPod;
+    }
+  }
+
+  private GatewayServer startGateway(int replyPartition) {
+    try {
+      return GatewayServer.start(bootstrap, topics, "127.0.0.1", 0, replyPartition);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private String pods() {
+    return "/api/v1/namespaces/" + namespace + "/pods";
+  }
+
+  private String listVersion(GatewayServer on) {
+    HttpResponse<String> list = get(on, pods());
+    assertThat(list.statusCode()).isEqualTo(200);
+    return json(list).path("metadata").path("resourceVersion").asText();
+  }
+
+  private JsonNode list(String query) {
+    HttpResponse<String> answer = get(gateway, pods() + "?" + query);
+    assertThat(answer.statusCode()).as("list ?%s", query).isEqualTo(200);
+    return json(answer);
+  }
+
+  private static List<String> names(JsonNode list) {
+    List<String> names = new ArrayList<>();
+    list.path("items").forEach(item -> names.add(item.path("metadata").path("name").asText()));
+    return names;
+  }
+
+  /** Watches pods in the test's namespace; the server ends the stream after timeoutSeconds. */
+  private CompletableFuture<List<JsonNode>> watchAsync(
+      GatewayServer on, String resourceVersion, int timeoutSeconds) {
+    String query =
+        "?watch=true&timeoutSeconds="
+            + timeoutSeconds
+            + (resourceVersion == null ? "" : "&resourceVersion=" + encode(resourceVersion));
+    return http.sendAsync(
+            request(on, "GET", pods() + query, null, null), HttpResponse.BodyHandlers.ofLines())
+        .thenApply(
+            response -> {
+              assertThat(response.statusCode()).isEqualTo(200);
+              try (Stream<String> lines = response.body()) {
+                return lines.filter(l -> !l.isBlank()).map(GatewayIT::parse).toList();
+              }
+            });
+  }
+
+  private List<JsonNode> watch(GatewayServer on, String resourceVersion, int timeoutSeconds) {
+    return join(watchAsync(on, resourceVersion, timeoutSeconds));
+  }
+
+  private static List<JsonNode> join(CompletableFuture<List<JsonNode>> events) {
+    try {
+      return events.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new AssertionError("the watch did not end within " + WAIT, e);
+    }
+  }
+
+  private HttpResponse<String> get(GatewayServer on, String path) {
+    return send(on, "GET", path, null, null);
+  }
+
+  private HttpResponse<String> post(GatewayServer on, String path, JsonNode body) {
+    return send(on, "POST", path, "application/json", body.toString());
+  }
+
+  private HttpResponse<String> put(GatewayServer on, String path, JsonNode body) {
+    return send(on, "PUT", path, "application/json", body.toString());
+  }
+
+  private HttpResponse<String> send(
+      GatewayServer on, String method, String path, String contentType, String body) {
+    try {
+      return http.send(
+          request(on, method, path, contentType, body), HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static HttpRequest request(
+      GatewayServer on, String method, String path, String contentType, String body) {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create(on.url() + path))
+            .timeout(WAIT)
+            .header("Accept", "application/json")
+            .method(
+                method,
+                body == null
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofString(body));
+    if (contentType != null) {
+      request.header("Content-Type", contentType);
+    }
+    return request.build();
+  }
+
+  private static void assertStatus(HttpResponse<String> answer, int code, String reason) {
+    assertThat(answer.statusCode()).as("HTTP status of %s", answer.body()).isEqualTo(code);
+    JsonNode status = json(answer);
+    assertThat(status.path("kind").asText()).isEqualTo("Status");
+    assertThat(status.path("status").asText()).isEqualTo("Failure");
+    assertThat(status.path("reason").asText()).isEqualTo(reason);
+    assertThat(status.path("code").asInt()).isEqualTo(code);
+  }
+
+  private static JsonNode json(HttpResponse<String> response) {
+    return parse(response.body());
+  }
+
+  private static JsonNode parse(String text) {
+    try {
+      return JSON.readTree(text);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static String encode(String value) {
+    return URLEncoder.encode(value, StandardCharsets.UTF_8);
+  }
+
+  private static ObjectNode withoutVersions(JsonNode object) {
+    ObjectNode copy = object.deepCopy();
+    ((ObjectNode) copy.path("metadata")).remove(List.of("resourceVersion", "generation"));
+    return copy;
+  }
+
+  private ObjectNode pod(String name, String... labels) {
+    ObjectNode pod = JSON.createObjectNode();
+    pod.put("apiVersion", "v1").put("kind", "Pod");
+    ObjectNode metadata = pod.putObject("metadata").put("name", name);
+    for (int i = 0; i + 1 < labels.length; i += 2) {
+      metadata.with("labels").put(labels[i], labels[i + 1]);
+    }
+    pod.putObject("spec")
+        .putArray("containers")
+        .addObject()
+        .put("name", "c")
+        .put("image", "nginx:1.25");
+    return pod;
+  }
+
+  private static ObjectNode deployment(String name) {
+    return (ObjectNode)
+        parse(
+            """
+            {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"%s"},
+             "spec":{"replicas":2,"selector":{"matchLabels":{"app":"%s"}},
+              "template":{"metadata":{"labels":{"app":"%s"}},
+               "spec":{"containers":[{"name":"web","image":"nginx:1.25",
+                 "env":[{"name":"LOG","value":"info"},{"name":"MODE","value":"green"}],
+                 "ports":[{"name":"http","containerPort":8080},
+                          {"name":"https","containerPort":8443}]}]}}}}
+            """
+                .formatted(name, name, name));
+  }
+}
