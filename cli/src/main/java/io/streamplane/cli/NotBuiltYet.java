@@ -24,7 +24,7 @@ abstract class NotBuiltYet implements Callable<Integer> {
             + role
             + ": not built yet ("
             + issue
-            + "). Built so far: up, gateway, store.");
+            + "). Built so far: up, gateway, store, controllers.");
     return 2;
   }
 
@@ -43,15 +43,6 @@ abstract class NotBuiltYet implements Callable<Integer> {
   static final class Store extends NotBuiltYet {
     Store() {
       super("store", "issue #3");
-    }
-  }
-
-  @Command(
-      name = "controllers",
-      description = "Deployment, ReplicaSet, GC and namespace controllers. (not built yet)")
-  static final class Controllers extends NotBuiltYet {
-    Controllers() {
-      super("controllers", "issue #4");
     }
   }
 

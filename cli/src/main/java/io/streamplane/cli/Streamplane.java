@@ -1,5 +1,6 @@
 package io.streamplane.cli;
 
+import io.streamplane.cli.roles.ControllersCommand;
 import io.streamplane.cli.roles.GatewayCommand;
 import io.streamplane.cli.roles.StoreCommand;
 import io.streamplane.cli.up.UpCommand;
@@ -20,7 +21,7 @@ import picocli.CommandLine.Command;
       UpCommand.class,
       GatewayCommand.class,
       StoreCommand.class,
-      NotBuiltYet.Controllers.class,
+      ControllersCommand.class,
       NotBuiltYet.Scheduler.class,
       NotBuiltYet.Node.class,
       NotBuiltYet.Nodes.class,

@@ -1,5 +1,7 @@
 package io.streamplane.store;
 
+import io.streamplane.api.Namespace;
+import io.streamplane.api.NamespaceStatus;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.Pod;
 import io.streamplane.api.PodCondition;
@@ -156,7 +158,9 @@ public final class StoreLogic {
       return new Outcome(result(command, at, 200, null, null, List.of(), stored), null, null);
     }
     ObjectMeta meta = KubeObjects.meta(updated);
-    if (meta.getDeletionTimestamp() != null && empty(meta.getFinalizers())) {
+    if (meta.getDeletionTimestamp() != null
+        && empty(meta.getFinalizers())
+        && empty(namespaceFinalizers(updated))) {
       return removed(command, at, updated);
     }
     return changed(command, at, 200, EventType.MODIFIED, updated);
@@ -182,7 +186,8 @@ public final class StoreLogic {
       finalizers.add(FOREGROUND_FINALIZER);
     }
     long grace = gracePeriod(stored, options);
-    if (finalizers.isEmpty() && grace == 0) {
+    List<String> namespaceFinalizers = namespaceFinalizers(stored);
+    if (finalizers.isEmpty() && grace == 0 && namespaceFinalizers.isEmpty()) {
       return removed(command, at, stored);
     }
     if (meta.getDeletionTimestamp() != null
@@ -204,7 +209,19 @@ public final class StoreLogic {
                 .setDeletionGracePeriodSeconds(grace)
                 .setFinalizers(finalizers.isEmpty() ? meta.getFinalizers() : finalizers)
                 .build());
+    if (terminating instanceof Namespace namespace) {
+      // The namespace controller empties it, then removes the spec finalizer.
+      namespace.setStatus(NamespaceStatus.newBuilder().setPhase("Terminating").build());
+    }
     return changed(command, at, 200, EventType.MODIFIED, terminating);
+  }
+
+  /** A Namespace's {@code spec.finalizers}: kept until its contents are gone. */
+  private static List<String> namespaceFinalizers(SpecificRecord object) {
+    if (object instanceof Namespace namespace && namespace.getSpec() != null) {
+      return nullToEmpty(namespace.getSpec().getFinalizers());
+    }
+    return List.of();
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.streamplane.cli.up;
 
+import io.streamplane.controller.ControllersApp;
 import io.streamplane.gateway.server.GatewayServer;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.log.UserInfo;
@@ -138,7 +139,12 @@ public final class UpCommand implements Callable<Integer> {
           LogStatus status = new LogStatus(admin, specs);
           Map<String, Long> records = status.recordOffsets();
           console.line("log end offsets: " + LogStatus.describe(records));
-          try (StoreApp store =
+          try (ControllersApp controllers =
+                  ControllersApp.start(
+                      topics,
+                      broker.bootstrapServers(),
+                      stateDir.resolve("controllers").toAbsolutePath());
+              StoreApp store =
                   StoreApp.start(
                       topics,
                       broker.bootstrapServers(),
@@ -146,8 +152,10 @@ public final class UpCommand implements Callable<Integer> {
               GatewayServer gateway =
                   GatewayServer.start(broker.bootstrapServers(), topics, "127.0.0.1", apiPort, 0)) {
             console.line(
-                "store: started (Kafka Streams application "
+                "store and controllers: started (Kafka Streams applications "
                     + StoreApp.applicationId(topics)
+                    + ", "
+                    + ControllersApp.applicationId(topics)
                     + ")");
             gateway.ensureSystemNamespaces(SYSTEM);
             console.line("gateway: Kubernetes API at " + gateway.url());

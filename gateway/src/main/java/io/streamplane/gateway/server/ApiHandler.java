@@ -86,10 +86,12 @@ final class ApiHandler implements HttpHandler {
   @Override
   public void handle(HttpExchange exchange) throws IOException {
     try (exchange) {
-      Map<String, String> query = query(exchange.getRequestURI().getRawQuery());
-      RequestInfo info =
-          RequestInfo.parse(exchange.getRequestMethod(), exchange.getRequestURI().getPath(), query);
+      String request = exchange.getRequestMethod() + " " + exchange.getRequestURI();
       try {
+        Map<String, String> query = query(exchange.getRequestURI().getRawQuery());
+        RequestInfo info =
+            RequestInfo.parse(
+                exchange.getRequestMethod(), exchange.getRequestURI().getPath(), query);
         if (info.resourceRequest()) {
           resource(exchange, info, query);
         } else {
@@ -102,7 +104,7 @@ final class ApiHandler implements HttpHandler {
       } catch (CacheUnavailableException e) {
         Responses.status(exchange, Statuses.timeout(e.getMessage(), 1));
       } catch (RuntimeException e) {
-        LOG.error("{} failed", info, e);
+        LOG.error("{} failed", request, e);
         Responses.status(
             exchange, Statuses.internalError(e.getClass().getSimpleName() + ": " + e.getMessage()));
       }

@@ -1,0 +1,44 @@
+package io.streamplane.cli.roles;
+
+import io.streamplane.controller.ControllersApp;
+import io.streamplane.schema.serde.KafkaSchemaCatalog;
+import io.streamplane.topics.Topics;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code streamplane controllers}: the Deployment, ReplicaSet, garbage-collector and namespace
+ * controllers against any Kafka cluster. A second instance takes half the namespace partitions, and
+ * all of them when the first dies.
+ */
+@Command(
+    name = "controllers",
+    mixinStandardHelpOptions = true,
+    description = "Run the controllers (deployments, replicasets, GC, namespaces) against Kafka.")
+public final class ControllersCommand implements Callable<Integer> {
+
+  @Mixin ClusterOptions cluster;
+
+  @Option(
+      names = "--state-dir",
+      defaultValue = ".streamplane/state-controllers",
+      description = "Local RocksDB state (default: ${DEFAULT-VALUE}).")
+  Path stateDir;
+
+  @Override
+  public Integer call() throws Exception {
+    KafkaSchemaCatalog catalog = cluster.catalog();
+    ControllersApp controllers =
+        ControllersApp.start(
+            new Topics(cluster.layout(), catalog),
+            cluster.bootstrapServers,
+            stateDir.toAbsolutePath());
+    System.out.println(
+        "controllers: running against " + cluster.bootstrapServers + ". Ctrl-C to stop.");
+    Roles.runUntilStopped(catalog, controllers);
+    return 0;
+  }
+}

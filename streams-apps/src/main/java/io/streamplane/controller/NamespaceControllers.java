@@ -1,0 +1,240 @@
+package io.streamplane.controller;
+
+import io.streamplane.api.Deployment;
+import io.streamplane.api.Namespace;
+import io.streamplane.api.Pod;
+import io.streamplane.api.ReplicaSet;
+import io.streamplane.controller.deployment.DeploymentReconciler;
+import io.streamplane.controller.gc.GarbageCollector;
+import io.streamplane.controller.namespace.NamespaceReconciler;
+import io.streamplane.controller.replicaset.ReplicaSetReconciler;
+import io.streamplane.log.EventType;
+import io.streamplane.log.ResourceCommand;
+import io.streamplane.log.ResourceEvent;
+import io.streamplane.log.UserInfo;
+import io.streamplane.schema.objects.KubeObjects;
+import io.streamplane.schema.objects.ResourceKey;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.processor.api.RecordMetadata;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * The shell of the controllers: keeps the objects of each namespace in a state store, and after
+ * every change in a namespace runs each reconciler over the namespace's view, forwarding their
+ * intents as commands. Command ids and timestamps derive from the input record, so a replay sends
+ * the same commands.
+ *
+ * <p>Store layout: {@code <namespace>/<resource>.<group>/<name>} → the last event of the object,
+ * and {@code <namespace>/~deleted/<uid>} → the DELETED event of an owner, kept while something
+ * still refers to it (the garbage collector needs to know an owner is gone, not merely unseen).
+ *
+ * <p>Limits: each change re-examines its whole namespace, so the cost per event grows with the
+ * namespace's size.
+ */
+final class NamespaceControllers
+    implements Processor<String, ResourceEvent, String, ResourceCommand> {
+
+  private static final String DELETED = "~deleted";
+  private static final UserInfo REPLICASET_CONTROLLER = serviceAccount("replicaset-controller");
+  private static final UserInfo DEPLOYMENT_CONTROLLER = serviceAccount("deployment-controller");
+  private static final UserInfo GARBAGE_COLLECTOR = serviceAccount("generic-garbage-collector");
+  private static final UserInfo NAMESPACE_CONTROLLER = serviceAccount("namespace-controller");
+
+  private ProcessorContext<String, ResourceCommand> context;
+  private KeyValueStore<String, ResourceEvent> objects;
+
+  @Override
+  public void init(ProcessorContext<String, ResourceCommand> context) {
+    this.context = context;
+    this.objects = context.getStateStore(ControllersTopology.OBJECTS);
+  }
+
+  /**
+   * The namespace an event belongs to: its own for namespaced objects, its name for a Namespace.
+   */
+  static String namespaceOf(ResourceEvent event) {
+    if (event.getObject() instanceof Namespace) {
+      return event.getName();
+    }
+    return event.getNamespace() == null || event.getNamespace().isEmpty()
+        ? null
+        : event.getNamespace();
+  }
+
+  @Override
+  public void process(Record<String, ResourceEvent> record) {
+    String namespace = record.key();
+    ResourceEvent event = record.value();
+    String key = key(namespace, event);
+    if (event.getType() == EventType.DELETED) {
+      objects.delete(key);
+      String uid = KubeObjects.meta((SpecificRecord) event.getObject()).getUid();
+      if (uid != null && !(event.getObject() instanceof Namespace)) {
+        objects.put(namespace + "/" + DELETED + "/" + uid, event);
+      }
+    } else {
+      objects.put(key, event);
+    }
+    NamespaceView view = view(namespace);
+    Instant now = Instant.ofEpochMilli(record.timestamp());
+    List<Decision> decisions = new ArrayList<>();
+    if (view.namespace() == null || !view.terminating()) {
+      for (Deployment deployment : view.all(Deployment.class)) {
+        decisions.addAll(deploymentDecisions(deployment, view, now));
+      }
+      List<Pod> pods = view.all(Pod.class);
+      for (ReplicaSet rs : view.all(ReplicaSet.class)) {
+        ReplicaSetReconciler.reconcile(rs, pods, now)
+            .forEach(i -> decisions.add(new Decision(i, REPLICASET_CONTROLLER)));
+      }
+    }
+    GarbageCollector.collect(view).forEach(i -> decisions.add(new Decision(i, GARBAGE_COLLECTOR)));
+    if (view.namespace() != null) {
+      NamespaceReconciler.reconcile(view)
+          .forEach(i -> decisions.add(new Decision(i, NAMESPACE_CONTROLLER)));
+    }
+    forget(namespace, view);
+    RecordMetadata position = context.recordMetadata().orElse(null);
+    for (int i = 0; i < decisions.size(); i++) {
+      Decision decision = decisions.get(i);
+      ResourceCommand command = command(decision, commandId(position, record, i));
+      String commandKey =
+          new ResourceKey(
+                  command.getResource(),
+                  command.getGroup(),
+                  command.getNamespace(),
+                  command.getName())
+              .toString();
+      context.forward(new Record<>(commandKey, command, record.timestamp()));
+    }
+  }
+
+  private record Decision(Intent intent, UserInfo actor) {}
+
+  private static List<Decision> deploymentDecisions(
+      Deployment deployment, NamespaceView view, Instant now) {
+    String uid = deployment.getMetadata().getUid();
+    List<ReplicaSet> owned =
+        view.all(ReplicaSet.class).stream()
+            .filter(rs -> Owners.controlledBy(rs.getMetadata(), uid))
+            .toList();
+    Set<String> rsUids = new HashSet<>();
+    owned.forEach(rs -> rsUids.add(rs.getMetadata().getUid()));
+    List<Pod> pods =
+        view.all(Pod.class).stream()
+            .filter(
+                p -> {
+                  var controller = Owners.controllerOf(p.getMetadata());
+                  return controller != null && rsUids.contains(controller.getUid());
+                })
+            .toList();
+    DeploymentReconciler.Decision decision =
+        DeploymentReconciler.reconcile(deployment, owned, pods, now);
+    List<Decision> decisions = new ArrayList<>();
+    decision.intents().forEach(i -> decisions.add(new Decision(i, DEPLOYMENT_CONTROLLER)));
+    if (decision.status() != null && !decision.status().equals(deployment.getStatus())) {
+      Deployment updated = KubeObjects.copy(deployment);
+      updated.setStatus(decision.status());
+      decisions.add(
+          new Decision(Intent.updateStatus("deployments", "apps", updated), DEPLOYMENT_CONTROLLER));
+    }
+    return decisions;
+  }
+
+  private NamespaceView view(String namespace) {
+    Namespace ns = null;
+    List<ResourceEvent> inNamespace = new ArrayList<>();
+    Set<String> deleted = new HashSet<>();
+    try (KeyValueIterator<String, ResourceEvent> it =
+        objects.prefixScan(namespace + "/", Serdes.String().serializer())) {
+      while (it.hasNext()) {
+        KeyValue<String, ResourceEvent> entry = it.next();
+        if (entry.key.startsWith(namespace + "/" + DELETED + "/")) {
+          deleted.add(entry.key.substring((namespace + "/" + DELETED + "/").length()));
+        } else if (entry.value.getObject() instanceof Namespace n) {
+          ns = n;
+        } else {
+          inNamespace.add(entry.value);
+        }
+      }
+    }
+    return new NamespaceView(namespace, ns, inNamespace, deleted);
+  }
+
+  /** Drops the memory of deleted owners nothing refers to any more. */
+  private void forget(String namespace, NamespaceView view) {
+    Set<String> referenced = new HashSet<>();
+    for (ResourceEvent event : view.objects()) {
+      Owners.refs(KubeObjects.meta((SpecificRecord) event.getObject()))
+          .forEach(ref -> referenced.add(ref.getUid()));
+    }
+    List<String> stale = new ArrayList<>();
+    try (KeyValueIterator<String, ResourceEvent> it =
+        objects.prefixScan(namespace + "/" + DELETED + "/", Serdes.String().serializer())) {
+      while (it.hasNext()) {
+        String key = it.next().key;
+        if (!referenced.contains(key.substring(key.lastIndexOf('/') + 1))) {
+          stale.add(key);
+        }
+      }
+    }
+    stale.forEach(objects::delete);
+  }
+
+  private static String key(String namespace, ResourceEvent event) {
+    return namespace + "/" + event.getResource() + "." + event.getGroup() + "/" + event.getName();
+  }
+
+  private static ResourceCommand command(Decision decision, String id) {
+    Intent intent = decision.intent();
+    return ResourceCommand.newBuilder()
+        .setId(id)
+        .setVerb(intent.verb())
+        .setResource(intent.resource())
+        .setGroup(intent.group())
+        .setNamespace(intent.namespace())
+        .setName(intent.name())
+        .setObject(intent.object())
+        .setDeleteOptions(intent.deleteOptions())
+        .setPreconditions(intent.preconditions())
+        .setActor(decision.actor())
+        .build();
+  }
+
+  /** Same input record, same decision index: the same id on every replay. */
+  private static String commandId(RecordMetadata position, Record<?, ?> record, int index) {
+    String seed =
+        (position == null
+                ? "?"
+                : position.topic() + "/" + position.partition() + "/" + position.offset())
+            + "/"
+            + record.timestamp()
+            + "/"
+            + index;
+    return UUID.nameUUIDFromBytes(seed.getBytes(StandardCharsets.UTF_8)).toString();
+  }
+
+  private static UserInfo serviceAccount(String name) {
+    return UserInfo.newBuilder()
+        .setUsername("system:serviceaccount:kube-system:" + name)
+        .setGroups(
+            List.of(
+                "system:serviceaccounts",
+                "system:serviceaccounts:kube-system",
+                "system:authenticated"))
+        .build();
+  }
+}

@@ -1,0 +1,49 @@
+package io.streamplane.controller.namespace;
+
+import io.streamplane.api.Namespace;
+import io.streamplane.api.NamespaceSpec;
+import io.streamplane.controller.Intent;
+import io.streamplane.controller.NamespaceView;
+import io.streamplane.log.ResourceEvent;
+import io.streamplane.schema.objects.KubeObjects;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.avro.specific.SpecificRecord;
+
+/**
+ * Kubernetes' namespace controller: once a namespace is being deleted (Terminating), delete
+ * everything in it; once nothing is left, remove the {@code kubernetes} finalizer from its spec,
+ * upon which the store removes the namespace.
+ */
+public final class NamespaceReconciler {
+
+  static final String FINALIZER = "kubernetes";
+
+  private NamespaceReconciler() {}
+
+  public static List<Intent> reconcile(NamespaceView view) {
+    List<Intent> intents = new ArrayList<>();
+    if (!view.terminating()) {
+      return intents;
+    }
+    for (ResourceEvent event : view.objects()) {
+      SpecificRecord object = (SpecificRecord) event.getObject();
+      if (KubeObjects.meta(object).getDeletionTimestamp() == null) {
+        intents.add(Intent.delete(event.getResource(), event.getGroup(), object, "Background"));
+      }
+    }
+    Namespace namespace = view.namespace();
+    List<String> finalizers =
+        namespace.getSpec() == null || namespace.getSpec().getFinalizers() == null
+            ? List.of()
+            : namespace.getSpec().getFinalizers();
+    if (view.objects().isEmpty() && finalizers.contains(FINALIZER)) {
+      List<String> remaining = new ArrayList<>(finalizers);
+      remaining.remove(FINALIZER);
+      Namespace finalized = KubeObjects.copy(namespace);
+      finalized.setSpec(NamespaceSpec.newBuilder().setFinalizers(remaining).build());
+      intents.add(Intent.update("namespaces", "", finalized));
+    }
+    return intents;
+  }
+}
