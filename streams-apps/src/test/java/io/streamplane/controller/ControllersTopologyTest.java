@@ -1,0 +1,235 @@
+package io.streamplane.controller;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.streamplane.api.Container;
+import io.streamplane.api.LabelSelector;
+import io.streamplane.api.Namespace;
+import io.streamplane.api.NamespaceSpec;
+import io.streamplane.api.ObjectMeta;
+import io.streamplane.api.OwnerReference;
+import io.streamplane.api.Pod;
+import io.streamplane.api.PodSpec;
+import io.streamplane.api.PodTemplateSpec;
+import io.streamplane.api.ReplicaSet;
+import io.streamplane.api.ReplicaSetSpec;
+import io.streamplane.log.CommandVerb;
+import io.streamplane.log.EventType;
+import io.streamplane.log.ResourceCommand;
+import io.streamplane.log.ResourceEvent;
+import io.streamplane.log.UserInfo;
+import io.streamplane.schema.serde.InMemorySchemaCatalog;
+import io.streamplane.topics.TopicLayout;
+import io.streamplane.topics.Topics;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Given these events, the controllers send these commands. */
+class ControllersTopologyTest {
+
+  private static final Instant T0 = Instant.parse("2026-11-22T10:00:00Z");
+  private static final Map<String, String> LABELS = Map.of("tier", "frontend");
+
+  private final Topics topics =
+      new Topics(TopicLayout.singleBroker("t"), new InMemorySchemaCatalog());
+  private TopologyTestDriver driver;
+  private TestInputTopic<String, ResourceEvent> events;
+  private TestOutputTopic<String, ResourceCommand> commands;
+  private long offset;
+
+  @BeforeEach
+  void start() {
+    Properties props = new Properties();
+    props.put(StreamsConfig.APPLICATION_ID_CONFIG, "controllers-test");
+    props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+    props.put(
+        StreamsConfig.STATE_DIR_CONFIG,
+        System.getProperty("java.io.tmpdir") + "/controllers-test-" + UUID.randomUUID());
+    driver = new TopologyTestDriver(ControllersTopology.buildTopology(topics), props);
+    events =
+        driver.createInputTopic(
+            topics.events().name(),
+            Serdes.String().serializer(),
+            topics.events().valueSerde().serializer(),
+            T0,
+            Duration.ofSeconds(1));
+    commands =
+        driver.createOutputTopic(
+            topics.commands().name(),
+            Serdes.String().deserializer(),
+            topics.commands().valueSerde().deserializer());
+  }
+
+  @AfterEach
+  void stop() {
+    driver.close();
+  }
+
+  @Test
+  void aNewReplicaSetGetsItsPodsWithControllerReferences() {
+    ReplicaSet rs = replicaSet(3);
+
+    send(EventType.ADDED, "replicasets", "apps", rs);
+
+    List<ResourceCommand> sent = commands.readValuesToList();
+    List<ResourceCommand> creates =
+        sent.stream().filter(c -> c.getVerb() == CommandVerb.CREATE).toList();
+    assertThat(creates).hasSize(3).allSatisfy(c -> assertThat(c.getResource()).isEqualTo("pods"));
+    assertThat(creates)
+        .extracting(ResourceCommand::getName)
+        .doesNotHaveDuplicates()
+        .allSatisfy(name -> assertThat(name).matches("frontend-[bcdfghjklmnpqrstvwxz2456789]{5}"));
+    Pod pod = (Pod) creates.get(0).getObject();
+    assertThat(pod.getMetadata().getLabels()).isEqualTo(LABELS);
+    OwnerReference owner = pod.getMetadata().getOwnerReferences().get(0);
+    assertThat(owner.getUid()).isEqualTo("rs-uid");
+    assertThat(owner.getController()).isTrue();
+    assertThat(creates.get(0).getActor().getUsername())
+        .isEqualTo("system:serviceaccount:kube-system:replicaset-controller");
+  }
+
+  @Test
+  void decidingTwiceOnTheSameViewCreatesTheSameNames() {
+    send(EventType.ADDED, "replicasets", "apps", replicaSet(2));
+    List<String> first = createdNames();
+    send(EventType.MODIFIED, "replicasets", "apps", replicaSet(2));
+
+    assertThat(createdNames()).isEqualTo(first);
+  }
+
+  @Test
+  void podsOfADeletedOwnerAreDeletedInTheBackground() {
+    ReplicaSet rs = replicaSet(1);
+    send(EventType.ADDED, "replicasets", "apps", rs);
+    Pod pod =
+        (Pod)
+            commands.readValuesToList().stream()
+                .filter(c -> c.getVerb() == CommandVerb.CREATE)
+                .findFirst()
+                .orElseThrow()
+                .getObject();
+    pod.getMetadata().setUid("pod-uid");
+    send(EventType.ADDED, "pods", "", pod);
+    commands.readValuesToList();
+
+    send(EventType.DELETED, "replicasets", "apps", rs);
+
+    assertThat(commands.readValuesToList())
+        .filteredOn(c -> c.getVerb() == CommandVerb.DELETE)
+        .singleElement()
+        .satisfies(
+            c -> {
+              assertThat(c.getName()).isEqualTo(pod.getMetadata().getName());
+              assertThat(c.getPreconditions().getUid()).isEqualTo("pod-uid");
+              assertThat(c.getActor().getUsername()).endsWith("generic-garbage-collector");
+            });
+  }
+
+  @Test
+  void aTerminatingNamespaceIsEmptiedThenFinalized() {
+    Namespace namespace = namespace(false);
+    send(EventType.ADDED, "namespaces", "", namespace);
+    send(EventType.ADDED, "replicasets", "apps", replicaSet(0));
+    commands.readValuesToList();
+
+    send(EventType.MODIFIED, "namespaces", "", namespace(true));
+    assertThat(commands.readValuesToList())
+        .filteredOn(c -> c.getVerb() == CommandVerb.DELETE)
+        .extracting(ResourceCommand::getName)
+        .containsExactly("frontend");
+
+    send(EventType.DELETED, "replicasets", "apps", replicaSet(0));
+    ResourceCommand finalize =
+        commands.readValuesToList().stream()
+            .filter(c -> c.getResource().equals("namespaces"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(finalize.getVerb()).isEqualTo(CommandVerb.UPDATE);
+    assertThat(((Namespace) finalize.getObject()).getSpec().getFinalizers()).isEmpty();
+  }
+
+  private List<String> createdNames() {
+    return commands.readValuesToList().stream()
+        .filter(c -> c.getVerb() == CommandVerb.CREATE)
+        .map(ResourceCommand::getName)
+        .toList();
+  }
+
+  private void send(EventType type, String resource, String group, SpecificRecord object) {
+    ObjectMeta meta = (ObjectMeta) object.get(object.getSchema().getField("metadata").pos());
+    ResourceEvent event =
+        ResourceEvent.newBuilder()
+            .setType(type)
+            .setResource(resource)
+            .setGroup(group)
+            .setNamespace(object instanceof Namespace ? null : "default")
+            .setName(meta.getName())
+            .setObject(object)
+            .setResourceVersion(offset++)
+            .setCommandId("c" + offset)
+            .setActor(UserInfo.newBuilder().setUsername("test").build())
+            .build();
+    events.pipeInput(resource + "." + group + "/default/" + meta.getName(), event);
+  }
+
+  private static Namespace namespace(boolean terminating) {
+    return Namespace.newBuilder()
+        .setApiVersion("v1")
+        .setKind("Namespace")
+        .setMetadata(
+            ObjectMeta.newBuilder()
+                .setName("default")
+                .setUid("ns-uid")
+                .setResourceVersion("1")
+                .setDeletionTimestamp(terminating ? T0 : null)
+                .build())
+        .setSpec(NamespaceSpec.newBuilder().setFinalizers(List.of("kubernetes")).build())
+        .build();
+  }
+
+  private static ReplicaSet replicaSet(int replicas) {
+    return ReplicaSet.newBuilder()
+        .setApiVersion("apps/v1")
+        .setKind("ReplicaSet")
+        .setMetadata(
+            ObjectMeta.newBuilder()
+                .setName("frontend")
+                .setNamespace("default")
+                .setUid("rs-uid")
+                .setResourceVersion("1")
+                .setGeneration(1L)
+                .build())
+        .setSpec(
+            ReplicaSetSpec.newBuilder()
+                .setReplicas(replicas)
+                .setSelector(LabelSelector.newBuilder().setMatchLabels(LABELS).build())
+                .setTemplate(
+                    PodTemplateSpec.newBuilder()
+                        .setMetadata(ObjectMeta.newBuilder().setLabels(LABELS).build())
+                        .setSpec(
+                            PodSpec.newBuilder()
+                                .setContainers(
+                                    List.of(
+                                        Container.newBuilder()
+                                            .setName("c")
+                                            .setImage("nginx")
+                                            .build()))
+                                .build())
+                        .build())
+                .build())
+        .build();
+  }
+}
