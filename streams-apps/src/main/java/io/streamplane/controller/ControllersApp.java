@@ -35,6 +35,11 @@ public final class ControllersApp implements AutoCloseable {
     return streams.state();
   }
 
+  /** How many tasks (partitions of the app's sub-topologies) this instance runs now. */
+  public int activeTasks() {
+    return streams.metadataForLocalThreads().stream().mapToInt(t -> t.activeTasks().size()).sum();
+  }
+
   @Override
   public void close() {
     streams.close(Duration.ofSeconds(30));
