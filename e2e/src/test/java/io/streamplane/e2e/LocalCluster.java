@@ -3,6 +3,8 @@ package io.streamplane.e2e;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A {@code ./streamplane up} cluster in its own directories and on free ports, started as a real
@@ -17,25 +19,34 @@ final class LocalCluster implements AutoCloseable {
   private final String[] args;
   private Launcher launcher;
 
-  LocalCluster(Path home) throws IOException {
+  private final int kafkaPort;
+
+  LocalCluster(Path home, String... extraArgs) throws IOException {
     this.home = home;
     this.kubectl = new Kubectl(home.resolve("kubeconfig"));
-    this.args =
-        new String[] {
-          "up",
-          "--data-dir",
-          home.resolve("data").toString(),
-          "--state-dir",
-          home.resolve("state").toString(),
-          "--kubeconfig",
-          home.resolve("kubeconfig").toString(),
-          "--kafka-port",
-          Integer.toString(Launcher.freePort()),
-          "--api-port",
-          Integer.toString(Launcher.freePort()),
-          "--status-interval",
-          "PT10S"
-        };
+    this.kafkaPort = Launcher.freePort();
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                "up",
+                "--data-dir",
+                home.resolve("data").toString(),
+                "--state-dir",
+                home.resolve("state").toString(),
+                "--kubeconfig",
+                home.resolve("kubeconfig").toString(),
+                "--kafka-port",
+                Integer.toString(kafkaPort),
+                "--api-port",
+                Integer.toString(Launcher.freePort()),
+                "--status-interval",
+                "PT10S"));
+    command.addAll(List.of(extraArgs));
+    this.args = command.toArray(String[]::new);
+  }
+
+  String kafkaBootstrap() {
+    return "127.0.0.1:" + kafkaPort;
   }
 
   LocalCluster start() throws IOException {

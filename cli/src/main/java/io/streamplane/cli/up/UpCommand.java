@@ -74,6 +74,12 @@ public final class UpCommand implements Callable<Integer> {
   Path kubeconfig;
 
   @Option(
+      names = "--no-controllers",
+      description =
+          "Do not run the controllers here: run 'streamplane controllers' (one or more) instead.")
+  boolean withoutControllers;
+
+  @Option(
       names = "--cluster",
       defaultValue = TopicLayout.DEFAULT_CLUSTER,
       description = "Cluster name, the prefix of every topic (default: ${DEFAULT-VALUE}).")
@@ -139,11 +145,13 @@ public final class UpCommand implements Callable<Integer> {
           LogStatus status = new LogStatus(admin, specs);
           Map<String, Long> records = status.recordOffsets();
           console.line("log end offsets: " + LogStatus.describe(records));
-          try (ControllersApp controllers =
-                  ControllersApp.start(
-                      topics,
-                      broker.bootstrapServers(),
-                      stateDir.resolve("controllers").toAbsolutePath());
+          try (AutoCloseable controllers =
+                  withoutControllers
+                      ? () -> {}
+                      : ControllersApp.start(
+                          topics,
+                          broker.bootstrapServers(),
+                          stateDir.resolve("controllers").toAbsolutePath());
               StoreApp store =
                   StoreApp.start(
                       topics,
@@ -152,10 +160,11 @@ public final class UpCommand implements Callable<Integer> {
               GatewayServer gateway =
                   GatewayServer.start(broker.bootstrapServers(), topics, "127.0.0.1", apiPort, 0)) {
             console.line(
-                "store and controllers: started (Kafka Streams applications "
+                "store"
+                    + (withoutControllers ? "" : " and controllers")
+                    + ": started (Kafka Streams applications "
                     + StoreApp.applicationId(topics)
-                    + ", "
-                    + ControllersApp.applicationId(topics)
+                    + (withoutControllers ? "" : ", " + ControllersApp.applicationId(topics))
                     + ")");
             gateway.ensureSystemNamespaces(SYSTEM);
             console.line("gateway: Kubernetes API at " + gateway.url());
