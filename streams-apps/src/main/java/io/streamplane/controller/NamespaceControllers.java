@@ -145,7 +145,7 @@ final class NamespaceControllers
         DeploymentReconciler.reconcile(deployment, owned, pods, now);
     List<Decision> decisions = new ArrayList<>();
     decision.intents().forEach(i -> decisions.add(new Decision(i, DEPLOYMENT_CONTROLLER)));
-    if (decision.status() != null && !decision.status().equals(deployment.getStatus())) {
+    if (decision.status() != null && !KubeObjects.same(decision.status(), deployment.getStatus())) {
       Deployment updated = KubeObjects.copy(deployment);
       updated.setStatus(decision.status());
       decisions.add(

@@ -21,7 +21,6 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import org.apache.avro.specific.SpecificRecord;
@@ -153,7 +152,7 @@ public final class StoreLogic {
   /** Writes an update unless it changes nothing; removes an object whose finalizers are done. */
   private static Outcome finishUpdate(
       ResourceCommand command, CommandPosition at, SpecificRecord stored, SpecificRecord updated) {
-    if (updated.equals(stored)) {
+    if (KubeObjects.same(updated, stored)) {
       // Kubernetes does not bump resourceVersion for an update that changes nothing.
       return new Outcome(result(command, at, 200, null, null, List.of(), stored), null, null);
     }
@@ -354,7 +353,12 @@ public final class StoreLogic {
     }
     Object oldSpec = KubeObjects.get(stored, KubeObjects.SPEC);
     Object newSpec = KubeObjects.get(object, KubeObjects.SPEC);
-    return Objects.equals(oldSpec, newSpec) ? generation : generation + 1;
+    boolean sameSpec =
+        oldSpec == newSpec
+            || (oldSpec instanceof SpecificRecord before
+                && newSpec instanceof SpecificRecord after
+                && KubeObjects.same(before, after));
+    return sameSpec ? generation : generation + 1;
   }
 
   private static Outcome changed(

@@ -18,15 +18,20 @@ public final class KubeObjects {
   public static final String STATUS = "status";
 
   /** The data model of the generated classes: Avro's specific data with their time conversions. */
-  public static final SpecificData MODEL = model();
+  public static final Model MODEL = new Model();
 
   private KubeObjects() {}
 
-  private static SpecificData model() {
-    SpecificData model = new SpecificData();
-    model.addLogicalTypeConversion(new TimeConversions.TimestampMillisConversion());
-    model.addLogicalTypeConversion(new TimeConversions.TimestampMicrosConversion());
-    return model;
+  /** Avro's specific data with the time conversions, and equality that can compare maps. */
+  public static final class Model extends SpecificData {
+    private Model() {
+      addLogicalTypeConversion(new TimeConversions.TimestampMillisConversion());
+      addLogicalTypeConversion(new TimeConversions.TimestampMicrosConversion());
+    }
+
+    boolean equal(Object a, Object b, Schema schema) {
+      return compare(a, b, schema, true) == 0;
+    }
   }
 
   /** The object's metadata, or an empty one if it has none (never null). */
@@ -65,6 +70,17 @@ public final class KubeObjects {
 
   private static Object copyValue(Schema schema, Object value) {
     return MODEL.deepCopy(schema, value);
+  }
+
+  /**
+   * Whether two records of one schema hold the same values, compared through {@link #MODEL} so that
+   * time fields (held as {@code Instant}) compare as the times they are; null equals null.
+   */
+  public static boolean same(SpecificRecord a, SpecificRecord b) {
+    if (a == null || b == null) {
+      return a == b;
+    }
+    return a.getSchema().equals(b.getSchema()) && MODEL.equal(a, b, a.getSchema());
   }
 
   /** The record's kind: the simple name of its schema, which is the Kubernetes kind. */

@@ -19,7 +19,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.zip.CRC32;
 
@@ -96,7 +95,7 @@ public final class ReplicaSetReconciler {
       }
     }
     ReplicaSetStatus status = status(rs, active, now);
-    if (!Objects.equals(status, rs.getStatus())) {
+    if (!KubeObjects.same(status, rs.getStatus())) {
       ReplicaSet updated = KubeObjects.copy(rs);
       updated.setStatus(status);
       intents.add(Intent.updateStatus("replicasets", "apps", updated));
