@@ -75,7 +75,7 @@ class KubectlE2E {
         .contains("created");
 
     String all = kubectl.run("get", "deploy,pods", "-A").expectSuccess().out();
-    assertThat(all).contains("deployment.apps/nginx-deployment", "0/2");
+    assertThat(all).contains("deployment.apps/nginx-deployment", "0/2", "pod/nginx-deployment-");
     assertThat(kubectl.run("get", "pods", "-o", "wide").expectSuccess().out())
         .contains("NOMINATED NODE", "Pending");
     assertThat(kubectl.run("get", "deploy", "nginx-deployment", "-o", "yaml").expectSuccess().out())
@@ -165,6 +165,49 @@ class KubectlE2E {
     Kubectl.Result get = kubectl.run("get", "configmap", "doomed");
     assertThat(get.exitCode()).isNotZero();
     assertThat(get.err()).contains("NotFound", "configmaps \"doomed\" not found");
+  }
+
+  @Test
+  void deleteWithCascadeOrphanKeepsTheReplicaSetAndForegroundRemovesEverything() throws Exception {
+    kubectl
+        .run("create", "deployment", "orphaner", "--image=nginx:1.14.2", "--replicas=2")
+        .expectSuccess();
+    await("the orphaner ReplicaSet")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> !kubectl.run("get", "rs", "-l", "app=orphaner", "--no-headers").out().isBlank());
+
+    kubectl.run("delete", "deploy", "orphaner", "--cascade=orphan").expectSuccess();
+
+    await("the ReplicaSet to lose its owner reference")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                kubectl
+                    .run(
+                        "get",
+                        "rs",
+                        "-l",
+                        "app=orphaner",
+                        "-o",
+                        "jsonpath={.items[0].metadata.ownerReferences}")
+                    .out()
+                    .isBlank());
+    assertThat(kubectl.run("get", "deploy", "orphaner").exitCode()).isNotZero();
+    assertThat(
+            kubectl.run("get", "pods", "-l", "app=orphaner", "--no-headers").out().lines().count())
+        .isEqualTo(2);
+
+    kubectl.run("create", "deployment", "foreground", "--image=nginx:1.14.2").expectSuccess();
+    await("the foreground ReplicaSet")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                !kubectl.run("get", "rs", "-l", "app=foreground", "--no-headers").out().isBlank());
+    kubectl.run("delete", "deploy", "foreground", "--cascade=foreground").expectSuccess();
+    assertThat(kubectl.run("get", "deploy,rs,pods", "-l", "app=foreground", "--no-headers").out())
+        .as("kubectl waited for the Deployment, which goes last")
+        .isBlank();
   }
 
   @Test

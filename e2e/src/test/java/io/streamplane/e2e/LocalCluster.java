@@ -20,11 +20,13 @@ final class LocalCluster implements AutoCloseable {
   private Launcher launcher;
 
   private final int kafkaPort;
+  private final int apiPort;
 
   LocalCluster(Path home, String... extraArgs) throws IOException {
     this.home = home;
     this.kubectl = new Kubectl(home.resolve("kubeconfig"));
     this.kafkaPort = Launcher.freePort();
+    this.apiPort = Launcher.freePort();
     List<String> command =
         new ArrayList<>(
             List.of(
@@ -38,11 +40,15 @@ final class LocalCluster implements AutoCloseable {
                 "--kafka-port",
                 Integer.toString(kafkaPort),
                 "--api-port",
-                Integer.toString(Launcher.freePort()),
+                Integer.toString(apiPort),
                 "--status-interval",
                 "PT10S"));
     command.addAll(List.of(extraArgs));
     this.args = command.toArray(String[]::new);
+  }
+
+  String apiUrl() {
+    return "http://127.0.0.1:" + apiPort;
   }
 
   String kafkaBootstrap() {
