@@ -79,20 +79,51 @@ class ControllersCrashE2E {
         Set<String> names = new HashSet<>(pods(cluster));
         assertThat(names).hasSize(60);
         assertThat(pods(cluster)).as("no pod beyond the 60 appears later").hasSize(60);
-        second.interrupt(Duration.ofSeconds(60));
+
+        // Mid-rollout: the image changes and the controllers die before they can act on it.
+        cluster
+            .kubectl
+            .run("create", "deployment", "rolling", "--image=nginx:1.14.2", "--replicas=4")
+            .expectSuccess();
+        await("the first ReplicaSet's 4 pods")
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> podsOf(cluster, "app=rolling").size() == 4);
+        cluster.kubectl.run("set", "image", "deploy/rolling", "nginx=nginx:1.16.1").expectSuccess();
+        second.kill();
+      }
+      try (Launcher third = Launcher.start(controllers)) {
+        await("the rollout's second ReplicaSet, with its pods, after the restart")
+            .atMost(Duration.ofMinutes(2))
+            .pollInterval(Duration.ofSeconds(1))
+            .until(
+                () -> {
+                  JsonNode sets = json(cluster, "get", "rs", "-l", "app=rolling", "-o", "json");
+                  int wanted = 0;
+                  for (JsonNode rs : sets.path("items")) {
+                    wanted += rs.path("spec").path("replicas").asInt();
+                  }
+                  return sets.path("items").size() == 2
+                      && podsOf(cluster, "app=rolling").size() == wanted;
+                });
+        List<String> rolling = podsOf(cluster, "app=rolling");
+        assertThat(new HashSet<>(rolling)).hasSameSizeAs(rolling);
+        assertThat(rolling.size()).as("4 replicas and a surge of 25%% (1)").isLessThanOrEqualTo(5);
+        third.interrupt(Duration.ofSeconds(60));
       }
       cluster.stop();
     }
   }
 
   private static List<String> pods(LocalCluster cluster) throws Exception {
-    JsonNode list =
-        JSON.readTree(
-            cluster
-                .kubectl
-                .run("get", "pods", "-l", "app=crowd", "-o", "json")
-                .expectSuccess()
-                .out());
+    return podsOf(cluster, "app=crowd");
+  }
+
+  private static JsonNode json(LocalCluster cluster, String... args) throws Exception {
+    return JSON.readTree(cluster.kubectl.run(args).expectSuccess().out());
+  }
+
+  private static List<String> podsOf(LocalCluster cluster, String selector) throws Exception {
+    JsonNode list = json(cluster, "get", "pods", "-l", selector, "-o", "json");
     List<String> names = new ArrayList<>();
     list.path("items").forEach(p -> names.add(p.path("metadata").path("name").asText()));
     return names;
