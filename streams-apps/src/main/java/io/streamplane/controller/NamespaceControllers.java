@@ -15,15 +15,19 @@ import io.streamplane.log.UserInfo;
 import io.streamplane.schema.objects.KubeObjects;
 import io.streamplane.schema.objects.ResourceKey;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -48,6 +52,7 @@ final class NamespaceControllers
     implements Processor<String, ResourceEvent, String, ResourceCommand> {
 
   private static final String DELETED = "~deleted";
+  private static final Duration WALL_CLOCK_INTERVAL = Duration.ofSeconds(5);
   private static final UserInfo REPLICASET_CONTROLLER = serviceAccount("replicaset-controller");
   private static final UserInfo DEPLOYMENT_CONTROLLER = serviceAccount("deployment-controller");
   private static final UserInfo GARBAGE_COLLECTOR = serviceAccount("generic-garbage-collector");
@@ -60,6 +65,7 @@ final class NamespaceControllers
   public void init(ProcessorContext<String, ResourceCommand> context) {
     this.context = context;
     this.objects = context.getStateStore(ControllersTopology.OBJECTS);
+    context.schedule(WALL_CLOCK_INTERVAL, PunctuationType.WALL_CLOCK_TIME, this::onWallClock);
   }
 
   /**
@@ -88,8 +94,19 @@ final class NamespaceControllers
     } else {
       objects.put(key, event);
     }
+    RecordMetadata position = context.recordMetadata().orElse(null);
+    String seed =
+        (position == null
+                ? "?"
+                : position.topic() + "/" + position.partition() + "/" + position.offset())
+            + "/"
+            + record.timestamp();
+    reconcile(namespace, Instant.ofEpochMilli(record.timestamp()), seed);
+  }
+
+  /** Runs every reconciler over the namespace's view and forwards their intents as commands. */
+  private void reconcile(String namespace, Instant now, String idSeed) {
     NamespaceView view = view(namespace);
-    Instant now = Instant.ofEpochMilli(record.timestamp());
     List<Decision> decisions = new ArrayList<>();
     if (view.namespace() == null || !view.terminating()) {
       for (Deployment deployment : view.all(Deployment.class)) {
@@ -107,10 +124,8 @@ final class NamespaceControllers
           .forEach(i -> decisions.add(new Decision(i, NAMESPACE_CONTROLLER)));
     }
     forget(namespace, view);
-    RecordMetadata position = context.recordMetadata().orElse(null);
     for (int i = 0; i < decisions.size(); i++) {
-      Decision decision = decisions.get(i);
-      ResourceCommand command = command(decision, commandId(position, record, i));
+      ResourceCommand command = command(decisions.get(i), commandId(idSeed, i));
       String commandKey =
           new ResourceKey(
                   command.getResource(),
@@ -118,8 +133,58 @@ final class NamespaceControllers
                   command.getNamespace(),
                   command.getName())
               .toString();
-      context.forward(new Record<>(commandKey, command, record.timestamp()));
+      context.forward(new Record<>(commandKey, command, now.toEpochMilli()));
     }
+  }
+
+  /**
+   * The wall-clock punctuator: what only the passing of time changes — a rollout's progress
+   * deadline, a pod becoming available after minReadySeconds — is decided here, for the namespaces
+   * with a Deployment or ReplicaSet still in motion. Like every decision it acts only by writing
+   * commands.
+   */
+  private void onWallClock(long wallClockMs) {
+    Set<String> unsettled = new TreeSet<>();
+    try (KeyValueIterator<String, ResourceEvent> it = objects.all()) {
+      while (it.hasNext()) {
+        KeyValue<String, ResourceEvent> entry = it.next();
+        if (inMotion(entry.value.getObject())) {
+          unsettled.add(entry.key.substring(0, entry.key.indexOf('/')));
+        }
+      }
+    }
+    for (String namespace : unsettled) {
+      reconcile(
+          namespace, Instant.ofEpochMilli(wallClockMs), "clock/" + namespace + "/" + wallClockMs);
+    }
+  }
+
+  private static boolean inMotion(Object object) {
+    if (object instanceof Deployment deployment) {
+      if (deployment.getSpec() == null
+          || deployment.getSpec().getProgressDeadlineSeconds() == null) {
+        return false;
+      }
+      var conditions =
+          deployment.getStatus() == null ? null : deployment.getStatus().getConditions();
+      if (conditions == null) {
+        return true;
+      }
+      return conditions.stream()
+          .noneMatch(
+              c ->
+                  "Progressing".equals(c.getType())
+                      && ("NewReplicaSetAvailable".equals(c.getReason())
+                          || "ProgressDeadlineExceeded".equals(c.getReason())));
+    }
+    if (object instanceof ReplicaSet rs && rs.getSpec() != null && rs.getStatus() != null) {
+      Integer minReady = rs.getSpec().getMinReadySeconds();
+      return minReady != null
+          && minReady > 0
+          && !Objects.equals(
+              rs.getStatus().getReadyReplicas(), rs.getStatus().getAvailableReplicas());
+    }
+    return false;
   }
 
   private record Decision(Intent intent, UserInfo actor) {}
@@ -215,16 +280,8 @@ final class NamespaceControllers
   }
 
   /** Same input record, same decision index: the same id on every replay. */
-  private static String commandId(RecordMetadata position, Record<?, ?> record, int index) {
-    String seed =
-        (position == null
-                ? "?"
-                : position.topic() + "/" + position.partition() + "/" + position.offset())
-            + "/"
-            + record.timestamp()
-            + "/"
-            + index;
-    return UUID.nameUUIDFromBytes(seed.getBytes(StandardCharsets.UTF_8)).toString();
+  private static String commandId(String seed, int index) {
+    return UUID.nameUUIDFromBytes((seed + "/" + index).getBytes(StandardCharsets.UTF_8)).toString();
   }
 
   private static UserInfo serviceAccount(String name) {

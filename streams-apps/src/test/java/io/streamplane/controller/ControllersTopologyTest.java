@@ -3,6 +3,8 @@ package io.streamplane.controller;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.streamplane.api.Container;
+import io.streamplane.api.Deployment;
+import io.streamplane.api.DeploymentSpec;
 import io.streamplane.api.LabelSelector;
 import io.streamplane.api.Namespace;
 import io.streamplane.api.NamespaceSpec;
@@ -58,7 +60,7 @@ class ControllersTopologyTest {
     props.put(
         StreamsConfig.STATE_DIR_CONFIG,
         System.getProperty("java.io.tmpdir") + "/controllers-test-" + UUID.randomUUID());
-    driver = new TopologyTestDriver(ControllersTopology.buildTopology(topics), props);
+    driver = new TopologyTestDriver(ControllersTopology.buildTopology(topics), props, T0);
     events =
         driver.createInputTopic(
             topics.events().name(),
@@ -159,6 +161,69 @@ class ControllersTopologyTest {
             .orElseThrow();
     assertThat(finalize.getVerb()).isEqualTo(CommandVerb.UPDATE);
     assertThat(((Namespace) finalize.getObject()).getSpec().getFinalizers()).isEmpty();
+  }
+
+  @Test
+  void aStalledRolloutIsMarkedProgressDeadlineExceededByTheWallClock() {
+    Deployment deployment = deployment();
+    send(EventType.ADDED, "deployments", "apps", deployment);
+    List<ResourceCommand> first = commands.readValuesToList();
+    ReplicaSet rs =
+        (ReplicaSet)
+            first.stream()
+                .filter(c -> c.getVerb() == CommandVerb.CREATE)
+                .findFirst()
+                .orElseThrow()
+                .getObject();
+    rs.getMetadata().setUid("new-rs-uid");
+    rs.getMetadata().setResourceVersion("7");
+    Deployment withStatus =
+        (Deployment)
+            first.stream()
+                .filter(c -> c.getVerb() == CommandVerb.UPDATE_STATUS)
+                .findFirst()
+                .orElseThrow()
+                .getObject();
+    send(EventType.ADDED, "replicasets", "apps", rs);
+    send(EventType.MODIFIED, "deployments", "apps", withStatus);
+    commands.readValuesToList();
+
+    driver.advanceWallClockTime(Duration.ofSeconds(30));
+
+    assertThat(commands.readValuesToList())
+        .filteredOn(
+            c -> c.getVerb() == CommandVerb.UPDATE_STATUS && c.getResource().equals("deployments"))
+        .singleElement()
+        .satisfies(
+            c ->
+                assertThat(((Deployment) c.getObject()).getStatus().getConditions())
+                    .anySatisfy(
+                        condition -> {
+                          assertThat(condition.getType()).isEqualTo("Progressing");
+                          assertThat(condition.getReason()).isEqualTo("ProgressDeadlineExceeded");
+                        }));
+  }
+
+  private static Deployment deployment() {
+    return Deployment.newBuilder()
+        .setApiVersion("apps/v1")
+        .setKind("Deployment")
+        .setMetadata(
+            ObjectMeta.newBuilder()
+                .setName("web")
+                .setNamespace("default")
+                .setUid("deploy-uid")
+                .setResourceVersion("3")
+                .setGeneration(1L)
+                .build())
+        .setSpec(
+            DeploymentSpec.newBuilder()
+                .setReplicas(1)
+                .setProgressDeadlineSeconds(10)
+                .setSelector(LabelSelector.newBuilder().setMatchLabels(LABELS).build())
+                .setTemplate(replicaSet(1).getSpec().getTemplate())
+                .build())
+        .build();
   }
 
   private List<String> createdNames() {
