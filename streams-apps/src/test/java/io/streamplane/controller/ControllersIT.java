@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.kafka.embedded.KafkaBrokerExtension;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
+import io.streamplane.streams.StreamsApp;
 import io.streamplane.topics.TopicInitializer;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
@@ -37,13 +38,13 @@ class ControllersIT {
       new TopicInitializer(admin).ensure(topics.all());
       int total = 2 * layout.logPartitions(); // the events source and the by-namespace repartition
 
-      try (ControllersApp first =
+      try (StreamsApp first =
           ControllersApp.start(topics, broker.bootstrapServers(), state.resolve("a"))) {
         await("the first instance to run every task")
             .atMost(Duration.ofSeconds(90))
             .until(
                 () -> first.state() == KafkaStreams.State.RUNNING && first.activeTasks() == total);
-        ControllersApp second =
+        StreamsApp second =
             ControllersApp.start(topics, broker.bootstrapServers(), state.resolve("b"));
         try {
           await("the two instances to share the tasks")

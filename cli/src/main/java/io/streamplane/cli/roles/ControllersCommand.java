@@ -2,6 +2,7 @@ package io.streamplane.cli.roles;
 
 import io.streamplane.controller.ControllersApp;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
+import io.streamplane.streams.StreamsApp;
 import io.streamplane.topics.Topics;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -31,7 +32,7 @@ public final class ControllersCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     KafkaSchemaCatalog catalog = cluster.catalog();
-    ControllersApp controllers =
+    StreamsApp controllers =
         ControllersApp.start(
             new Topics(cluster.layout(), catalog),
             cluster.bootstrapServers,

@@ -2,6 +2,7 @@ package io.streamplane.cli.roles;
 
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.store.StoreApp;
+import io.streamplane.streams.StreamsApp;
 import io.streamplane.topics.Topics;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -30,7 +31,7 @@ public final class StoreCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     KafkaSchemaCatalog catalog = cluster.catalog();
-    StoreApp store =
+    StreamsApp store =
         StoreApp.start(
             new Topics(cluster.layout(), catalog),
             cluster.bootstrapServers,

@@ -6,6 +6,7 @@ import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.log.UserInfo;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.store.StoreApp;
+import io.streamplane.streams.StreamsApp;
 import io.streamplane.topics.TopicInitializer;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.TopicSpec;
@@ -152,7 +153,7 @@ public final class UpCommand implements Callable<Integer> {
                           topics,
                           broker.bootstrapServers(),
                           stateDir.resolve("controllers").toAbsolutePath());
-              StoreApp store =
+              StreamsApp store =
                   StoreApp.start(
                       topics,
                       broker.bootstrapServers(),

@@ -11,6 +11,7 @@ import io.streamplane.kafka.embedded.KafkaBrokerExtension;
 import io.streamplane.log.UserInfo;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.store.StoreApp;
+import io.streamplane.streams.StreamsApp;
 import io.streamplane.topics.TopicInitializer;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
@@ -71,7 +72,7 @@ class GatewayIT {
   private String bootstrap;
   private KafkaSchemaCatalog catalog;
   private Topics topics;
-  private StoreApp store;
+  private StreamsApp store;
   private GatewayServer gateway;
   private String namespace;
 

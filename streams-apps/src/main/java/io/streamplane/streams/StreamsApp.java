@@ -1,0 +1,43 @@
+package io.streamplane.streams;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.Topology;
+
+/**
+ * One running Streamplane Kafka Streams application (the store, the controllers, ...) with the
+ * shared settings of {@link StreamsSettings}. Instances with the same application id split the
+ * partitions between them.
+ */
+public final class StreamsApp implements AutoCloseable {
+
+  private final KafkaStreams streams;
+
+  private StreamsApp(KafkaStreams streams) {
+    this.streams = streams;
+  }
+
+  public static StreamsApp start(
+      String applicationId, Topology topology, String bootstrapServers, Path stateDir) {
+    KafkaStreams streams =
+        new KafkaStreams(
+            topology, StreamsSettings.exactlyOnce(applicationId, bootstrapServers, stateDir));
+    streams.start();
+    return new StreamsApp(streams);
+  }
+
+  public KafkaStreams.State state() {
+    return streams.state();
+  }
+
+  /** How many tasks (partitions of the app's sub-topologies) this instance runs now. */
+  public int activeTasks() {
+    return streams.metadataForLocalThreads().stream().mapToInt(t -> t.activeTasks().size()).sum();
+  }
+
+  @Override
+  public void close() {
+    streams.close(Duration.ofSeconds(30));
+  }
+}
