@@ -24,7 +24,7 @@ abstract class NotBuiltYet implements Callable<Integer> {
             + role
             + ": not built yet ("
             + issue
-            + "). Built so far: up, gateway, store, controllers.");
+            + "). Built so far: up, gateway, store, controllers, scheduler.");
     return 2;
   }
 
@@ -43,13 +43,6 @@ abstract class NotBuiltYet implements Callable<Integer> {
   static final class Store extends NotBuiltYet {
     Store() {
       super("store", "issue #3");
-    }
-  }
-
-  @Command(name = "scheduler", description = "Scheduler and binder. (not built yet)")
-  static final class Scheduler extends NotBuiltYet {
-    Scheduler() {
-      super("scheduler", "issue #5");
     }
   }
 

@@ -2,6 +2,7 @@ package io.streamplane.cli;
 
 import io.streamplane.cli.roles.ControllersCommand;
 import io.streamplane.cli.roles.GatewayCommand;
+import io.streamplane.cli.roles.SchedulerCommand;
 import io.streamplane.cli.roles.StoreCommand;
 import io.streamplane.cli.up.UpCommand;
 import picocli.CommandLine;
@@ -22,7 +23,7 @@ import picocli.CommandLine.Command;
       GatewayCommand.class,
       StoreCommand.class,
       ControllersCommand.class,
-      NotBuiltYet.Scheduler.class,
+      SchedulerCommand.class,
       NotBuiltYet.Node.class,
       NotBuiltYet.Nodes.class,
       NotBuiltYet.Replay.class,

@@ -20,13 +20,13 @@ class UpRestartE2E {
   void aRestartedClusterFindsItsTopicsAndRecords(@TempDir Path home) throws Exception {
     try (LocalCluster cluster = new LocalCluster(home)) {
       cluster.start();
-      assertThat(cluster.launcher().awaitLine("topics:", START)).contains("0 found, 6 created");
+      assertThat(cluster.launcher().awaitLine("topics:", START)).contains("0 found, 9 created");
       cluster.kubectl.run("create", "configmap", "kept", "--from-literal=a=1").expectSuccess();
       cluster.stop();
       assertThat(cluster.launcher().lines()).anyMatch(l -> l.endsWith("stopped."));
 
       cluster.start();
-      assertThat(cluster.launcher().awaitLine("topics:", START)).contains("6 found, 0 created");
+      assertThat(cluster.launcher().awaitLine("topics:", START)).contains("9 found, 0 created");
       assertThat(cluster.launcher().awaitLine("log end offsets:", START))
           .as("the commands of the first run: 4 system namespaces and the configmap")
           .contains("sp.commands 5 ");

@@ -2,7 +2,10 @@ package io.streamplane.topics;
 
 import io.streamplane.api.Pod;
 import io.streamplane.log.AuditEvent;
+import io.streamplane.log.BindRejection;
+import io.streamplane.log.BindRequest;
 import io.streamplane.log.CommandResult;
+import io.streamplane.log.NodeUsage;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.schema.serde.AvroSerde;
@@ -26,20 +29,28 @@ public final class Topics {
   public static final String BINDINGS = "bindings";
   public static final String AUDIT = "audit";
   public static final String SCHEMAS = "schemas";
+  public static final String BIND_REQUESTS = "bind-requests";
+  public static final String BIND_REJECTIONS = "bind-rejections";
+  public static final String NODE_USAGE = "node-usage";
 
   private static final long RESULTS_RETENTION_MS = Duration.ofHours(1).toMillis();
   private static final long AUDIT_RETENTION_MS = Duration.ofDays(30).toMillis();
 
   private final TopicLayout layout;
+  private final SchemaCatalog catalog;
   private final Topic<String, ResourceCommand> commands;
   private final Topic<String, ResourceEvent> events;
   private final Topic<String, CommandResult> results;
   private final Topic<String, Pod> bindings;
   private final Topic<String, AuditEvent> audit;
   private final Topic<String, String> schemas;
+  private final Topic<String, BindRequest> bindRequests;
+  private final Topic<String, BindRejection> bindRejections;
+  private final Topic<String, NodeUsage> nodeUsage;
 
   public Topics(TopicLayout layout, SchemaCatalog catalog) {
     this.layout = layout;
+    this.catalog = catalog;
     Serde<String> keys = Serdes.String();
     this.commands =
         new Topic<>(
@@ -67,10 +78,30 @@ public final class Topics {
             keys,
             new AvroSerde<>(AuditEvent.class, catalog));
     this.schemas = new Topic<>(schemasSpec(layout), keys, Serdes.String());
+    this.bindRequests =
+        new Topic<>(
+            spec(BIND_REQUESTS, layout.logPartitions(), deletedAfter(RESULTS_RETENTION_MS)),
+            keys,
+            new AvroSerde<>(BindRequest.class, catalog));
+    this.bindRejections =
+        new Topic<>(
+            spec(BIND_REJECTIONS, layout.logPartitions(), deletedAfter(RESULTS_RETENTION_MS)),
+            keys,
+            new AvroSerde<>(BindRejection.class, catalog));
+    this.nodeUsage =
+        new Topic<>(
+            spec(NODE_USAGE, layout.logPartitions(), compacted()),
+            keys,
+            new AvroSerde<>(NodeUsage.class, catalog));
   }
 
   public TopicLayout layout() {
     return layout;
+  }
+
+  /** The schema catalog the serdes use; for state stores of Streamplane's own record types. */
+  public SchemaCatalog catalog() {
+    return catalog;
   }
 
   /** Resource commands, keyed by resource key; written by gateways, controllers, schedulers. */
@@ -103,6 +134,21 @@ public final class Topics {
     return schemas;
   }
 
+  /** Scheduling proposals, keyed by node name; read by the binder. */
+  public Topic<String, BindRequest> bindRequests() {
+    return bindRequests;
+  }
+
+  /** Proposals the binder refused, keyed by pod key (co-partitioned with events). */
+  public Topic<String, BindRejection> bindRejections() {
+    return bindRejections;
+  }
+
+  /** Each node and its allocated requests, by node name; compacted; the schedulers' view. */
+  public Topic<String, NodeUsage> nodeUsage() {
+    return nodeUsage;
+  }
+
   public List<TopicSpec> all() {
     return List.of(
         commands.spec(),
@@ -110,7 +156,10 @@ public final class Topics {
         results.spec(),
         bindings.spec(),
         audit.spec(),
-        schemas.spec());
+        schemas.spec(),
+        bindRequests.spec(),
+        bindRejections.spec(),
+        nodeUsage.spec());
   }
 
   /** The schemas topic's spec for a layout, needed before a catalog (and so Topics) exists. */

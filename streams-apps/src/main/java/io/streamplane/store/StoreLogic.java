@@ -247,6 +247,10 @@ public final class StoreLogic {
     if (!(current.getObject() instanceof Pod pod) || pod.getSpec() == null) {
       return failure(command, at, 400, "BadRequest", "only pods can be bound", List.of());
     }
+    Outcome conflict = checkPreconditions(command, at, pod, null);
+    if (conflict != null) {
+      return conflict;
+    }
     String node = command.getNodeName();
     if (node == null || node.isBlank()) {
       return failure(

@@ -4,6 +4,8 @@ import io.streamplane.controller.ControllersApp;
 import io.streamplane.gateway.server.GatewayServer;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.log.UserInfo;
+import io.streamplane.scheduler.SchedulerApp;
+import io.streamplane.scheduler.framework.SchedulerConfig;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.store.StoreApp;
 import io.streamplane.streams.StreamsApp;
@@ -81,6 +83,11 @@ public final class UpCommand implements Callable<Integer> {
   boolean withoutControllers;
 
   @Option(
+      names = "--no-scheduler",
+      description = "Do not run a scheduler and binder here: run 'streamplane scheduler' instead.")
+  boolean withoutScheduler;
+
+  @Option(
       names = "--cluster",
       defaultValue = TopicLayout.DEFAULT_CLUSTER,
       description = "Cluster name, the prefix of every topic (default: ${DEFAULT-VALUE}).")
@@ -153,6 +160,10 @@ public final class UpCommand implements Callable<Integer> {
                           topics,
                           broker.bootstrapServers(),
                           stateDir.resolve("controllers").toAbsolutePath());
+              AutoCloseable scheduling =
+                  withoutScheduler
+                      ? () -> {}
+                      : startScheduling(topics, broker.bootstrapServers());
               StreamsApp store =
                   StoreApp.start(
                       topics,
@@ -162,7 +173,8 @@ public final class UpCommand implements Callable<Integer> {
                   GatewayServer.start(broker.bootstrapServers(), topics, "127.0.0.1", apiPort, 0)) {
             console.line(
                 "store"
-                    + (withoutControllers ? "" : " and controllers")
+                    + (withoutControllers ? "" : ", controllers")
+                    + (withoutScheduler ? "" : ", scheduler and binder")
                     + ": started (Kafka Streams applications "
                     + StoreApp.applicationId(topics)
                     + (withoutControllers ? "" : ", " + ControllersApp.applicationId(topics))
@@ -183,6 +195,22 @@ public final class UpCommand implements Callable<Integer> {
       stopped.countDown();
     }
     return 0;
+  }
+
+  private AutoCloseable startScheduling(Topics topics, String bootstrapServers) {
+    StreamsApp binder =
+        SchedulerApp.startBinder(topics, bootstrapServers, stateDir.resolve("binder").toAbsolutePath());
+    StreamsApp scheduler =
+        SchedulerApp.startScheduler(
+            topics,
+            SchedulerConfig.defaults(),
+            "up",
+            bootstrapServers,
+            stateDir.resolve("scheduler").toAbsolutePath());
+    return () -> {
+      scheduler.close();
+      binder.close();
+    };
   }
 
   private void runUntilInterrupted(Console console, LogStatus status) {

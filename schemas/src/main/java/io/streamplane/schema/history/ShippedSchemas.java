@@ -2,8 +2,12 @@ package io.streamplane.schema.history;
 
 import io.streamplane.api.Pod;
 import io.streamplane.log.AuditEvent;
+import io.streamplane.log.BindRejection;
 import io.streamplane.log.BindRequest;
 import io.streamplane.log.CommandResult;
+import io.streamplane.log.NodeLedger;
+import io.streamplane.log.NodeUsage;
+import io.streamplane.log.QueuedPod;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
 import java.io.BufferedReader;
@@ -30,7 +34,9 @@ import org.apache.avro.specific.SpecificData;
  */
 public final class ShippedSchemas {
 
-  /** The types written as values to Streamplane's topics, and so versioned. */
+  /**
+   * The types written as values to Streamplane's topics (changelogs included), and so versioned.
+   */
   public static final List<Class<?>> TOP_LEVEL =
       List.of(
           ResourceCommand.class,
@@ -38,6 +44,10 @@ public final class ShippedSchemas {
           CommandResult.class,
           AuditEvent.class,
           BindRequest.class,
+          BindRejection.class,
+          NodeUsage.class,
+          NodeLedger.class,
+          QueuedPod.class,
           Pod.class);
 
   static final String ROOT = "streamplane/schema-history/";

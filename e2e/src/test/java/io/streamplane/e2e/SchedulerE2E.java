@@ -1,0 +1,165 @@
+package io.streamplane.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The scheduler and binder of {@code ./streamplane up}, driven by kubectl against registered
+ * (fake) Node objects: placements, FailedScheduling, nodeSelector, node affinity and taints.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class SchedulerE2E {
+
+  private static final Duration PLACED = Duration.ofSeconds(60);
+  private Path home;
+  private LocalCluster cluster;
+  private Kubectl kubectl;
+
+  @BeforeAll
+  void startCluster() throws Exception {
+    home = Files.createTempDirectory("scheduler-e2e");
+    cluster = new LocalCluster(home).start();
+    kubectl = cluster.kubectl;
+    kubectl.runWithInput(node("plain-1", "4", "", ""), "apply", "-f", "-").expectSuccess();
+    kubectl.runWithInput(node("ssd-1", "4", "    disk: ssd\n    zone: blue\n", ""), "apply", "-f", "-").expectSuccess();
+    kubectl
+        .runWithInput(
+            node("dedicated-1", "4", "    role: dedicated\n", "  taints:\n  - key: dedicated\n    value: web\n    effect: NoSchedule\n"),
+            "apply", "-f", "-")
+        .expectSuccess();
+  }
+
+  @AfterAll
+  void stopCluster() throws Exception {
+    cluster.stop();
+    cluster.close();
+    try (var files = Files.walk(home)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+  }
+
+  @Test
+  void theNginxDeploymentsPodsGetANodeShownByGetPodsWide() throws Exception {
+    kubectl.run("apply", "-f", Launcher.repositoryRoot().resolve("examples/nginx-deployment.yaml").toString()).expectSuccess();
+
+    await("both nginx pods to be bound")
+        .atMost(PLACED)
+        .until(() -> nodesOf("app=nginx").split(" ").length == 2 && !nodesOf("app=nginx").contains("<none>"));
+    assertThat(nodesOf("app=nginx")).doesNotContain("dedicated-1");
+    assertThat(kubectl.run("get", "pods", "-l", "app=nginx", "-o", "wide").expectSuccess().out())
+        .containsAnyOf("plain-1", "ssd-1");
+  }
+
+  @Test
+  void aPodTooBigForEveryNodeWaitsWithFailedSchedulingUntilABigEnoughNodeArrives() throws Exception {
+    kubectl.runWithInput(pod("huge", "    resources:\n      requests:\n        cpu: \"16\"\n", ""), "apply", "-f", "-").expectSuccess();
+
+    await("the FailedScheduling event on the pod")
+        .atMost(PLACED)
+        .until(() -> kubectl.run("describe", "pod", "huge").out().contains("FailedScheduling"));
+    String described = kubectl.run("describe", "pod", "huge").expectSuccess().out();
+    assertThat(described)
+        .contains("0/3 nodes are available:")
+        .contains("2 Insufficient cpu")
+        .contains("1 node(s) had untolerated taint {dedicated: web}");
+    assertThat(kubectl.run("get", "pod", "huge", "-o", "jsonpath={.spec.nodeName}").out()).isEmpty();
+
+    kubectl.runWithInput(node("big-1", "32", "", ""), "apply", "-f", "-").expectSuccess();
+
+    await("the pod to land on the big node, with nothing else done")
+        .atMost(PLACED)
+        .until(() -> kubectl.run("get", "pod", "huge", "-o", "jsonpath={.spec.nodeName}").out().equals("big-1"));
+    await("the Scheduled event")
+        .atMost(PLACED)
+        .until(() -> kubectl.run("describe", "pod", "huge").out().contains("Successfully assigned default/huge to big-1"));
+  }
+
+  @Test
+  void nodeSelectorAndRequiredAffinityChooseTheMatchingNode() throws Exception {
+    kubectl.runWithInput(pod("selected", "", "  nodeSelector:\n    disk: ssd\n"), "apply", "-f", "-").expectSuccess();
+    kubectl
+        .runWithInput(
+            pod(
+                "affine",
+                "",
+                "  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+                    + "        nodeSelectorTerms:\n        - matchExpressions:\n          - key: zone\n"
+                    + "            operator: In\n            values: [blue]\n"),
+            "apply", "-f", "-")
+        .expectSuccess();
+
+    await("both to land on ssd-1").atMost(PLACED).until(() -> nodeOf("selected").equals("ssd-1") && nodeOf("affine").equals("ssd-1"));
+  }
+
+  @Test
+  void aNoScheduleTaintKeepsOutPodsThatDoNotTolerateIt() throws Exception {
+    String toDedicated = "  nodeSelector:\n    role: dedicated\n";
+    kubectl.runWithInput(pod("intolerant", "", toDedicated), "apply", "-f", "-").expectSuccess();
+    kubectl
+        .runWithInput(
+            pod(
+                "tolerant",
+                "",
+                toDedicated
+                    + "  tolerations:\n  - key: dedicated\n    operator: Equal\n    value: web\n    effect: NoSchedule\n"),
+            "apply", "-f", "-")
+        .expectSuccess();
+
+    await("the tolerant pod on the dedicated node").atMost(PLACED).until(() -> nodeOf("tolerant").equals("dedicated-1"));
+    await("the intolerant pod refused")
+        .atMost(PLACED)
+        .until(() -> kubectl.run("describe", "pod", "intolerant").out().contains("untolerated taint {dedicated: web}"));
+    assertThat(nodeOf("intolerant")).isEmpty();
+  }
+
+  private String nodeOf(String pod) throws Exception {
+    return kubectl.run("get", "pod", pod, "-o", "jsonpath={.spec.nodeName}").out();
+  }
+
+  private String nodesOf(String selector) throws Exception {
+    return kubectl.run("get", "pods", "-l", selector, "-o", "jsonpath={.items[*].spec.nodeName}").out().trim();
+  }
+
+  private static String node(String name, String cpu, String labels, String taints) {
+    return """
+        apiVersion: v1
+        kind: Node
+        metadata:
+          name: %s
+          labels:
+            kubernetes.io/hostname: %1$s
+        %s
+        spec:
+        %s
+        status:
+          capacity: {cpu: "%s", memory: 16Gi, pods: "110"}
+          allocatable: {cpu: "%4$s", memory: 16Gi, pods: "110"}
+          conditions:
+          - {type: Ready, status: "True", reason: KubeletReady}
+        """
+        .formatted(name, labels, taints.isEmpty() ? "  unschedulable: false\n" : taints, cpu);
+  }
+
+  private static String pod(String name, String resources, String spec) {
+    return """
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: %s
+        spec:
+        %s  containers:
+          - name: c
+            image: nginx:1.14.2
+        %s"""
+        .formatted(name, spec, resources);
+  }
+}

@@ -1,0 +1,254 @@
+package io.streamplane.scheduler.binder;
+
+import io.streamplane.api.Node;
+import io.streamplane.api.Pod;
+import io.streamplane.controller.Intent;
+import io.streamplane.log.BindRejection;
+import io.streamplane.log.BindRequest;
+import io.streamplane.log.EventType;
+import io.streamplane.log.NodeLedger;
+import io.streamplane.log.NodeUsage;
+import io.streamplane.log.ResourceEvent;
+import io.streamplane.scheduler.SchedulerEvents;
+import io.streamplane.scheduler.framework.PodRequests;
+import io.streamplane.scheduler.framework.Resources;
+import io.streamplane.schema.objects.ResourceKey;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * The binder: for the nodes of the partitions it owns, the authoritative ledger of what is
+ * allocated on each node. A {@link BindRequest} is accepted only if the pod still fits — then the
+ * place is taken in the ledger and the BIND command written, in one transaction — otherwise it is
+ * answered with a {@link BindRejection} and the pod goes back to its scheduler's queue.
+ *
+ * <p>Invariant: the requests held in a node's ledger never exceed its allocatable, whatever the
+ * number of schedulers proposing; every place granted is written to {@code node-usage}, the
+ * schedulers' view. Places are released when a pod is deleted or finishes (Succeeded, Failed), and
+ * when a BIND was not confirmed by the pod's event within {@link #CONFIRM_WITHIN} (the pod was
+ * deleted, or bound elsewhere, in between). Pods bound without the scheduler (spec.nodeName set by
+ * hand) are counted when their event arrives, even if that over-commits the node, as the kubelet
+ * would still run them.
+ */
+public final class Binder implements Processor<String, SpecificRecord, String, SpecificRecord> {
+
+  public static final String LEDGER = "node-ledger";
+  public static final String NODES = "binder-nodes";
+  static final Duration CONFIRM_WITHIN = Duration.ofSeconds(30);
+  private static final Duration SWEEP = Duration.ofSeconds(5);
+
+  private ProcessorContext<String, SpecificRecord> context;
+  private KeyValueStore<String, NodeLedger> ledgers;
+  private KeyValueStore<String, NodeUsage> nodes;
+
+  @Override
+  public void init(ProcessorContext<String, SpecificRecord> context) {
+    this.context = context;
+    this.ledgers = context.getStateStore(LEDGER);
+    this.nodes = context.getStateStore(NODES);
+    context.schedule(SWEEP, PunctuationType.WALL_CLOCK_TIME, this::releaseUnconfirmed);
+  }
+
+  @Override
+  public void process(Record<String, SpecificRecord> record) {
+    String node = record.key();
+    if (record.value() instanceof BindRequest request) {
+      bind(node, request, record.timestamp());
+    } else if (record.value() instanceof ResourceEvent event && event.getObject() instanceof Node n) {
+      if (event.getType() == EventType.DELETED) {
+        nodes.delete(node);
+        context.forward(new Record<>(node, null, record.timestamp()));
+      } else {
+        NodeUsage usage = usage(node, n, ledger(node));
+        nodes.put(node, usage);
+        context.forward(new Record<>(node, usage, record.timestamp()));
+      }
+    } else if (record.value() instanceof ResourceEvent event && event.getObject() instanceof Pod pod) {
+      observe(node, event, pod, record.timestamp());
+    }
+  }
+
+  private void bind(String node, BindRequest request, long timestamp) {
+    NodeUsage known = nodes.get(node);
+    NodeLedger ledger = ledger(node);
+    if (ledger.getPods().containsKey(request.getPodKey())) {
+      return; // a repeated proposal for a place already granted
+    }
+    if (known == null || known.getNode() == null) {
+      reject(request, "node \"" + node + "\" not found", timestamp);
+      return;
+    }
+    Resources allocatable = Resources.allocatableOf(known.getNode());
+    Resources wanted = Resources.fromMap(request.getRequests());
+    Resources after = allocated(ledger).plus(wanted);
+    List<String> insufficient = insufficient(after, allocatable);
+    if (!insufficient.isEmpty()) {
+      reject(request, String.join(", ", insufficient), timestamp);
+      return;
+    }
+    Map<String, Map<String, Long>> pods = new HashMap<>(ledger.getPods());
+    pods.put(request.getPodKey(), request.getRequests());
+    Map<String, Long> unconfirmed = new HashMap<>(ledger.getUnconfirmed());
+    unconfirmed.put(request.getPodKey(), timestamp);
+    NodeLedger updated = NodeLedger.newBuilder().setPods(pods).setUnconfirmed(unconfirmed).build();
+    ledgers.put(node, updated);
+    publish(node, known.getNode(), updated, timestamp);
+    context.forward(
+        SchedulerEvents.bind(
+            request.getNamespace(),
+            request.getPodName(),
+            request.getPodUid(),
+            node,
+            id("bind", request.getPodUid(), node, request.getAttempt()),
+            timestamp));
+  }
+
+  private void observe(String node, ResourceEvent event, Pod pod, long timestamp) {
+    String podKey = new ResourceKey("pods", "", event.getNamespace(), event.getName()).toString();
+    NodeLedger ledger = ledger(node);
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    boolean gone =
+        event.getType() == EventType.DELETED || "Succeeded".equals(phase) || "Failed".equals(phase);
+    Map<String, Map<String, Long>> pods = new HashMap<>(ledger.getPods());
+    Map<String, Long> unconfirmed = new HashMap<>(ledger.getUnconfirmed());
+    boolean changed;
+    if (gone) {
+      changed = pods.remove(podKey) != null;
+      unconfirmed.remove(podKey);
+    } else if (pods.containsKey(podKey)) {
+      changed = unconfirmed.remove(podKey) != null;
+      if (changed && event.getType() == EventType.MODIFIED && pod.getSpec() != null) {
+        context.forward(
+            SchedulerEvents.command(
+                Intent.create(
+                    "events",
+                    "",
+                    SchedulerEvents.about(
+                        pod,
+                        "Normal",
+                        "Scheduled",
+                        "Successfully assigned "
+                            + event.getNamespace()
+                            + "/"
+                            + event.getName()
+                            + " to "
+                            + node,
+                        Instant.ofEpochMilli(timestamp))),
+                id("scheduled", pod.getMetadata().getUid(), node, 0),
+                timestamp));
+      }
+    } else {
+      pods.put(podKey, PodRequests.of(pod).toMap());
+      changed = true;
+    }
+    if (!changed) {
+      return;
+    }
+    NodeLedger updated = NodeLedger.newBuilder().setPods(pods).setUnconfirmed(unconfirmed).build();
+    ledgers.put(node, updated);
+    NodeUsage known = nodes.get(node);
+    publish(node, known == null ? null : known.getNode(), updated, timestamp);
+  }
+
+  /** Places whose BIND never showed up in the pod's events are given back. */
+  private void releaseUnconfirmed(long nowMs) {
+    List<KeyValue<String, NodeLedger>> expired = new ArrayList<>();
+    try (KeyValueIterator<String, NodeLedger> it = ledgers.all()) {
+      while (it.hasNext()) {
+        KeyValue<String, NodeLedger> entry = it.next();
+        if (entry.value.getUnconfirmed().values().stream()
+            .anyMatch(at -> nowMs - at > CONFIRM_WITHIN.toMillis())) {
+          expired.add(entry);
+        }
+      }
+    }
+    for (KeyValue<String, NodeLedger> entry : expired) {
+      Map<String, Map<String, Long>> pods = new HashMap<>(entry.value.getPods());
+      Map<String, Long> unconfirmed = new HashMap<>();
+      entry.value.getUnconfirmed().forEach((pod, at) -> {
+        if (nowMs - at > CONFIRM_WITHIN.toMillis()) {
+          pods.remove(pod);
+        } else {
+          unconfirmed.put(pod, at);
+        }
+      });
+      NodeLedger updated = NodeLedger.newBuilder().setPods(pods).setUnconfirmed(unconfirmed).build();
+      ledgers.put(entry.key, updated);
+      NodeUsage known = nodes.get(entry.key);
+      publish(entry.key, known == null ? null : known.getNode(), updated, nowMs);
+    }
+  }
+
+  private void publish(String node, Node object, NodeLedger ledger, long timestamp) {
+    NodeUsage usage = usage(node, object, ledger);
+    nodes.put(node, usage);
+    context.forward(new Record<>(node, usage, timestamp));
+  }
+
+  private void reject(BindRequest request, String reason, long timestamp) {
+    context.forward(
+        new Record<>(
+            request.getPodKey(),
+            BindRejection.newBuilder().setRequest(request).setReason(reason).build(),
+            timestamp));
+  }
+
+  private NodeLedger ledger(String node) {
+    NodeLedger ledger = ledgers.get(node);
+    return ledger == null ? new NodeLedger() : ledger;
+  }
+
+  private static NodeUsage usage(String node, Node object, NodeLedger ledger) {
+    return NodeUsage.newBuilder()
+        .setNodeName(node)
+        .setNode(object)
+        .setAllocated(allocated(ledger).toMap())
+        .build();
+  }
+
+  static Resources allocated(NodeLedger ledger) {
+    Resources sum = Resources.fromMap(Map.of());
+    for (Map<String, Long> requests : ledger.getPods().values()) {
+      sum = sum.plus(Resources.fromMap(requests));
+    }
+    return sum;
+  }
+
+  /** Kubernetes' NodeResourcesFit reasons for what the node lacks, empty when it fits. */
+  static List<String> insufficient(Resources wanted, Resources allocatable) {
+    List<String> reasons = new ArrayList<>();
+    if (wanted.milliCpu() > allocatable.milliCpu()) {
+      reasons.add("Insufficient cpu");
+    }
+    if (wanted.memory() > allocatable.memory()) {
+      reasons.add("Insufficient memory");
+    }
+    if (wanted.ephemeralStorage() > allocatable.ephemeralStorage()) {
+      reasons.add("Insufficient ephemeral-storage");
+    }
+    if (wanted.pods() > allocatable.pods()) {
+      reasons.add("Too many pods");
+    }
+    return reasons;
+  }
+
+  private static String id(String what, String podUid, String node, int attempt) {
+    return UUID.nameUUIDFromBytes(
+            (what + "/" + podUid + "/" + node + "/" + attempt).getBytes(StandardCharsets.UTF_8))
+        .toString();
+  }
+}

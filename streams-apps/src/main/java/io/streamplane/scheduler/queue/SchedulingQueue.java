@@ -1,0 +1,291 @@
+package io.streamplane.scheduler.queue;
+
+import io.streamplane.api.Pod;
+import io.streamplane.api.PodCondition;
+import io.streamplane.api.PodStatus;
+import io.streamplane.controller.Intent;
+import io.streamplane.log.BindRejection;
+import io.streamplane.log.BindRequest;
+import io.streamplane.log.EventType;
+import io.streamplane.log.NodeUsage;
+import io.streamplane.log.QueuedPod;
+import io.streamplane.log.ResourceEvent;
+import io.streamplane.scheduler.SchedulerEvents;
+import io.streamplane.scheduler.framework.NodeInfo;
+import io.streamplane.scheduler.framework.Resources;
+import io.streamplane.scheduler.framework.ScheduleResult;
+import io.streamplane.scheduler.framework.Scheduler;
+import io.streamplane.scheduler.framework.SchedulerConfig;
+import io.streamplane.schema.objects.KubeObjects;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+/**
+ * A scheduler's queue of pending pods, for the pod-key partitions this instance owns: pods enter
+ * from {@code events} when unbound and meant for this scheduler, leave when bound or deleted, and
+ * are tried, by priority then age, against the global view of nodes (the binder's {@code
+ * node-usage}, slightly stale) every few milliseconds of wall-clock time.
+ *
+ * <p>A placement is only a proposal: a {@link BindRequest} to the binder of that node, which
+ * alone decides. A pod that fits nowhere gets a {@code FailedScheduling} Event and a PodScheduled
+ * =False condition, and is tried again after an exponential backoff (1 s doubling to 10 s) — or at
+ * once when the view of the nodes changes, or when the binder rejects it. Several schedulers race
+ * safely: the binder never over-commits a node.
+ *
+ * <p>Limits: no preemption; placements made by this instance but not yet visible in {@code
+ * node-usage} are remembered for two seconds, so a burst does not pile onto one node.
+ */
+public final class SchedulingQueue implements Processor<String, SpecificRecord, String, SpecificRecord> {
+
+  public static final String QUEUE = "scheduling-queue";
+  public static final String NODES = "nodes";
+  static final Duration TICK = Duration.ofMillis(50);
+  static final Duration BIND_WAIT = Duration.ofSeconds(10);
+  static final Duration INITIAL_BACKOFF = Duration.ofSeconds(1);
+  static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
+  static final Duration IN_FLIGHT = Duration.ofSeconds(2);
+  static final int MAX_PER_TICK = 1000;
+
+  private final SchedulerConfig config;
+  private final String schedulerId;
+  private ProcessorContext<String, SpecificRecord> context;
+  private KeyValueStore<String, QueuedPod> queue;
+  private ReadOnlyKeyValueStore<String, NodeUsage> nodes;
+  private final Map<String, InFlight> inFlight = new HashMap<>();
+  private long viewFingerprint;
+  private long sequence;
+
+  private record InFlight(String node, Resources requests, long at) {}
+
+  public SchedulingQueue(SchedulerConfig config, String schedulerId) {
+    this.config = config;
+    this.schedulerId = schedulerId;
+  }
+
+  @Override
+  public void init(ProcessorContext<String, SpecificRecord> context) {
+    this.context = context;
+    this.queue = context.getStateStore(QUEUE);
+    this.nodes = context.getStateStore(NODES);
+    context.schedule(TICK, PunctuationType.WALL_CLOCK_TIME, this::tick);
+  }
+
+  @Override
+  public void process(Record<String, SpecificRecord> record) {
+    if (record.value() instanceof ResourceEvent event && event.getObject() instanceof Pod pod) {
+      QueuedPod queued = queue.get(record.key());
+      if (event.getType() != EventType.DELETED && pending(pod)) {
+        QueuedPod.Builder entry =
+            queued == null ? QueuedPod.newBuilder().setNotBefore(0) : QueuedPod.newBuilder(queued);
+        queue.put(record.key(), entry.setPod(pod).build());
+      } else if (queued != null) {
+        queue.delete(record.key());
+        inFlight.remove(record.key());
+      }
+    } else if (record.value() instanceof BindRejection rejection) {
+      QueuedPod queued = queue.get(record.key());
+      inFlight.remove(record.key());
+      if (queued != null) {
+        // Retry at once: the view that made the proposal was stale, a fresher one is coming.
+        queue.put(
+            record.key(),
+            QueuedPod.newBuilder(queued)
+                .setNotBefore(0)
+                .setLastFailure(rejection.getReason())
+                .build());
+      }
+    }
+  }
+
+  /** Unbound, not being deleted, not finished, and meant for this scheduler. */
+  boolean pending(Pod pod) {
+    if (pod.getSpec() == null || pod.getSpec().getNodeName() != null) {
+      return false;
+    }
+    if (pod.getMetadata() == null || pod.getMetadata().getDeletionTimestamp() != null) {
+      return false;
+    }
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
+      return false;
+    }
+    String wanted = pod.getSpec().getSchedulerName() == null ? "default-scheduler" : pod.getSpec().getSchedulerName();
+    return wanted.equals(config.schedulerName());
+  }
+
+  private void tick(long nowMs) {
+    inFlight.values().removeIf(f -> nowMs - f.at() > IN_FLIGHT.toMillis());
+    List<NodeInfo> view = nodeView();
+    long fingerprint = fingerprint(view);
+    boolean viewChanged = fingerprint != viewFingerprint;
+    viewFingerprint = fingerprint;
+    List<KeyValue<String, QueuedPod>> due = new ArrayList<>();
+    try (KeyValueIterator<String, QueuedPod> it = queue.all()) {
+      while (it.hasNext()) {
+        KeyValue<String, QueuedPod> entry = it.next();
+        boolean waitingForBind = inFlight.containsKey(entry.key);
+        if (entry.value.getNotBefore() <= nowMs
+            || (viewChanged && entry.value.getLastFailure() != null && !waitingForBind)) {
+          due.add(entry);
+        }
+      }
+    }
+    due.sort(ORDER);
+    for (KeyValue<String, QueuedPod> entry : due.subList(0, Math.min(due.size(), MAX_PER_TICK))) {
+      attempt(entry.key, entry.value, view, nowMs);
+    }
+  }
+
+  private void attempt(String podKey, QueuedPod queued, List<NodeInfo> view, long nowMs) {
+    Pod pod = queued.getPod();
+    ScheduleResult result = Scheduler.schedule(pod, withInFlight(view), config, seed(podKey, queued));
+    if (result.scheduled()) {
+      inFlight.put(podKey, new InFlight(result.nodeName(), result.requests(), nowMs));
+      queue.put(
+          podKey,
+          QueuedPod.newBuilder(queued)
+              .setAttempts(queued.getAttempts() + 1)
+              .setNotBefore(nowMs + BIND_WAIT.toMillis())
+              .build());
+      BindRequest request =
+          BindRequest.newBuilder()
+              .setPodKey(podKey)
+              .setPodUid(pod.getMetadata().getUid())
+              .setNamespace(pod.getMetadata().getNamespace())
+              .setPodName(pod.getMetadata().getName())
+              .setNodeName(result.nodeName())
+              .setRequests(result.requests().toMap())
+              .setSchedulerId(schedulerId)
+              .setAttempt(queued.getAttempts() + 1)
+              .build();
+      context.forward(new Record<>(result.nodeName(), request, nowMs));
+      return;
+    }
+    int attempts = queued.getAttempts() + 1;
+    long backoff =
+        Math.min(MAX_BACKOFF.toMillis(), INITIAL_BACKOFF.toMillis() << Math.min(attempts - 1, 10));
+    queue.put(
+        podKey,
+        QueuedPod.newBuilder(queued)
+            .setAttempts(attempts)
+            .setNotBefore(nowMs + backoff)
+            .setLastFailure(result.failureMessage())
+            .build());
+    if (!result.failureMessage().equals(queued.getLastFailure())) {
+      report(pod, result.failureMessage(), nowMs);
+    }
+  }
+
+  /** FailedScheduling: an Event, and the PodScheduled condition kubectl describe shows. */
+  private void report(Pod pod, String message, long nowMs) {
+    Instant now = Instant.ofEpochMilli(nowMs);
+    context.forward(
+        SchedulerEvents.command(
+            Intent.create(
+                "events", "", SchedulerEvents.about(pod, "Warning", "FailedScheduling", message, now)),
+            nextId(pod),
+            nowMs));
+    Pod unschedulable = KubeObjects.copy(pod);
+    PodStatus status = unschedulable.getStatus() == null ? new PodStatus() : unschedulable.getStatus();
+    List<PodCondition> conditions = new ArrayList<>();
+    if (status.getConditions() != null) {
+      status.getConditions().stream().filter(c -> !"PodScheduled".equals(c.getType())).forEach(conditions::add);
+    }
+    conditions.add(
+        PodCondition.newBuilder()
+            .setType("PodScheduled")
+            .setStatus("False")
+            .setReason("Unschedulable")
+            .setMessage(message)
+            .setLastTransitionTime(now.truncatedTo(ChronoUnit.SECONDS))
+            .build());
+    status.setConditions(conditions);
+    unschedulable.setStatus(status);
+    context.forward(SchedulerEvents.command(Intent.updateStatus("pods", "", unschedulable), nextId(pod), nowMs));
+  }
+
+  private List<NodeInfo> nodeView() {
+    List<NodeInfo> view = new ArrayList<>();
+    try (KeyValueIterator<String, NodeUsage> it = nodes.all()) {
+      while (it.hasNext()) {
+        NodeUsage usage = it.next().value;
+        if (usage != null && usage.getNode() != null) {
+          view.add(
+              new NodeInfo(
+                  usage.getNode(),
+                  Resources.allocatableOf(usage.getNode()),
+                  Resources.fromMap(usage.getAllocated())));
+        }
+      }
+    }
+    return view;
+  }
+
+  /** The view plus what this instance proposed but the binder has not reported yet. */
+  private List<NodeInfo> withInFlight(List<NodeInfo> view) {
+    if (inFlight.isEmpty()) {
+      return view;
+    }
+    Map<String, Resources> extra = new HashMap<>();
+    inFlight.values().forEach(f -> extra.merge(f.node(), f.requests(), Resources::plus));
+    List<NodeInfo> adjusted = new ArrayList<>(view.size());
+    for (NodeInfo node : view) {
+      Resources more = extra.get(node.node().getMetadata().getName());
+      adjusted.add(
+          more == null ? node : new NodeInfo(node.node(), node.allocatable(), node.requested().plus(more)));
+    }
+    return adjusted;
+  }
+
+  private static long fingerprint(List<NodeInfo> view) {
+    long hash = view.size();
+    for (NodeInfo node : view) {
+      hash = hash * 31 + node.node().getMetadata().getName().hashCode();
+      hash = hash * 31 + node.requested().hashCode();
+      hash = hash * 31 + node.allocatable().hashCode();
+      hash = hash * 31 + String.valueOf(node.node().getSpec()).hashCode();
+    }
+    return hash;
+  }
+
+  private static long seed(String podKey, QueuedPod queued) {
+    return podKey.hashCode() * 31L + queued.getAttempts();
+  }
+
+  private String nextId(Pod pod) {
+    return UUID.nameUUIDFromBytes(
+            (schedulerId + "/" + pod.getMetadata().getUid() + "/" + sequence++).getBytes(StandardCharsets.UTF_8))
+        .toString();
+  }
+
+  /** Higher priority first, then older pods first. */
+  private static final Comparator<KeyValue<String, QueuedPod>> ORDER =
+      Comparator.<KeyValue<String, QueuedPod>>comparingInt(
+              e -> {
+                Integer priority = e.value.getPod().getSpec().getPriority();
+                return priority == null ? 0 : -priority;
+              })
+          .thenComparing(
+              e -> {
+                Instant created = e.value.getPod().getMetadata().getCreationTimestamp();
+                return created == null ? Instant.EPOCH : created;
+              })
+          .thenComparing(e -> e.key);
+}
