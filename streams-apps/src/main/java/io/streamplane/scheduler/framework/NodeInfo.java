@@ -1,0 +1,47 @@
+package io.streamplane.scheduler.framework;
+
+import io.streamplane.api.Node;
+
+/**
+ * One node as the scheduler sees it: the Node object, what it offers ({@link
+ * Resources#allocatableOf}) and the sum of the requests of the pods already placed on it ({@code
+ * requested.pods()} is their number).
+ *
+ * <p>{@code nonZeroRequested} is the same sum with kube-scheduler's non-zero defaults (see {@link
+ * PodRequests#nonZeroRequests}); LeastAllocated scores with it. The three-argument constructor uses
+ * {@code requested} for both, which is exact when every placed pod requests CPU and memory.
+ *
+ * <p>Immutable: {@link #withPod} and {@link #withoutPod} return new values.
+ */
+public record NodeInfo(
+    Node node, Resources allocatable, Resources requested, Resources nonZeroRequested) {
+
+  public NodeInfo(Node node, Resources allocatable, Resources requested) {
+    this(node, allocatable, requested, requested);
+  }
+
+  /** A node with nothing placed on it yet. */
+  public static NodeInfo of(Node node) {
+    return new NodeInfo(node, Resources.allocatableOf(node), Resources.ZERO, Resources.ZERO);
+  }
+
+  public String name() {
+    return node.getMetadata() == null ? null : node.getMetadata().getName();
+  }
+
+  public NodeInfo withPod(PodRequests pod) {
+    return new NodeInfo(
+        node,
+        allocatable,
+        requested.plus(pod.requests()),
+        nonZeroRequested.plus(pod.nonZeroRequests()));
+  }
+
+  public NodeInfo withoutPod(PodRequests pod) {
+    return new NodeInfo(
+        node,
+        allocatable,
+        requested.minus(pod.requests()),
+        nonZeroRequested.minus(pod.nonZeroRequests()));
+  }
+}

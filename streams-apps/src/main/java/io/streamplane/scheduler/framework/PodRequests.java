@@ -1,0 +1,95 @@
+package io.streamplane.scheduler.framework;
+
+import io.streamplane.api.Container;
+import io.streamplane.api.Pod;
+import io.streamplane.api.PodSpec;
+import io.streamplane.api.ResourceRequirements;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a pod asks of a node, computed as kube-scheduler's {@code resource.PodRequests} does: the
+ * sum of the containers' requests, raised per resource to the largest init container's request
+ * (init containers run one at a time, before the others), plus {@code spec.overhead}; the pod count
+ * is 1.
+ *
+ * <p>{@link #requests} is what NodeResourcesFit and BalancedAllocation use. {@link
+ * #nonZeroRequests} is what LeastAllocated scores with: a container that requests no CPU counts as
+ * 100m and one that requests no memory as 200Mi (kube-scheduler's {@code DefaultMilliCPURequest}
+ * and {@code DefaultMemoryRequest}), so best-effort pods still spread.
+ *
+ * <p>A container with a limit but no request for a resource requests its limit: the API server's
+ * defaulting does this at admission, and it is repeated here (it is idempotent) so that pods stored
+ * without that defaulting are accounted for the same way.
+ *
+ * <p>Limits: restartable ("sidecar") init containers and pod-level resources are not modelled (the
+ * schema has neither); a malformed quantity throws IllegalArgumentException.
+ */
+public record PodRequests(Resources requests, Resources nonZeroRequests) {
+
+  /** kube-scheduler's {@code DefaultMilliCPURequest}. */
+  public static final long DEFAULT_MILLI_CPU_REQUEST = 100;
+
+  /** kube-scheduler's {@code DefaultMemoryRequest}, 200 MiB. */
+  public static final long DEFAULT_MEMORY_REQUEST = 200L * 1024 * 1024;
+
+  public static PodRequests of(Pod pod) {
+    PodSpec spec = pod.getSpec();
+    if (spec == null) {
+      return new PodRequests(onePod(), onePod());
+    }
+    Resources sum = Resources.ZERO;
+    Resources nonZeroSum = Resources.ZERO;
+    for (Container c : orEmpty(spec.getContainers())) {
+      Map<String, String> requests = effectiveRequests(c);
+      sum = sum.plus(Resources.fromResourceList(requests));
+      nonZeroSum = nonZeroSum.plus(nonZero(requests));
+    }
+    for (Container c : orEmpty(spec.getInitContainers())) {
+      Map<String, String> requests = effectiveRequests(c);
+      sum = sum.max(Resources.fromResourceList(requests));
+      nonZeroSum = nonZeroSum.max(nonZero(requests));
+    }
+    Resources overhead = Resources.fromResourceList(spec.getOverhead());
+    Resources one = onePod();
+    return new PodRequests(
+        withOnePod(sum.plus(overhead), one), withOnePod(nonZeroSum.plus(overhead), one));
+  }
+
+  private static Map<String, String> effectiveRequests(Container c) {
+    ResourceRequirements r = c.getResources();
+    if (r == null) {
+      return Map.of();
+    }
+    Map<String, String> requests = r.getRequests() == null ? Map.of() : r.getRequests();
+    Map<String, String> limits = r.getLimits();
+    if (limits == null || requests.keySet().containsAll(limits.keySet())) {
+      return requests;
+    }
+    Map<String, String> defaulted = new HashMap<>(limits);
+    defaulted.putAll(requests);
+    return defaulted;
+  }
+
+  private static Resources nonZero(Map<String, String> requests) {
+    Resources r = Resources.fromResourceList(requests);
+    return new Resources(
+        requests.containsKey(Resources.CPU) ? r.milliCpu() : DEFAULT_MILLI_CPU_REQUEST,
+        requests.containsKey(Resources.MEMORY) ? r.memory() : DEFAULT_MEMORY_REQUEST,
+        r.ephemeralStorage(),
+        r.pods());
+  }
+
+  private static Resources onePod() {
+    return new Resources(0, 0, 0, 1);
+  }
+
+  private static Resources withOnePod(Resources r, Resources one) {
+    return new Resources(r.milliCpu(), r.memory(), r.ephemeralStorage(), one.pods());
+  }
+
+  private static <T> List<T> orEmpty(List<T> list) {
+    return list == null ? List.of() : list;
+  }
+}

@@ -1,0 +1,140 @@
+package io.streamplane.scheduler.framework;
+
+import io.streamplane.api.Pod;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/**
+ * One kube-scheduler scheduling cycle as a pure function: {@code (pod, nodes, config, seed) -> node
+ * or FailedScheduling message}.
+ *
+ * <p>As Kubernetes' {@code schedulePod}: nodes are filtered (NodeUnschedulable, NodeName,
+ * TaintToleration, NodeAffinity, NodeResourcesFit, in the default profile's order; the first
+ * rejecting plugin decides a node) starting at an offset and wrapping around, and filtering stops
+ * once {@link SchedulerConfig#numFeasibleNodesToFind} feasible nodes are found. A single feasible
+ * node is taken without scoring; otherwise each configured score plugin scores and normalizes, the
+ * weighted sum ranks the nodes, and ties are broken at random (reservoir sampling, as {@code
+ * selectHost}).
+ *
+ * <p>Determinism: kube-scheduler rotates its start offset from cycle to cycle and breaks ties with
+ * a process-global random source. Here both come from {@code seed}, so the same inputs give the
+ * same decision (replay) and a caller varies the seed to spread start offsets.
+ *
+ * <p>Limits: no preemption, no nominated pods, no volume, port, topology-spread or inter-pod
+ * affinity plugins; filtering is sequential where Kubernetes uses 16 goroutines (so, unlike
+ * Kubernetes, the feasible set found is exactly the first ones in offset order).
+ */
+public final class Scheduler {
+
+  /** kube-scheduler's {@code ErrNoNodesAvailable}. */
+  public static final String NO_NODES = "no nodes available to schedule pods";
+
+  private static final List<Filter> FILTERS =
+      List.of(
+          new NodeUnschedulablePlugin(),
+          new NodeNamePlugin(),
+          new TaintTolerationPlugin(),
+          new NodeAffinityPlugin(),
+          new NodeResourcesFitPlugin());
+
+  private static final Map<String, Score> SCORES =
+      Map.of(
+          NodeResourcesFitPlugin.NAME, new NodeResourcesFitPlugin(),
+          BalancedAllocationPlugin.NAME, new BalancedAllocationPlugin(),
+          NodeAffinityPlugin.NAME, new NodeAffinityPlugin(),
+          TaintTolerationPlugin.NAME, new TaintTolerationPlugin());
+
+  private Scheduler() {}
+
+  /**
+   * Chooses a node for {@code pod}.
+   *
+   * @throws IllegalArgumentException if the pod names another scheduler or has a malformed quantity
+   */
+  public static ScheduleResult schedule(
+      Pod pod, List<NodeInfo> nodes, SchedulerConfig config, long seed) {
+    if (!config.responsibleFor(pod)) {
+      throw new IllegalArgumentException(
+          "pod asks for scheduler '"
+              + pod.getSpec().getSchedulerName()
+              + "', this is '"
+              + config.schedulerName()
+              + "'");
+    }
+    PodRequests requests = PodRequests.of(pod);
+    int all = nodes.size();
+    if (all == 0) {
+      return ScheduleResult.failed(requests.requests(), NO_NODES);
+    }
+    SplittableRandom random = new SplittableRandom(seed);
+    int toFind = config.numFeasibleNodesToFind(all);
+    int start = random.nextInt(all);
+
+    List<NodeInfo> feasible = new ArrayList<>(Math.min(toFind, all));
+    List<Rejection> rejections = new ArrayList<>();
+    for (int i = 0; i < all && feasible.size() < toFind; i++) {
+      NodeInfo node = nodes.get((start + i) % all);
+      Rejection rejection = firstRejection(pod, requests, node);
+      if (rejection == null) {
+        feasible.add(node);
+      } else {
+        rejections.add(rejection);
+      }
+    }
+
+    if (feasible.isEmpty()) {
+      boolean never = pod.getSpec() != null && "Never".equals(pod.getSpec().getPreemptionPolicy());
+      return ScheduleResult.failed(requests.requests(), FitError.message(all, rejections, never));
+    }
+    if (feasible.size() == 1) {
+      return ScheduleResult.placed(feasible.get(0).name(), requests.requests());
+    }
+    long[] totals = totalScores(pod, requests, feasible, config.scoreWeights());
+    return ScheduleResult.placed(
+        feasible.get(selectHost(totals, random)).name(), requests.requests());
+  }
+
+  private static Rejection firstRejection(Pod pod, PodRequests requests, NodeInfo node) {
+    for (Filter filter : FILTERS) {
+      var rejection = filter.reject(pod, requests, node);
+      if (rejection.isPresent()) {
+        return rejection.get();
+      }
+    }
+    return null;
+  }
+
+  static long[] totalScores(
+      Pod pod, PodRequests requests, List<NodeInfo> feasible, Map<String, Integer> weights) {
+    long[] totals = new long[feasible.size()];
+    long[] scores = new long[feasible.size()];
+    for (Map.Entry<String, Integer> plugin : weights.entrySet()) {
+      Score score = SCORES.get(plugin.getKey());
+      for (int i = 0; i < scores.length; i++) {
+        scores[i] = score.score(pod, requests, feasible.get(i));
+      }
+      score.normalize(scores);
+      for (int i = 0; i < scores.length; i++) {
+        totals[i] += scores[i] * plugin.getValue();
+      }
+    }
+    return totals;
+  }
+
+  /** The index of a highest total, each of several equal ones equally likely. */
+  private static int selectHost(long[] totals, SplittableRandom random) {
+    int chosen = 0;
+    int ties = 1;
+    for (int i = 1; i < totals.length; i++) {
+      if (totals[i] > totals[chosen]) {
+        chosen = i;
+        ties = 1;
+      } else if (totals[i] == totals[chosen] && random.nextInt(++ties) == 0) {
+        chosen = i;
+      }
+    }
+    return chosen;
+  }
+}
