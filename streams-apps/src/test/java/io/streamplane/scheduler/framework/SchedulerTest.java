@@ -174,5 +174,9 @@ class SchedulerTest {
     assertThatThrownBy(() -> Scheduler.schedule(other, List.of(info("n", "4", "8Gi")), DEFAULTS, 0))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("my-scheduler");
+    SchedulerConfig custom = new SchedulerConfig("my-scheduler", 0, Map.of());
+    assertThatThrownBy(() -> Scheduler.schedule(Pod.newBuilder().build(), List.of(), custom, 0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("this is 'my-scheduler'");
   }
 }
