@@ -58,7 +58,7 @@ public final class Scheduler {
     if (!config.responsibleFor(pod)) {
       throw new IllegalArgumentException(
           "pod asks for scheduler '"
-              + pod.getSpec().getSchedulerName()
+              + (pod.getSpec() == null ? null : pod.getSpec().getSchedulerName())
               + "', this is '"
               + config.schedulerName()
               + "'");
