@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The scheduler and binder of {@code ./streamplane up}, driven by kubectl against registered
- * (fake) Node objects: placements, FailedScheduling, nodeSelector, node affinity and taints.
+ * The scheduler and binder of {@code ./streamplane up}, driven by kubectl against registered (fake)
+ * Node objects: placements, FailedScheduling, nodeSelector, node affinity and taints.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SchedulerE2E {
@@ -30,11 +30,19 @@ class SchedulerE2E {
     cluster = new LocalCluster(home).start();
     kubectl = cluster.kubectl;
     kubectl.runWithInput(node("plain-1", "4", "", ""), "apply", "-f", "-").expectSuccess();
-    kubectl.runWithInput(node("ssd-1", "4", "    disk: ssd\n    zone: blue\n", ""), "apply", "-f", "-").expectSuccess();
+    kubectl
+        .runWithInput(node("ssd-1", "4", "    disk: ssd\n    zone: blue\n", ""), "apply", "-f", "-")
+        .expectSuccess();
     kubectl
         .runWithInput(
-            node("dedicated-1", "4", "    role: dedicated\n", "  taints:\n  - key: dedicated\n    value: web\n    effect: NoSchedule\n"),
-            "apply", "-f", "-")
+            node(
+                "dedicated-1",
+                "4",
+                "    role: dedicated\n",
+                "  taints:\n  - key: dedicated\n    value: web\n    effect: NoSchedule\n"),
+            "apply",
+            "-f",
+            "-")
         .expectSuccess();
   }
 
@@ -49,19 +57,34 @@ class SchedulerE2E {
 
   @Test
   void theNginxDeploymentsPodsGetANodeShownByGetPodsWide() throws Exception {
-    kubectl.run("apply", "-f", Launcher.repositoryRoot().resolve("examples/nginx-deployment.yaml").toString()).expectSuccess();
+    kubectl
+        .run(
+            "apply",
+            "-f",
+            Launcher.repositoryRoot().resolve("examples/nginx-deployment.yaml").toString())
+        .expectSuccess();
 
     await("both nginx pods to be bound")
         .atMost(PLACED)
-        .until(() -> nodesOf("app=nginx").split(" ").length == 2 && !nodesOf("app=nginx").contains("<none>"));
+        .until(
+            () ->
+                nodesOf("app=nginx").split(" ").length == 2
+                    && !nodesOf("app=nginx").contains("<none>"));
     assertThat(nodesOf("app=nginx")).doesNotContain("dedicated-1");
     assertThat(kubectl.run("get", "pods", "-l", "app=nginx", "-o", "wide").expectSuccess().out())
         .containsAnyOf("plain-1", "ssd-1");
   }
 
   @Test
-  void aPodTooBigForEveryNodeWaitsWithFailedSchedulingUntilABigEnoughNodeArrives() throws Exception {
-    kubectl.runWithInput(pod("huge", "    resources:\n      requests:\n        cpu: \"16\"\n", ""), "apply", "-f", "-").expectSuccess();
+  void aPodTooBigForEveryNodeWaitsWithFailedSchedulingUntilABigEnoughNodeArrives()
+      throws Exception {
+    kubectl
+        .runWithInput(
+            pod("huge", "    resources:\n      requests:\n        cpu: \"16\"\n", ""),
+            "apply",
+            "-f",
+            "-")
+        .expectSuccess();
 
     await("the FailedScheduling event on the pod")
         .atMost(PLACED)
@@ -71,21 +94,34 @@ class SchedulerE2E {
         .contains("0/3 nodes are available:")
         .contains("2 Insufficient cpu")
         .contains("1 node(s) had untolerated taint {dedicated: web}");
-    assertThat(kubectl.run("get", "pod", "huge", "-o", "jsonpath={.spec.nodeName}").out()).isEmpty();
+    assertThat(kubectl.run("get", "pod", "huge", "-o", "jsonpath={.spec.nodeName}").out())
+        .isEmpty();
 
     kubectl.runWithInput(node("big-1", "32", "", ""), "apply", "-f", "-").expectSuccess();
 
     await("the pod to land on the big node, with nothing else done")
         .atMost(PLACED)
-        .until(() -> kubectl.run("get", "pod", "huge", "-o", "jsonpath={.spec.nodeName}").out().equals("big-1"));
+        .until(
+            () ->
+                kubectl
+                    .run("get", "pod", "huge", "-o", "jsonpath={.spec.nodeName}")
+                    .out()
+                    .equals("big-1"));
     await("the Scheduled event")
         .atMost(PLACED)
-        .until(() -> kubectl.run("describe", "pod", "huge").out().contains("Successfully assigned default/huge to big-1"));
+        .until(
+            () ->
+                kubectl
+                    .run("describe", "pod", "huge")
+                    .out()
+                    .contains("Successfully assigned default/huge to big-1"));
   }
 
   @Test
   void nodeSelectorAndRequiredAffinityChooseTheMatchingNode() throws Exception {
-    kubectl.runWithInput(pod("selected", "", "  nodeSelector:\n    disk: ssd\n"), "apply", "-f", "-").expectSuccess();
+    kubectl
+        .runWithInput(pod("selected", "", "  nodeSelector:\n    disk: ssd\n"), "apply", "-f", "-")
+        .expectSuccess();
     kubectl
         .runWithInput(
             pod(
@@ -94,10 +130,14 @@ class SchedulerE2E {
                 "  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
                     + "        nodeSelectorTerms:\n        - matchExpressions:\n          - key: zone\n"
                     + "            operator: In\n            values: [blue]\n"),
-            "apply", "-f", "-")
+            "apply",
+            "-f",
+            "-")
         .expectSuccess();
 
-    await("both to land on ssd-1").atMost(PLACED).until(() -> nodeOf("selected").equals("ssd-1") && nodeOf("affine").equals("ssd-1"));
+    await("both to land on ssd-1")
+        .atMost(PLACED)
+        .until(() -> nodeOf("selected").equals("ssd-1") && nodeOf("affine").equals("ssd-1"));
   }
 
   @Test
@@ -111,13 +151,22 @@ class SchedulerE2E {
                 "",
                 toDedicated
                     + "  tolerations:\n  - key: dedicated\n    operator: Equal\n    value: web\n    effect: NoSchedule\n"),
-            "apply", "-f", "-")
+            "apply",
+            "-f",
+            "-")
         .expectSuccess();
 
-    await("the tolerant pod on the dedicated node").atMost(PLACED).until(() -> nodeOf("tolerant").equals("dedicated-1"));
+    await("the tolerant pod on the dedicated node")
+        .atMost(PLACED)
+        .until(() -> nodeOf("tolerant").equals("dedicated-1"));
     await("the intolerant pod refused")
         .atMost(PLACED)
-        .until(() -> kubectl.run("describe", "pod", "intolerant").out().contains("untolerated taint {dedicated: web}"));
+        .until(
+            () ->
+                kubectl
+                    .run("describe", "pod", "intolerant")
+                    .out()
+                    .contains("untolerated taint {dedicated: web}"));
     assertThat(nodeOf("intolerant")).isEmpty();
   }
 
@@ -126,7 +175,10 @@ class SchedulerE2E {
   }
 
   private String nodesOf(String selector) throws Exception {
-    return kubectl.run("get", "pods", "-l", selector, "-o", "jsonpath={.items[*].spec.nodeName}").out().trim();
+    return kubectl
+        .run("get", "pods", "-l", selector, "-o", "jsonpath={.items[*].spec.nodeName}")
+        .out()
+        .trim();
   }
 
   private static String node(String name, String cpu, String labels, String taints) {

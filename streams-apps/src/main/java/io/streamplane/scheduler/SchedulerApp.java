@@ -22,7 +22,11 @@ public final class SchedulerApp {
   }
 
   public static StreamsApp startScheduler(
-      Topics topics, SchedulerConfig config, String schedulerId, String bootstrapServers, Path stateDir) {
+      Topics topics,
+      SchedulerConfig config,
+      String schedulerId,
+      String bootstrapServers,
+      Path stateDir) {
     return StreamsApp.start(
         schedulerApplicationId(topics, config),
         SchedulerTopology.scheduler(topics, config, schedulerId),

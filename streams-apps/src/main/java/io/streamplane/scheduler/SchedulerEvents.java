@@ -39,9 +39,9 @@ public final class SchedulerEvents {
     String suffix =
         Long.toHexString(
             UUID.nameUUIDFromBytes(
-                    (meta.getUid() + "/" + reason + "/" + message + "/" + now.toEpochMilli())
-                        .getBytes(StandardCharsets.UTF_8))
-                .getMostSignificantBits()
+                        (meta.getUid() + "/" + reason + "/" + message + "/" + now.toEpochMilli())
+                            .getBytes(StandardCharsets.UTF_8))
+                    .getMostSignificantBits()
                 & 0xffffffffffffL);
     Instant at = now.truncatedTo(ChronoUnit.SECONDS);
     return Event.newBuilder()

@@ -38,8 +38,8 @@ import org.apache.kafka.streams.state.Stores;
  *       cluster → {@code bind-requests} (keyed by node) and commands (Events, pod conditions). Run
  *       as many as you like: each takes a share of the pod partitions.
  *   <li>{@link #binder}: {@code bind-requests} and {@code events} (nodes and bound pods, re-keyed
- *       by node) → the {@link Binder}'s ledger per node → BIND commands, {@code node-usage},
- *       {@code bind-rejections}. Partitioned by node, so each node has exactly one ledger keeper.
+ *       by node) → the {@link Binder}'s ledger per node → BIND commands, {@code node-usage}, {@code
+ *       bind-rejections}. Partitioned by node, so each node has exactly one ledger keeper.
  * </ul>
  */
 public final class SchedulerTopology {
@@ -64,7 +64,9 @@ public final class SchedulerTopology {
         Consumed.with(Serdes.String(), topics.nodeUsage().valueSerde()),
         () -> new GlobalViewUpdater(SchedulingQueue.NODES));
     KStream<String, SpecificRecord> pods =
-        builder.stream(topics.events().name(), Consumed.with(Serdes.String(), topics.events().valueSerde()))
+        builder.stream(
+                topics.events().name(),
+                Consumed.with(Serdes.String(), topics.events().valueSerde()))
             .filter((key, event) -> event != null && event.getObject() instanceof Pod)
             .mapValues(event -> (SpecificRecord) event);
     KStream<String, SpecificRecord> rejections =
@@ -106,7 +108,9 @@ public final class SchedulerTopology {
             Serdes.String(),
             topics.nodeUsage().valueSerde()));
     KStream<String, SpecificRecord> byNode =
-        builder.stream(topics.events().name(), Consumed.with(Serdes.String(), topics.events().valueSerde()))
+        builder.stream(
+                topics.events().name(),
+                Consumed.with(Serdes.String(), topics.events().valueSerde()))
             .filter((key, event) -> event != null && SchedulerTopology.nodeOf(event) != null)
             .selectKey((key, event) -> nodeOf(event))
             .repartition(

@@ -67,7 +67,8 @@ class SchedulingIT {
   void racingSchedulersNeverOverCommitANodeAndPlaceEveryPodThatFits(
       EmbeddedKafkaBroker broker, @TempDir Path state) throws Exception {
     TopicLayout layout =
-        TopicLayout.singleBroker(KafkaBrokerExtension.uniqueName("sch").replaceAll("[^a-zA-Z0-9_-]", "-"));
+        TopicLayout.singleBroker(
+            KafkaBrokerExtension.uniqueName("sch").replaceAll("[^a-zA-Z0-9_-]", "-"));
     List<AutoCloseable> running = new ArrayList<>();
     try (Admin admin = Admin.create(broker.clientProperties())) {
       new TopicInitializer(admin).ensure(List.of(Topics.schemasSpec(layout)));
@@ -89,7 +90,11 @@ class SchedulingIT {
       for (int i = 0; i < 4; i++) {
         StreamsApp scheduler =
             SchedulerApp.startScheduler(
-                topics, SchedulerConfig.defaults(), "s" + i, bootstrap, state.resolve("scheduler-" + i));
+                topics,
+                SchedulerConfig.defaults(),
+                "s" + i,
+                bootstrap,
+                state.resolve("scheduler-" + i));
         schedulers.add(scheduler);
         running.add(scheduler);
       }
@@ -127,7 +132,8 @@ class SchedulingIT {
   }
 
   /** Pods not bound although some node still has room for them. */
-  private static List<String> unboundThatFit(Map<String, Resources> bound, Map<String, Resources> requests) {
+  private static List<String> unboundThatFit(
+      Map<String, Resources> bound, Map<String, Resources> requests) {
     Map<String, Resources> used = perNode(bound);
     List<String> fitting = new ArrayList<>();
     for (var entry : requests.entrySet()) {
@@ -135,7 +141,8 @@ class SchedulingIT {
         continue;
       }
       for (int n = 0; n < NODES; n++) {
-        Resources after = used.getOrDefault("node-" + n, new Resources(0, 0, 0, 0)).plus(entry.getValue());
+        Resources after =
+            used.getOrDefault("node-" + n, new Resources(0, 0, 0, 0)).plus(entry.getValue());
         if (after.fitsIn(NODE_SIZE)) {
           fitting.add(entry.getKey());
           break;
@@ -165,10 +172,15 @@ class SchedulingIT {
             () -> {
               Map<String, Object> props =
                   Map.of(
-                      ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                      ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+                      ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                      bootstrap,
+                      ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+                      "read_committed");
               try (KafkaConsumer<String, ResourceEvent> consumer =
-                  new KafkaConsumer<>(props, new StringDeserializer(), topics.events().valueSerde().deserializer())) {
+                  new KafkaConsumer<>(
+                      props,
+                      new StringDeserializer(),
+                      topics.events().valueSerde().deserializer())) {
                 List<TopicPartition> partitions = new ArrayList<>();
                 for (int p = 0; p < topics.events().spec().partitions(); p++) {
                   partitions.add(new TopicPartition(topics.events().name(), p));
@@ -181,11 +193,11 @@ class SchedulingIT {
                       continue;
                     }
                     String name = pod.getMetadata().getName();
-                    requests.put(name, PodRequests.of(pod));
+                    requests.put(name, PodRequests.of(pod).requests());
                     String node = pod.getSpec().getNodeName();
                     if (node != null && !bound.containsKey(name)) {
                       NODE_OF.put(name, node);
-                      bound.put(name, PodRequests.of(pod));
+                      bound.put(name, PodRequests.of(pod).requests());
                       Resources sum = perNode(bound).get(node);
                       if (!sum.fitsIn(NODE_SIZE)) {
                         overCommits.add(name + " on " + node + ": " + sum);
@@ -206,9 +218,12 @@ class SchedulingIT {
   private static KafkaProducer<String, ResourceCommand> producer(String bootstrap, Topics topics) {
     return new KafkaProducer<>(
         Map.of(
-            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-            ProducerConfig.ACKS_CONFIG, "all",
-            ProducerConfig.LINGER_MS_CONFIG, 5),
+            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            bootstrap,
+            ProducerConfig.ACKS_CONFIG,
+            "all",
+            ProducerConfig.LINGER_MS_CONFIG,
+            5),
         new StringSerializer(),
         topics.commands().valueSerde().serializer());
   }
@@ -232,7 +247,9 @@ class SchedulingIT {
             .build();
     producer.send(
         new ProducerRecord<>(
-            topics.commands().name(), new ResourceKey(resource, "", namespace, name).toString(), command));
+            topics.commands().name(),
+            new ResourceKey(resource, "", namespace, name).toString(),
+            command));
   }
 
   private static Node node(String name) {
@@ -260,7 +277,8 @@ class SchedulingIT {
                             .setImage("busybox")
                             .setResources(
                                 ResourceRequirements.newBuilder()
-                                    .setRequests(Map.of("cpu", milliCpu + "m", "memory", mebibytes + "Mi"))
+                                    .setRequests(
+                                        Map.of("cpu", milliCpu + "m", "memory", mebibytes + "Mi"))
                                     .build())
                             .build()))
                 .build())

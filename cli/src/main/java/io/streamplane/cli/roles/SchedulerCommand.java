@@ -30,7 +30,8 @@ public final class SchedulerCommand implements Callable<Integer> {
 
   @Option(
       names = "--config",
-      description = "A KubeSchedulerConfiguration YAML (profiles, score weights, percentageOfNodesToScore).")
+      description =
+          "A KubeSchedulerConfiguration YAML (profiles, score weights, percentageOfNodesToScore).")
   Path config;
 
   @Option(
@@ -45,7 +46,9 @@ public final class SchedulerCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     SchedulerConfig schedulerConfig =
-        config == null ? SchedulerConfig.defaults() : SchedulerConfig.parse(Files.readString(config));
+        config == null
+            ? SchedulerConfig.defaults()
+            : SchedulerConfig.parse(Files.readString(config));
     KafkaSchemaCatalog catalog = cluster.catalog();
     Topics topics = new Topics(cluster.layout(), catalog);
     List<AutoCloseable> running = new ArrayList<>(List.of(catalog));

@@ -161,9 +161,7 @@ public final class UpCommand implements Callable<Integer> {
                           broker.bootstrapServers(),
                           stateDir.resolve("controllers").toAbsolutePath());
               AutoCloseable scheduling =
-                  withoutScheduler
-                      ? () -> {}
-                      : startScheduling(topics, broker.bootstrapServers());
+                  withoutScheduler ? () -> {} : startScheduling(topics, broker.bootstrapServers());
               StreamsApp store =
                   StoreApp.start(
                       topics,
@@ -199,7 +197,8 @@ public final class UpCommand implements Callable<Integer> {
 
   private AutoCloseable startScheduling(Topics topics, String bootstrapServers) {
     StreamsApp binder =
-        SchedulerApp.startBinder(topics, bootstrapServers, stateDir.resolve("binder").toAbsolutePath());
+        SchedulerApp.startBinder(
+            topics, bootstrapServers, stateDir.resolve("binder").toAbsolutePath());
     StreamsApp scheduler =
         SchedulerApp.startScheduler(
             topics,

@@ -68,7 +68,8 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
     String node = record.key();
     if (record.value() instanceof BindRequest request) {
       bind(node, request, record.timestamp());
-    } else if (record.value() instanceof ResourceEvent event && event.getObject() instanceof Node n) {
+    } else if (record.value() instanceof ResourceEvent event
+        && event.getObject() instanceof Node n) {
       if (event.getType() == EventType.DELETED) {
         nodes.delete(node);
         context.forward(new Record<>(node, null, record.timestamp()));
@@ -77,7 +78,8 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
         nodes.put(node, usage);
         context.forward(new Record<>(node, usage, record.timestamp()));
       }
-    } else if (record.value() instanceof ResourceEvent event && event.getObject() instanceof Pod pod) {
+    } else if (record.value() instanceof ResourceEvent event
+        && event.getObject() instanceof Pod pod) {
       observe(node, event, pod, record.timestamp());
     }
   }
@@ -94,8 +96,10 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
     }
     Resources allocatable = Resources.allocatableOf(known.getNode());
     Resources wanted = Resources.fromMap(request.getRequests());
-    Resources after = allocated(ledger).plus(wanted);
-    List<String> insufficient = insufficient(after, allocatable);
+    List<String> insufficient =
+        wanted.insufficientIn(allocatable.minus(allocated(ledger))).stream()
+            .map(name -> name.equals(Resources.PODS) ? "Too many pods" : "Insufficient " + name)
+            .toList();
     if (!insufficient.isEmpty()) {
       reject(request, String.join(", ", insufficient), timestamp);
       return;
@@ -152,7 +156,7 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
                 timestamp));
       }
     } else {
-      pods.put(podKey, PodRequests.of(pod).toMap());
+      pods.put(podKey, PodRequests.of(pod).requests().toMap());
       changed = true;
     }
     if (!changed) {
@@ -179,14 +183,19 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
     for (KeyValue<String, NodeLedger> entry : expired) {
       Map<String, Map<String, Long>> pods = new HashMap<>(entry.value.getPods());
       Map<String, Long> unconfirmed = new HashMap<>();
-      entry.value.getUnconfirmed().forEach((pod, at) -> {
-        if (nowMs - at > CONFIRM_WITHIN.toMillis()) {
-          pods.remove(pod);
-        } else {
-          unconfirmed.put(pod, at);
-        }
-      });
-      NodeLedger updated = NodeLedger.newBuilder().setPods(pods).setUnconfirmed(unconfirmed).build();
+      entry
+          .value
+          .getUnconfirmed()
+          .forEach(
+              (pod, at) -> {
+                if (nowMs - at > CONFIRM_WITHIN.toMillis()) {
+                  pods.remove(pod);
+                } else {
+                  unconfirmed.put(pod, at);
+                }
+              });
+      NodeLedger updated =
+          NodeLedger.newBuilder().setPods(pods).setUnconfirmed(unconfirmed).build();
       ledgers.put(entry.key, updated);
       NodeUsage known = nodes.get(entry.key);
       publish(entry.key, known == null ? null : known.getNode(), updated, nowMs);
@@ -209,7 +218,7 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
 
   private NodeLedger ledger(String node) {
     NodeLedger ledger = ledgers.get(node);
-    return ledger == null ? new NodeLedger() : ledger;
+    return ledger == null ? NodeLedger.newBuilder().build() : ledger;
   }
 
   private static NodeUsage usage(String node, Node object, NodeLedger ledger) {
@@ -221,29 +230,11 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
   }
 
   static Resources allocated(NodeLedger ledger) {
-    Resources sum = Resources.fromMap(Map.of());
+    Resources sum = Resources.ZERO;
     for (Map<String, Long> requests : ledger.getPods().values()) {
       sum = sum.plus(Resources.fromMap(requests));
     }
     return sum;
-  }
-
-  /** Kubernetes' NodeResourcesFit reasons for what the node lacks, empty when it fits. */
-  static List<String> insufficient(Resources wanted, Resources allocatable) {
-    List<String> reasons = new ArrayList<>();
-    if (wanted.milliCpu() > allocatable.milliCpu()) {
-      reasons.add("Insufficient cpu");
-    }
-    if (wanted.memory() > allocatable.memory()) {
-      reasons.add("Insufficient memory");
-    }
-    if (wanted.ephemeralStorage() > allocatable.ephemeralStorage()) {
-      reasons.add("Insufficient ephemeral-storage");
-    }
-    if (wanted.pods() > allocatable.pods()) {
-      reasons.add("Too many pods");
-    }
-    return reasons;
   }
 
   private static String id(String what, String podUid, String node, int attempt) {

@@ -43,16 +43,17 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * are tried, by priority then age, against the global view of nodes (the binder's {@code
  * node-usage}, slightly stale) every few milliseconds of wall-clock time.
  *
- * <p>A placement is only a proposal: a {@link BindRequest} to the binder of that node, which
- * alone decides. A pod that fits nowhere gets a {@code FailedScheduling} Event and a PodScheduled
- * =False condition, and is tried again after an exponential backoff (1 s doubling to 10 s) — or at
- * once when the view of the nodes changes, or when the binder rejects it. Several schedulers race
+ * <p>A placement is only a proposal: a {@link BindRequest} to the binder of that node, which alone
+ * decides. A pod that fits nowhere gets a {@code FailedScheduling} Event and a PodScheduled =False
+ * condition, and is tried again after an exponential backoff (1 s doubling to 10 s) — or at once
+ * when the view of the nodes changes, or when the binder rejects it. Several schedulers race
  * safely: the binder never over-commits a node.
  *
  * <p>Limits: no preemption; placements made by this instance but not yet visible in {@code
  * node-usage} are remembered for two seconds, so a burst does not pile onto one node.
  */
-public final class SchedulingQueue implements Processor<String, SpecificRecord, String, SpecificRecord> {
+public final class SchedulingQueue
+    implements Processor<String, SpecificRecord, String, SpecificRecord> {
 
   public static final String QUEUE = "scheduling-queue";
   public static final String NODES = "nodes";
@@ -126,8 +127,7 @@ public final class SchedulingQueue implements Processor<String, SpecificRecord, 
     if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
       return false;
     }
-    String wanted = pod.getSpec().getSchedulerName() == null ? "default-scheduler" : pod.getSpec().getSchedulerName();
-    return wanted.equals(config.schedulerName());
+    return config.responsibleFor(pod);
   }
 
   private void tick(long nowMs) {
@@ -155,7 +155,8 @@ public final class SchedulingQueue implements Processor<String, SpecificRecord, 
 
   private void attempt(String podKey, QueuedPod queued, List<NodeInfo> view, long nowMs) {
     Pod pod = queued.getPod();
-    ScheduleResult result = Scheduler.schedule(pod, withInFlight(view), config, seed(podKey, queued));
+    ScheduleResult result =
+        Scheduler.schedule(pod, withInFlight(view), config, seed(podKey, queued));
     if (result.scheduled()) {
       inFlight.put(podKey, new InFlight(result.nodeName(), result.requests(), nowMs));
       queue.put(
@@ -199,14 +200,19 @@ public final class SchedulingQueue implements Processor<String, SpecificRecord, 
     context.forward(
         SchedulerEvents.command(
             Intent.create(
-                "events", "", SchedulerEvents.about(pod, "Warning", "FailedScheduling", message, now)),
+                "events",
+                "",
+                SchedulerEvents.about(pod, "Warning", "FailedScheduling", message, now)),
             nextId(pod),
             nowMs));
     Pod unschedulable = KubeObjects.copy(pod);
-    PodStatus status = unschedulable.getStatus() == null ? new PodStatus() : unschedulable.getStatus();
+    PodStatus status =
+        unschedulable.getStatus() == null ? new PodStatus() : unschedulable.getStatus();
     List<PodCondition> conditions = new ArrayList<>();
     if (status.getConditions() != null) {
-      status.getConditions().stream().filter(c -> !"PodScheduled".equals(c.getType())).forEach(conditions::add);
+      status.getConditions().stream()
+          .filter(c -> !"PodScheduled".equals(c.getType()))
+          .forEach(conditions::add);
     }
     conditions.add(
         PodCondition.newBuilder()
@@ -218,7 +224,9 @@ public final class SchedulingQueue implements Processor<String, SpecificRecord, 
             .build());
     status.setConditions(conditions);
     unschedulable.setStatus(status);
-    context.forward(SchedulerEvents.command(Intent.updateStatus("pods", "", unschedulable), nextId(pod), nowMs));
+    context.forward(
+        SchedulerEvents.command(
+            Intent.updateStatus("pods", "", unschedulable), nextId(pod), nowMs));
   }
 
   private List<NodeInfo> nodeView() {
@@ -249,7 +257,9 @@ public final class SchedulingQueue implements Processor<String, SpecificRecord, 
     for (NodeInfo node : view) {
       Resources more = extra.get(node.node().getMetadata().getName());
       adjusted.add(
-          more == null ? node : new NodeInfo(node.node(), node.allocatable(), node.requested().plus(more)));
+          more == null
+              ? node
+              : new NodeInfo(node.node(), node.allocatable(), node.requested().plus(more)));
     }
     return adjusted;
   }
@@ -271,7 +281,8 @@ public final class SchedulingQueue implements Processor<String, SpecificRecord, 
 
   private String nextId(Pod pod) {
     return UUID.nameUUIDFromBytes(
-            (schedulerId + "/" + pod.getMetadata().getUid() + "/" + sequence++).getBytes(StandardCharsets.UTF_8))
+            (schedulerId + "/" + pod.getMetadata().getUid() + "/" + sequence++)
+                .getBytes(StandardCharsets.UTF_8))
         .toString();
   }
 
