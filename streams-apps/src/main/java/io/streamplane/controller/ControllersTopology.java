@@ -24,6 +24,7 @@ import org.apache.kafka.streams.state.Stores;
 public final class ControllersTopology {
 
   public static final String OBJECTS = "namespace-objects";
+  public static final String EXPECTATIONS = "deployment-expectations";
   static final String BY_NAMESPACE = "by-namespace";
 
   private ControllersTopology() {}
@@ -35,6 +36,9 @@ public final class ControllersTopology {
             Stores.persistentKeyValueStore(OBJECTS),
             Serdes.String(),
             topics.events().valueSerde()));
+    builder.addStateStore(
+        Stores.keyValueStoreBuilder(
+            Stores.persistentKeyValueStore(EXPECTATIONS), Serdes.String(), Serdes.String()));
     builder.stream(
             topics.events().name(), Consumed.with(Serdes.String(), topics.events().valueSerde()))
         .filter((key, event) -> event != null && NamespaceControllers.namespaceOf(event) != null)
@@ -43,7 +47,7 @@ public final class ControllersTopology {
             Repartitioned.<String, ResourceEvent>as(BY_NAMESPACE)
                 .withKeySerde(Serdes.String())
                 .withValueSerde(topics.events().valueSerde()))
-        .process(NamespaceControllers::new, OBJECTS)
+        .process(NamespaceControllers::new, OBJECTS, EXPECTATIONS)
         .to(
             topics.commands().name(),
             Produced.<String, ResourceCommand>with(

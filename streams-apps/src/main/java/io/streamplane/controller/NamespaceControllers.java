@@ -18,8 +18,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
@@ -53,6 +55,7 @@ final class NamespaceControllers
 
   private static final String DELETED = "~deleted";
   private static final Duration WALL_CLOCK_INTERVAL = Duration.ofSeconds(5);
+  private static final Duration EXPECTATIONS_EXPIRE = Duration.ofSeconds(30);
   private static final UserInfo REPLICASET_CONTROLLER = serviceAccount("replicaset-controller");
   private static final UserInfo DEPLOYMENT_CONTROLLER = serviceAccount("deployment-controller");
   private static final UserInfo GARBAGE_COLLECTOR = serviceAccount("generic-garbage-collector");
@@ -60,11 +63,13 @@ final class NamespaceControllers
 
   private ProcessorContext<String, ResourceCommand> context;
   private KeyValueStore<String, ResourceEvent> objects;
+  private KeyValueStore<String, String> expectations;
 
   @Override
   public void init(ProcessorContext<String, ResourceCommand> context) {
     this.context = context;
     this.objects = context.getStateStore(ControllersTopology.OBJECTS);
+    this.expectations = context.getStateStore(ControllersTopology.EXPECTATIONS);
     context.schedule(WALL_CLOCK_INTERVAL, PunctuationType.WALL_CLOCK_TIME, this::onWallClock);
   }
 
@@ -189,7 +194,71 @@ final class NamespaceControllers
 
   private record Decision(Intent intent, UserInfo actor) {}
 
-  private static List<Decision> deploymentDecisions(
+  /**
+   * The deployment controller, guarded by expectations as Kubernetes' is: after writing changes to
+   * a Deployment's ReplicaSets, it decides on that Deployment again only once the events show those
+   * changes (or after {@link #EXPECTATIONS_EXPIRE}, for a write that failed). Deciding from a view
+   * that misses its own last writes could otherwise exceed maxSurge across ReplicaSets.
+   */
+  private List<Decision> deploymentDecisions(
+      Deployment deployment, NamespaceView view, Instant now) {
+    String expectationKey = view.name() + "/" + deployment.getMetadata().getName();
+    if (!expectationsMet(expectations.get(expectationKey), view, now)) {
+      return List.of();
+    }
+    List<Decision> decisions = decideDeployment(deployment, view, now);
+    StringBuilder expected = new StringBuilder();
+    for (Decision decision : decisions) {
+      Intent intent = decision.intent();
+      if (intent.resource().equals("replicasets")) {
+        String version =
+            intent.object() == null ? "" : KubeObjects.meta(intent.object()).getResourceVersion();
+        expected
+            .append(intent.verb())
+            .append('|')
+            .append(intent.name())
+            .append('|')
+            .append(version == null ? "" : version)
+            .append('|')
+            .append(now.toEpochMilli())
+            .append('\n');
+      }
+    }
+    if (expected.isEmpty()) {
+      expectations.delete(expectationKey);
+    } else {
+      expectations.put(expectationKey, expected.toString());
+    }
+    return decisions;
+  }
+
+  private static boolean expectationsMet(String expected, NamespaceView view, Instant now) {
+    if (expected == null) {
+      return true;
+    }
+    Map<String, ReplicaSet> byName = new HashMap<>();
+    view.all(ReplicaSet.class).forEach(rs -> byName.put(rs.getMetadata().getName(), rs));
+    for (String line : expected.split("\n")) {
+      String[] parts = line.split("\\|", -1);
+      if (parts.length < 4
+          || now.toEpochMilli() - Long.parseLong(parts[3]) > EXPECTATIONS_EXPIRE.toMillis()) {
+        continue;
+      }
+      ReplicaSet rs = byName.get(parts[1]);
+      boolean met =
+          switch (parts[0]) {
+            case "CREATE" -> rs != null;
+            case "DELETE" -> rs == null || rs.getMetadata().getDeletionTimestamp() != null;
+            default -> rs == null || !parts[2].equals(rs.getMetadata().getResourceVersion());
+          };
+      if (!met) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static List<Decision> decideDeployment(
       Deployment deployment, NamespaceView view, Instant now) {
     String uid = deployment.getMetadata().getUid();
     List<ReplicaSet> owned =

@@ -204,6 +204,23 @@ class ControllersTopologyTest {
                         }));
   }
 
+  @Test
+  void aDeploymentIsNotDecidedAgainUntilItsLastReplicaSetWritesAreSeen() {
+    send(EventType.ADDED, "deployments", "apps", deployment());
+    assertThat(commands.readValuesToList())
+        .filteredOn(c -> c.getResource().equals("replicasets"))
+        .hasSize(1);
+
+    Deployment changed = deployment();
+    changed.getSpec().getTemplate().getSpec().getContainers().get(0).setImage("nginx:2");
+    send(EventType.MODIFIED, "deployments", "apps", changed);
+
+    assertThat(commands.readValuesToList())
+        .as("no decision while the created ReplicaSet is not in view")
+        .filteredOn(c -> c.getResource().equals("replicasets"))
+        .isEmpty();
+  }
+
   private static Deployment deployment() {
     return Deployment.newBuilder()
         .setApiVersion("apps/v1")
