@@ -99,6 +99,9 @@ final class NamespaceControllers
     } else {
       objects.put(key, event);
     }
+    if (!triggersReconcile(namespace, event)) {
+      return;
+    }
     RecordMetadata position = context.recordMetadata().orElse(null);
     String seed =
         (position == null
@@ -107,6 +110,32 @@ final class NamespaceControllers
             + "/"
             + record.timestamp();
     reconcile(namespace, Instant.ofEpochMilli(record.timestamp()), seed);
+  }
+
+  /**
+   * Whether a change can matter to a controller: the kinds they manage, anything owned or owning
+   * (the garbage collector), anything being deleted, and everything in a Terminating namespace.
+   * Leases and Events, written every few seconds by every node, change nothing else, and skipping
+   * them keeps the cost of a busy namespace like kube-node-lease flat.
+   */
+  private boolean triggersReconcile(String namespace, ResourceEvent event) {
+    Object object = event.getObject();
+    if (object instanceof Deployment
+        || object instanceof ReplicaSet
+        || object instanceof Pod
+        || object instanceof Namespace
+        || event.getType() == EventType.DELETED) {
+      return true;
+    }
+    var meta = KubeObjects.meta((SpecificRecord) object);
+    if (meta.getDeletionTimestamp() != null || !Owners.refs(meta).isEmpty()) {
+      return true;
+    }
+    ResourceEvent ns = objects.get(namespace + "/namespaces./" + namespace);
+    return ns != null
+        && ns.getObject() instanceof Namespace n
+        && n.getMetadata() != null
+        && n.getMetadata().getDeletionTimestamp() != null;
   }
 
   /** Runs every reconciler over the namespace's view and forwards their intents as commands. */
