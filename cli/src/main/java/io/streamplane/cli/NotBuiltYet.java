@@ -24,7 +24,7 @@ abstract class NotBuiltYet implements Callable<Integer> {
             + role
             + ": not built yet ("
             + issue
-            + "). Built so far: up, gateway, store, controllers, scheduler.");
+            + "). Built so far: up, gateway, store, controllers, scheduler, node, nodes.");
     return 2;
   }
 
@@ -43,20 +43,6 @@ abstract class NotBuiltYet implements Callable<Integer> {
   static final class Store extends NotBuiltYet {
     Store() {
       super("store", "issue #3");
-    }
-  }
-
-  @Command(name = "node", description = "One node worker (the kubelet). (not built yet)")
-  static final class Node extends NotBuiltYet {
-    Node() {
-      super("node", "issue #6");
-    }
-  }
-
-  @Command(name = "nodes", description = "A fleet of simulated node workers. (not built yet)")
-  static final class Nodes extends NotBuiltYet {
-    Nodes() {
-      super("nodes", "issue #6");
     }
   }
 

@@ -2,6 +2,8 @@ package io.streamplane.cli;
 
 import io.streamplane.cli.roles.ControllersCommand;
 import io.streamplane.cli.roles.GatewayCommand;
+import io.streamplane.cli.roles.NodeCommand;
+import io.streamplane.cli.roles.NodesCommand;
 import io.streamplane.cli.roles.SchedulerCommand;
 import io.streamplane.cli.roles.StoreCommand;
 import io.streamplane.cli.up.UpCommand;
@@ -24,8 +26,8 @@ import picocli.CommandLine.Command;
       StoreCommand.class,
       ControllersCommand.class,
       SchedulerCommand.class,
-      NotBuiltYet.Node.class,
-      NotBuiltYet.Nodes.class,
+      NodeCommand.class,
+      NodesCommand.class,
       NotBuiltYet.Replay.class,
       NotBuiltYet.History.class,
       NotBuiltYet.Audit.class,

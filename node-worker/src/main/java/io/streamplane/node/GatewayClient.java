@@ -1,0 +1,169 @@
+package io.streamplane.node;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.NullNode;
+import io.streamplane.schema.convert.KubeJson;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.apache.avro.specific.SpecificRecord;
+
+/**
+ * The node's connection to the Kubernetes API: asynchronous JSON requests to one gateway, shared by
+ * every agent of a process, with Avro records converted at this edge only.
+ *
+ * <p>Contract: every call completes with the HTTP status and the decoded body (a Kubernetes object
+ * or {@code Status}), whatever the status; it completes exceptionally only when no answer came
+ * (connection refused, timeout). At most {@code maxInFlight} requests are on the wire at once;
+ * others wait in arrival order, so a fleet of thousands of nodes starting together does not open
+ * thousands of connections. Thread-safe.
+ *
+ * <p>Limits: plain HTTP with no credentials, as the gateway serves today.
+ */
+public final class GatewayClient implements AutoCloseable {
+
+  /** An answer: its HTTP status and JSON body ({@code NullNode} when empty). */
+  public record Reply(int status, JsonNode body) {
+    public boolean ok() {
+      return status >= 200 && status < 300;
+    }
+
+    @Override
+    public String toString() {
+      return status + " " + body;
+    }
+  }
+
+  private static final Duration TIMEOUT = Duration.ofSeconds(40);
+
+  private final URI base;
+  private final ExecutorService executor;
+  private final HttpClient http;
+  private final KubeJson json = new KubeJson();
+  private final int maxInFlight;
+  private final Queue<Runnable> waiting = new ArrayDeque<>();
+  private int inFlight;
+
+  public GatewayClient(String apiServer, int maxInFlight) {
+    this.base = URI.create(apiServer.endsWith("/") ? apiServer : apiServer + "/");
+    this.maxInFlight = maxInFlight;
+    this.executor =
+        Executors.newFixedThreadPool(
+            2,
+            r -> {
+              Thread thread = new Thread(r, "node-http");
+              thread.setDaemon(true);
+              return thread;
+            });
+    this.http =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10))
+            .executor(executor)
+            .build();
+  }
+
+  public String apiServer() {
+    return base.toString();
+  }
+
+  public CompletableFuture<Reply> get(String path) {
+    return send(request(path).GET().build());
+  }
+
+  public CompletableFuture<Reply> post(String path, SpecificRecord object) {
+    return send(request(path).POST(body(object)).build());
+  }
+
+  public CompletableFuture<Reply> put(String path, SpecificRecord object) {
+    return send(request(path).PUT(body(object)).build());
+  }
+
+  /** DELETE with a DeleteOptions body, e.g. {@code {"gracePeriodSeconds":0}}. */
+  public CompletableFuture<Reply> delete(String path, String deleteOptions) {
+    return send(
+        request(path)
+            .method("DELETE", HttpRequest.BodyPublishers.ofString(deleteOptions))
+            .header("Content-Type", "application/json")
+            .build());
+  }
+
+  /** The body of a successful answer as {@code type}. */
+  public <T extends SpecificRecord> T decode(Reply reply, Class<T> type) {
+    return json.toAvro(reply.body(), type).record();
+  }
+
+  private HttpRequest.Builder request(String path) {
+    return HttpRequest.newBuilder(base.resolve(path.startsWith("/") ? path.substring(1) : path))
+        .timeout(TIMEOUT)
+        .header("Accept", "application/json")
+        .header("User-Agent", "streamplane-node/" + NodeObjects.KUBELET_VERSION);
+  }
+
+  private HttpRequest.BodyPublisher body(SpecificRecord object) {
+    return HttpRequest.BodyPublishers.ofString(KubeJson.writeJson(json.toJson(object)));
+  }
+
+  private CompletableFuture<Reply> send(HttpRequest request) {
+    CompletableFuture<Reply> reply = new CompletableFuture<>();
+    Runnable call =
+        () ->
+            http.sendAsync(request, HttpResponse.BodyHandlers.ofString())
+                .whenComplete(
+                    (response, failure) -> {
+                      next();
+                      if (failure != null) {
+                        reply.completeExceptionally(failure);
+                        return;
+                      }
+                      try {
+                        String text = response.body();
+                        JsonNode body =
+                            text == null || text.isBlank()
+                                ? NullNode.getInstance()
+                                : KubeJson.parseJson(text);
+                        reply.complete(new Reply(response.statusCode(), body));
+                      } catch (RuntimeException e) {
+                        reply.completeExceptionally(e);
+                      }
+                    });
+    boolean now;
+    synchronized (this) {
+      now = inFlight < maxInFlight;
+      if (now) {
+        inFlight++;
+      } else {
+        waiting.add(call);
+      }
+    }
+    if (now) {
+      call.run();
+    }
+    return reply;
+  }
+
+  private void next() {
+    Runnable call;
+    synchronized (this) {
+      call = waiting.poll();
+      if (call == null) {
+        inFlight--;
+      }
+    }
+    if (call != null) {
+      call.run();
+    }
+  }
+
+  @Override
+  public void close() {
+    executor.shutdownNow();
+  }
+}

@@ -1,0 +1,122 @@
+package io.streamplane.node;
+
+import io.streamplane.api.Pod;
+import io.streamplane.node.runtime.PodRuntime;
+import io.streamplane.topics.Topic;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * Many {@link NodeAgent}s in one process sharing one gateway client, one scheduler, one runtime and
+ * one bindings consumer — what {@code streamplane nodes --count 1000 --runtime simulated} runs,
+ * and, with one node, what {@code streamplane node} runs.
+ *
+ * <p>Contract: node {@code i} of {@code n} registers and then renews its Lease at {@code i * 10 s /
+ * n} within every 10 s period, so a fleet's API load is even rather than a burst every 10 s. The
+ * bindings consumer reads the partitions of all the fleet's nodes and dispatches by node name.
+ * {@link #close} stops the consumer, then the agents, then the scheduler; Node objects stay.
+ *
+ * <p>Limits: the fleet is fixed at start; every node uses the same runtime instance.
+ */
+public final class NodeFleet implements AutoCloseable {
+
+  /** At most this many requests of the fleet on the wire at once. */
+  private static final int MAX_IN_FLIGHT = 32;
+
+  private final GatewayClient api;
+  private final ScheduledExecutorService scheduler;
+  private final PodRuntime runtime;
+  private final List<NodeAgent> agents;
+  private final BindingsConsumer bindings;
+
+  private NodeFleet(
+      GatewayClient api,
+      ScheduledExecutorService scheduler,
+      PodRuntime runtime,
+      List<NodeAgent> agents,
+      BindingsConsumer bindings) {
+    this.api = api;
+    this.scheduler = scheduler;
+    this.runtime = runtime;
+    this.agents = agents;
+    this.bindings = bindings;
+  }
+
+  /**
+   * Starts one agent per entry of {@code nodes}, against the gateway at {@code apiServer} and the
+   * {@code bindings} topic on {@code bootstrapServers}; {@code runtimeFactory} builds the runtime
+   * on the fleet's scheduler.
+   */
+  public static NodeFleet start(
+      String apiServer,
+      String bootstrapServers,
+      Topic<String, Pod> bindingsTopic,
+      List<NodeOptions> nodes,
+      Function<ScheduledExecutorService, PodRuntime> runtimeFactory) {
+    GatewayClient api = new GatewayClient(apiServer, MAX_IN_FLIGHT);
+    ScheduledExecutorService scheduler =
+        Executors.newScheduledThreadPool(
+            2,
+            r -> {
+              Thread thread = new Thread(r, "node-scheduler");
+              thread.setDaemon(true);
+              return thread;
+            });
+    PodRuntime runtime = runtimeFactory.apply(scheduler);
+    List<NodeAgent> agents = new ArrayList<>();
+    for (NodeOptions options : nodes) {
+      agents.add(new NodeAgent(options, api, runtime, scheduler, Clock.systemUTC()));
+    }
+    BindingsConsumer bindings = BindingsConsumer.start(bootstrapServers, bindingsTopic, agents);
+    long period = NodeAgent.LEASE_PERIOD.toMillis();
+    for (int i = 0; i < agents.size(); i++) {
+      agents.get(i).start(Duration.ofMillis(period * i / agents.size()));
+    }
+    return new NodeFleet(api, scheduler, runtime, agents, bindings);
+  }
+
+  /** The options of {@code count} nodes named {@code prefix0..}, each with its own pod CIDR. */
+  public static List<NodeOptions> numbered(String prefix, int count, NodeOptions template) {
+    List<NodeOptions> nodes = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      nodes.add(template.withName(prefix + i).withPodCIDR(PodAddresses.cidrForIndex(i)));
+    }
+    return nodes;
+  }
+
+  public List<NodeAgent> agents() {
+    return agents;
+  }
+
+  /** How many nodes have registered so far. */
+  public long registered() {
+    return agents.stream().filter(NodeAgent::registered).count();
+  }
+
+  /** Failed requests across the fleet since start. */
+  public long errors() {
+    return agents.stream().mapToLong(NodeAgent::errors).sum();
+  }
+
+  @Override
+  public void close() {
+    bindings.close();
+    for (NodeAgent agent : agents) {
+      agent.close();
+    }
+    scheduler.shutdownNow();
+    try {
+      scheduler.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    runtime.close();
+    api.close();
+  }
+}

@@ -1,0 +1,197 @@
+package io.streamplane.node;
+
+import io.streamplane.api.Lease;
+import io.streamplane.api.LeaseSpec;
+import io.streamplane.api.Node;
+import io.streamplane.api.NodeAddress;
+import io.streamplane.api.NodeCondition;
+import io.streamplane.api.NodeSpec;
+import io.streamplane.api.NodeStatus;
+import io.streamplane.api.NodeSystemInfo;
+import io.streamplane.api.ObjectMeta;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * The objects a node writes about itself, as pure functions of its options and the time: the Node
+ * it registers (labels, pod CIDR, capacity, conditions, addresses, nodeInfo), the same Node with a
+ * fresh heartbeat, and its Lease in {@code kube-node-lease}. Values follow what a kubelet 1.32
+ * writes, so {@code kubectl get/describe node} reads as usual.
+ *
+ * <p>Limits: the pressure conditions are always False, nothing is reserved (allocatable equals
+ * capacity), and there are no taints.
+ */
+public final class NodeObjects {
+
+  public static final String KUBELET_VERSION = "v1.32.0-streamplane";
+  public static final String LEASE_NAMESPACE = "kube-node-lease";
+  public static final int LEASE_DURATION_SECONDS = 40;
+
+  private NodeObjects() {}
+
+  /** The Node a node registers, its conditions stamped {@code now}. */
+  public static Node node(
+      NodeOptions options, String runtimeVersion, String osImage, String bootID, Instant now) {
+    Map<String, String> labels = new LinkedHashMap<>();
+    labels.put("kubernetes.io/arch", architecture());
+    labels.put("kubernetes.io/hostname", options.name());
+    labels.put("kubernetes.io/os", "linux");
+    labels.put("node.kubernetes.io/instance-type", "streamplane");
+    Map<String, String> capacity = new LinkedHashMap<>();
+    capacity.put("cpu", options.cpu());
+    capacity.put("ephemeral-storage", options.ephemeralStorage());
+    capacity.put("memory", options.memory());
+    capacity.put("pods", Integer.toString(options.pods()));
+    String machineID = nameUuid("machine/" + options.name()).toString().replace("-", "");
+    return Node.newBuilder()
+        .setApiVersion("v1")
+        .setKind("Node")
+        .setMetadata(ObjectMeta.newBuilder().setName(options.name()).setLabels(labels).build())
+        .setSpec(
+            NodeSpec.newBuilder()
+                .setPodCIDR(options.podCIDR())
+                .setPodCIDRs(List.of(options.podCIDR()))
+                .build())
+        .setStatus(
+            NodeStatus.newBuilder()
+                .setCapacity(capacity)
+                .setAllocatable(new LinkedHashMap<>(capacity))
+                .setConditions(conditions(now))
+                .setAddresses(
+                    List.of(
+                        new NodeAddress("InternalIP", options.hostIP()),
+                        new NodeAddress("Hostname", options.name())))
+                .setNodeInfo(
+                    NodeSystemInfo.newBuilder()
+                        .setMachineID(machineID)
+                        .setSystemUUID(nameUuid("system/" + options.name()).toString())
+                        .setBootID(bootID)
+                        .setKernelVersion(System.getProperty("os.version"))
+                        .setOsImage(osImage)
+                        .setContainerRuntimeVersion(runtimeVersion)
+                        .setKubeletVersion(KUBELET_VERSION)
+                        .setOperatingSystem("linux")
+                        .setArchitecture(architecture())
+                        .build())
+                .build())
+        .build();
+  }
+
+  /**
+   * An existing Node (registered before, perhaps by an earlier run) brought back to what this node
+   * registers: its labels merged in, its pod CIDR set, its resourceVersion kept for the update.
+   */
+  public static Node reRegistered(Node existing, Node registered) {
+    Node updated = Node.newBuilder(existing).build();
+    Map<String, String> labels = new LinkedHashMap<>();
+    if (existing.getMetadata().getLabels() != null) {
+      labels.putAll(existing.getMetadata().getLabels());
+    }
+    labels.putAll(registered.getMetadata().getLabels());
+    updated.getMetadata().setLabels(labels);
+    NodeSpec spec =
+        existing.getSpec() == null
+            ? new NodeSpec()
+            : NodeSpec.newBuilder(existing.getSpec()).build();
+    spec.setPodCIDR(registered.getSpec().getPodCIDR());
+    spec.setPodCIDRs(registered.getSpec().getPodCIDRs());
+    updated.setSpec(spec);
+    return updated;
+  }
+
+  /** {@code current} with {@code status} replaced by the status this node reports. */
+  public static Node withStatus(Node current, NodeStatus status) {
+    return Node.newBuilder(current).setStatus(NodeStatus.newBuilder(status).build()).build();
+  }
+
+  /** {@code node} with every condition's lastHeartbeatTime set to {@code now}. */
+  public static Node heartbeat(Node node, Instant now) {
+    Node beat = Node.newBuilder(node).build();
+    if (beat.getStatus() != null && beat.getStatus().getConditions() != null) {
+      for (NodeCondition condition : beat.getStatus().getConditions()) {
+        condition.setLastHeartbeatTime(now.truncatedTo(ChronoUnit.SECONDS));
+      }
+    }
+    return beat;
+  }
+
+  /** The Lease {@code kube-node-lease/<node>} renewed at {@code now}. */
+  public static Lease lease(String node, Instant now, String resourceVersion) {
+    return Lease.newBuilder()
+        .setApiVersion("coordination.k8s.io/v1")
+        .setKind("Lease")
+        .setMetadata(
+            ObjectMeta.newBuilder()
+                .setName(node)
+                .setNamespace(LEASE_NAMESPACE)
+                .setResourceVersion(resourceVersion)
+                .build())
+        .setSpec(
+            LeaseSpec.newBuilder()
+                .setHolderIdentity(node)
+                .setLeaseDurationSeconds(LEASE_DURATION_SECONDS)
+                .setRenewTime(now.truncatedTo(ChronoUnit.MICROS))
+                .build())
+        .build();
+  }
+
+  static List<NodeCondition> conditions(Instant now) {
+    Instant second = now.truncatedTo(ChronoUnit.SECONDS);
+    List<NodeCondition> conditions = new ArrayList<>();
+    conditions.add(
+        condition(
+            "MemoryPressure",
+            "False",
+            "KubeletHasSufficientMemory",
+            "kubelet has sufficient memory available",
+            second));
+    conditions.add(
+        condition(
+            "DiskPressure",
+            "False",
+            "KubeletHasNoDiskPressure",
+            "kubelet has no disk pressure",
+            second));
+    conditions.add(
+        condition(
+            "PIDPressure",
+            "False",
+            "KubeletHasSufficientPID",
+            "kubelet has sufficient PID available",
+            second));
+    conditions.add(
+        condition("Ready", "True", "KubeletReady", "kubelet is posting ready status", second));
+    return conditions;
+  }
+
+  private static NodeCondition condition(
+      String type, String status, String reason, String message, Instant now) {
+    return NodeCondition.newBuilder()
+        .setType(type)
+        .setStatus(status)
+        .setReason(reason)
+        .setMessage(message)
+        .setLastHeartbeatTime(now)
+        .setLastTransitionTime(now)
+        .build();
+  }
+
+  private static String architecture() {
+    String arch = System.getProperty("os.arch", "amd64");
+    return switch (arch) {
+      case "x86_64", "amd64" -> "amd64";
+      case "aarch64", "arm64" -> "arm64";
+      default -> arch;
+    };
+  }
+
+  private static UUID nameUuid(String name) {
+    return UUID.nameUUIDFromBytes(name.getBytes(StandardCharsets.UTF_8));
+  }
+}

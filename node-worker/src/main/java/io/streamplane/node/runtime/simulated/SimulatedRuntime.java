@@ -1,0 +1,150 @@
+package io.streamplane.node.runtime.simulated;
+
+import io.streamplane.api.Container;
+import io.streamplane.api.Pod;
+import io.streamplane.node.runtime.PodRuntime;
+import io.streamplane.node.runtime.PodSandbox;
+import io.streamplane.node.runtime.RuntimeContainer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A kwok-style runtime: pods go through their phases and run no process, so one JVM can host
+ * thousands of nodes for tests and benchmarks.
+ *
+ * <p>Contract: {@code start} completes after {@code startDelay} with every container RUNNING
+ * (container ids {@code simulated://<uuid>}, image ids {@code <image>@sha256:<sha256 of the image
+ * name>}); {@code stop} completes after {@code stopDelay} (never longer than the grace period) and
+ * forgets the sandbox. The delays run on the shared scheduler the caller passes in, which this
+ * class never shuts down.
+ *
+ * <p>Limits: every container starts and keeps running; nothing fails, exits or restarts, and
+ * nothing is left to adopt when a node restarts.
+ */
+public final class SimulatedRuntime implements PodRuntime {
+
+  public static final String VERSION = "simulated://0.1";
+  public static final Duration DEFAULT_START_DELAY = Duration.ofMillis(500);
+  public static final Duration DEFAULT_STOP_DELAY = Duration.ofMillis(100);
+
+  private final ScheduledExecutorService scheduler;
+  private final Duration startDelay;
+  private final Duration stopDelay;
+  private final Clock clock;
+  private final Map<String, PodSandbox> sandboxes = new ConcurrentHashMap<>();
+
+  public SimulatedRuntime(
+      ScheduledExecutorService scheduler, Duration startDelay, Duration stopDelay, Clock clock) {
+    this.scheduler = scheduler;
+    this.startDelay = startDelay;
+    this.stopDelay = stopDelay;
+    this.clock = clock;
+  }
+
+  public SimulatedRuntime(ScheduledExecutorService scheduler) {
+    this(scheduler, DEFAULT_START_DELAY, DEFAULT_STOP_DELAY, Clock.systemUTC());
+  }
+
+  @Override
+  public String version() {
+    return VERSION;
+  }
+
+  @Override
+  public String osImage() {
+    return "Streamplane simulated node";
+  }
+
+  @Override
+  public CompletableFuture<PodSandbox> start(Pod pod, String podIP) {
+    CompletableFuture<PodSandbox> started = new CompletableFuture<>();
+    scheduler.schedule(
+        () -> {
+          try {
+            PodSandbox sandbox = run(pod, podIP, clock.instant());
+            sandboxes.put(sandbox.id(), sandbox);
+            started.complete(sandbox);
+          } catch (RuntimeException e) {
+            started.completeExceptionally(e);
+          }
+        },
+        startDelay.toMillis(),
+        TimeUnit.MILLISECONDS);
+    return started;
+  }
+
+  @Override
+  public PodSandbox status(PodSandbox sandbox) {
+    return sandboxes.getOrDefault(sandbox.id(), sandbox);
+  }
+
+  @Override
+  public CompletableFuture<Void> stop(PodSandbox sandbox, Duration grace) {
+    CompletableFuture<Void> stopped = new CompletableFuture<>();
+    long delay = Math.min(stopDelay.toMillis(), Math.max(0, grace.toMillis()));
+    scheduler.schedule(
+        () -> {
+          sandboxes.remove(sandbox.id());
+          stopped.complete(null);
+        },
+        delay,
+        TimeUnit.MILLISECONDS);
+    return stopped;
+  }
+
+  /** How many sandboxes are running now. */
+  public int running() {
+    return sandboxes.size();
+  }
+
+  @Override
+  public void close() {
+    sandboxes.clear();
+  }
+
+  static PodSandbox run(Pod pod, String podIP, Instant now) {
+    List<RuntimeContainer> containers = new ArrayList<>();
+    List<Container> specContainers =
+        pod.getSpec() == null || pod.getSpec().getContainers() == null
+            ? List.of()
+            : pod.getSpec().getContainers();
+    for (Container container : specContainers) {
+      String image = container.getImage() == null ? "" : container.getImage();
+      containers.add(
+          new RuntimeContainer(
+              container.getName(),
+              image,
+              imageID(image),
+              "simulated://" + UUID.randomUUID(),
+              RuntimeContainer.State.RUNNING,
+              now,
+              null,
+              null));
+    }
+    String key = pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+    return new PodSandbox(UUID.randomUUID().toString(), key, podIP, now, containers);
+  }
+
+  static String imageID(String image) {
+    try {
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256").digest(image.getBytes(StandardCharsets.UTF_8));
+      return image + "@sha256:" + HexFormat.of().formatHex(digest);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
