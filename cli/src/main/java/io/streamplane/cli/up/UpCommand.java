@@ -4,6 +4,9 @@ import io.streamplane.controller.ControllersApp;
 import io.streamplane.gateway.server.GatewayServer;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.log.UserInfo;
+import io.streamplane.node.NodeFleet;
+import io.streamplane.node.NodeOptions;
+import io.streamplane.node.runtime.simulated.SimulatedRuntime;
 import io.streamplane.scheduler.SchedulerApp;
 import io.streamplane.scheduler.framework.SchedulerConfig;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
@@ -88,6 +91,20 @@ public final class UpCommand implements Callable<Integer> {
   boolean withoutScheduler;
 
   @Option(
+      names = "--nodes",
+      defaultValue = "0",
+      description = "How many node workers to run here (default: ${DEFAULT-VALUE}; see --runtime).")
+  int nodes;
+
+  @Option(
+      names = "--runtime",
+      defaultValue = "simulated",
+      description =
+          "The node workers' runtime: simulated (pods go Running and Ready, no process runs);"
+              + " process is not built yet (default: ${DEFAULT-VALUE}).")
+  String runtime;
+
+  @Option(
       names = "--cluster",
       defaultValue = TopicLayout.DEFAULT_CLUSTER,
       description = "Cluster name, the prefix of every topic (default: ${DEFAULT-VALUE}).")
@@ -101,6 +118,13 @@ public final class UpCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (nodes > 0 && !"simulated".equals(runtime)) {
+      System.err.println(
+          "streamplane up: --runtime "
+              + runtime
+              + " is not built yet (issue #6); use --runtime simulated, or --nodes 0.");
+      return 2;
+    }
     Console console = new Console(System.out);
     console.line(
         "starting Kafka (KRaft, single node) on 127.0.0.1:" + kafkaPort + ", data in " + dataDir);
@@ -179,11 +203,14 @@ public final class UpCommand implements Callable<Integer> {
                     + ")");
             gateway.ensureSystemNamespaces(SYSTEM);
             console.line("gateway: Kubernetes API at " + gateway.url());
-            Kubeconfig.write(kubeconfig, gateway.url(), cluster);
-            console.line(
-                "ready. Ctrl-C to stop. Use kubectl with:  export KUBECONFIG="
-                    + kubeconfig.toAbsolutePath());
-            runUntilInterrupted(console, status);
+            try (AutoCloseable fleet =
+                startNodes(gateway.url(), broker.bootstrapServers(), topics)) {
+              Kubeconfig.write(kubeconfig, gateway.url(), cluster);
+              console.line(
+                  "ready. Ctrl-C to stop. Use kubectl with:  export KUBECONFIG="
+                      + kubeconfig.toAbsolutePath());
+              runUntilInterrupted(console, status);
+            }
           }
         }
       }
@@ -193,6 +220,21 @@ public final class UpCommand implements Callable<Integer> {
       stopped.countDown();
     }
     return 0;
+  }
+
+  /** The node workers of the local cluster: {@code --nodes} simulated nodes named node-0... */
+  private AutoCloseable startNodes(String apiServer, String bootstrapServers, Topics topics) {
+    if (nodes == 0) {
+      return () -> {};
+    }
+    NodeFleet fleet =
+        NodeFleet.start(
+            apiServer,
+            bootstrapServers,
+            topics.bindings(),
+            NodeFleet.numbered("node-", nodes, NodeOptions.defaults("node-0")),
+            SimulatedRuntime::new);
+    return fleet;
   }
 
   private AutoCloseable startScheduling(Topics topics, String bootstrapServers) {
