@@ -23,28 +23,30 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The kubectl rollout commands against the controllers, with every ReplicaSet event of a rolling
- * update watched: the ReplicaSets' desired replicas never add up to more than replicas + maxSurge.
- * (Pods stay Pending until node workers exist, so availability is not exercised here.)
+ * The kubectl rollout commands against the controllers, on two simulated nodes (pods become Running
+ * and Ready), with every ReplicaSet event of a rolling update watched: the ReplicaSets' desired
+ * replicas never add up to more than replicas + maxSurge, and their available pods never fall below
+ * replicas - maxUnavailable.
  */
 class RolloutE2E {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int REPLICAS = 4;
   private static final int MAX_SURGE = 1;
+  private static final int MAX_UNAVAILABLE = 1;
 
   @Test
   void aRollingUpdateNeverExceedsMaxSurgeAndTheRolloutCommandsWork(@TempDir Path home)
       throws Exception {
-    try (LocalCluster cluster = new LocalCluster(home).start()) {
+    try (LocalCluster cluster = new LocalCluster(home, "--nodes", "2").start()) {
       Kubectl kubectl = cluster.kubectl;
       kubectl.runWithInput(deployment(), "apply", "-f", "-").expectSuccess();
-      await("the first ReplicaSet's pods")
-          .atMost(Duration.ofSeconds(60))
-          .until(
-              () ->
-                  kubectl.run("get", "pods", "-l", "app=roll", "--no-headers").out().lines().count()
-                      == REPLICAS);
+      assertThat(
+              kubectl
+                  .run("rollout", "status", "deploy/roll", "--timeout=90s")
+                  .expectSuccess()
+                  .out())
+          .contains("successfully rolled out");
 
       Map<String, Integer> desired = new ConcurrentHashMap<>();
       List<String> violations = new CopyOnWriteArrayList<>();
@@ -52,13 +54,21 @@ class RolloutE2E {
       Thread watcher = watchReplicaSets(cluster, desired, totals, violations);
 
       kubectl.run("set", "image", "deploy/roll", "c=nginx:1.16.1").expectSuccess();
-      await("a second ReplicaSet").atMost(Duration.ofSeconds(60)).until(() -> desired.size() == 2);
+      assertThat(
+              kubectl
+                  .run("rollout", "status", "deploy/roll", "--timeout=90s")
+                  .expectSuccess()
+                  .out())
+          .contains("successfully rolled out");
+      assertThat(desired).hasSize(2);
       kubectl.run("rollout", "restart", "deploy/roll").expectSuccess();
       await("a third ReplicaSet").atMost(Duration.ofSeconds(60)).until(() -> desired.size() == 3);
       Thread.sleep(2000);
       watcher.interrupt();
 
-      assertThat(violations).as("moments where the ReplicaSets wanted too many pods").isEmpty();
+      assertThat(violations)
+          .as("moments where the ReplicaSets wanted too many pods or had too few available")
+          .isEmpty();
       assertThat(totals)
           .isNotEmpty()
           .allSatisfy(t -> assertThat(t).isLessThanOrEqualTo(REPLICAS + MAX_SURGE));
@@ -119,6 +129,7 @@ class RolloutE2E {
                             + "/apis/apps/v1/namespaces/default/replicasets?watch=true&labelSelector=app%3Droll"))
                 .build(),
             HttpResponse.BodyHandlers.ofInputStream());
+    Map<String, Integer> available = new ConcurrentHashMap<>();
     Thread thread =
         new Thread(
             () -> {
@@ -131,8 +142,21 @@ class RolloutE2E {
                   String name = rs.path("metadata").path("name").asText();
                   if (event.path("type").asText().equals("DELETED")) {
                     desired.remove(name);
+                    available.remove(name);
                   } else {
                     desired.put(name, rs.path("spec").path("replicas").asInt());
+                    available.put(name, rs.path("status").path("availableReplicas").asInt());
+                  }
+                  int up = available.values().stream().mapToInt(Integer::intValue).sum();
+                  if (up < REPLICAS - MAX_UNAVAILABLE) {
+                    violations.add(
+                        event.path("type").asText()
+                            + " "
+                            + name
+                            + ": available "
+                            + up
+                            + " "
+                            + available);
                   }
                   int total = desired.values().stream().mapToInt(Integer::intValue).sum();
                   totals.add(total);
