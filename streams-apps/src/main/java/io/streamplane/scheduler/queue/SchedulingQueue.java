@@ -24,8 +24,10 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.streams.KeyValue;
@@ -63,6 +65,7 @@ public final class SchedulingQueue
   static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
   static final Duration IN_FLIGHT = Duration.ofSeconds(2);
   static final int MAX_PER_TICK = 1000;
+  static final Duration VIEW_REFRESH = Duration.ofMillis(500);
 
   private final SchedulerConfig config;
   private final String schedulerId;
@@ -70,6 +73,16 @@ public final class SchedulingQueue
   private KeyValueStore<String, QueuedPod> queue;
   private ReadOnlyKeyValueStore<String, NodeUsage> nodes;
   private final Map<String, InFlight> inFlight = new HashMap<>();
+
+  /** In-memory index of the queue store (pod key → notBefore), so a tick decodes only due pods. */
+  private Map<String, Long> dueAt;
+
+  private Set<String> failed;
+
+  /** The decoded view of the nodes, refreshed at most every {@link #VIEW_REFRESH}. */
+  private List<NodeInfo> view;
+
+  private long viewRefreshedAt;
   private long viewFingerprint;
   private long sequence;
 
@@ -95,17 +108,16 @@ public final class SchedulingQueue
       if (event.getType() != EventType.DELETED && pending(pod)) {
         QueuedPod.Builder entry =
             queued == null ? QueuedPod.newBuilder().setNotBefore(0) : QueuedPod.newBuilder(queued);
-        queue.put(record.key(), entry.setPod(pod).build());
+        save(record.key(), entry.setPod(pod).build());
       } else if (queued != null) {
-        queue.delete(record.key());
-        inFlight.remove(record.key());
+        forget(record.key());
       }
     } else if (record.value() instanceof BindRejection rejection) {
       QueuedPod queued = queue.get(record.key());
       inFlight.remove(record.key());
       if (queued != null) {
         // Retry at once: the view that made the proposal was stale, a fresher one is coming.
-        queue.put(
+        save(
             record.key(),
             QueuedPod.newBuilder(queued)
                 .setNotBefore(0)
@@ -132,18 +144,28 @@ public final class SchedulingQueue
 
   private void tick(long nowMs) {
     inFlight.values().removeIf(f -> nowMs - f.at() > IN_FLIGHT.toMillis());
-    List<NodeInfo> view = nodeView();
-    long fingerprint = fingerprint(view);
-    boolean viewChanged = fingerprint != viewFingerprint;
-    viewFingerprint = fingerprint;
+    if (dueAt == null) {
+      index();
+    }
+    if (dueAt.isEmpty()) {
+      return;
+    }
+    boolean viewChanged = false;
+    if (view == null || nowMs - viewRefreshedAt >= VIEW_REFRESH.toMillis()) {
+      view = nodeView();
+      viewRefreshedAt = nowMs;
+      long fingerprint = fingerprint(view);
+      viewChanged = fingerprint != viewFingerprint;
+      viewFingerprint = fingerprint;
+    }
     List<KeyValue<String, QueuedPod>> due = new ArrayList<>();
-    try (KeyValueIterator<String, QueuedPod> it = queue.all()) {
-      while (it.hasNext()) {
-        KeyValue<String, QueuedPod> entry = it.next();
-        boolean waitingForBind = inFlight.containsKey(entry.key);
-        if (entry.value.getNotBefore() <= nowMs
-            || (viewChanged && entry.value.getLastFailure() != null && !waitingForBind)) {
-          due.add(entry);
+    for (Map.Entry<String, Long> entry : dueAt.entrySet()) {
+      boolean retryOnNewView =
+          viewChanged && failed.contains(entry.getKey()) && !inFlight.containsKey(entry.getKey());
+      if (entry.getValue() <= nowMs || retryOnNewView) {
+        QueuedPod queued = queue.get(entry.getKey());
+        if (queued != null) {
+          due.add(KeyValue.pair(entry.getKey(), queued));
         }
       }
     }
@@ -153,13 +175,50 @@ public final class SchedulingQueue
     }
   }
 
+  /** Rebuilds the in-memory index of the queue from its store (after a start or a restore). */
+  private void index() {
+    dueAt = new HashMap<>();
+    failed = new HashSet<>();
+    try (KeyValueIterator<String, QueuedPod> it = queue.all()) {
+      while (it.hasNext()) {
+        KeyValue<String, QueuedPod> entry = it.next();
+        remember(entry.key, entry.value);
+      }
+    }
+  }
+
+  private void save(String podKey, QueuedPod queued) {
+    queue.put(podKey, queued);
+    if (dueAt != null) {
+      remember(podKey, queued);
+    }
+  }
+
+  private void remember(String podKey, QueuedPod queued) {
+    dueAt.put(podKey, queued.getNotBefore());
+    if (queued.getLastFailure() != null) {
+      failed.add(podKey);
+    } else {
+      failed.remove(podKey);
+    }
+  }
+
+  private void forget(String podKey) {
+    queue.delete(podKey);
+    inFlight.remove(podKey);
+    if (dueAt != null) {
+      dueAt.remove(podKey);
+      failed.remove(podKey);
+    }
+  }
+
   private void attempt(String podKey, QueuedPod queued, List<NodeInfo> view, long nowMs) {
     Pod pod = queued.getPod();
     ScheduleResult result =
         Scheduler.schedule(pod, withInFlight(view), config, seed(podKey, queued));
     if (result.scheduled()) {
       inFlight.put(podKey, new InFlight(result.nodeName(), result.requests(), nowMs));
-      queue.put(
+      save(
           podKey,
           QueuedPod.newBuilder(queued)
               .setAttempts(queued.getAttempts() + 1)
@@ -182,7 +241,7 @@ public final class SchedulingQueue
     int attempts = queued.getAttempts() + 1;
     long backoff =
         Math.min(MAX_BACKOFF.toMillis(), INITIAL_BACKOFF.toMillis() << Math.min(attempts - 1, 10));
-    queue.put(
+    save(
         podKey,
         QueuedPod.newBuilder(queued)
             .setAttempts(attempts)
