@@ -309,6 +309,10 @@ public final class StoreLogic {
     return changed(command, at, 201, EventType.MODIFIED, bound);
   }
 
+  /**
+   * Checks the uid and resourceVersion the command names — in its preconditions, or else in the
+   * object it carries — against the stored object; a mismatch is Kubernetes' Conflict.
+   */
   private static Outcome checkPreconditions(
       ResourceCommand command, CommandPosition at, SpecificRecord stored, ObjectMeta given) {
     ObjectMeta meta = KubeObjects.meta(stored);
@@ -318,36 +322,36 @@ public final class StoreLogic {
       wantedUid = given.getUid();
     }
     if (wantedUid != null && !wantedUid.equals(meta.getUid())) {
-      return failure(
+      return conflict(
           command,
           at,
-          409,
-          "Conflict",
-          "Operation cannot be fulfilled on "
-              + resourceName(command)
-              + ": Precondition failed: UID in precondition: "
+          "Precondition failed: UID in precondition: "
               + wantedUid
               + ", UID in object meta: "
-              + meta.getUid(),
-          List.of());
+              + meta.getUid());
     }
     String wantedVersion = preconditions == null ? null : preconditions.getResourceVersion();
     if (wantedVersion == null && given != null) {
       wantedVersion = given.getResourceVersion();
     }
     if (wantedVersion != null && !wantedVersion.equals(meta.getResourceVersion())) {
-      return failure(
+      return conflict(
           command,
           at,
-          409,
-          "Conflict",
-          "Operation cannot be fulfilled on "
-              + resourceName(command)
-              + ": the object has been modified; please apply your changes to the latest version"
-              + " and try again",
-          List.of());
+          "the object has been modified; please apply your changes to the latest version and try"
+              + " again");
     }
     return null;
+  }
+
+  private static Outcome conflict(ResourceCommand command, CommandPosition at, String cause) {
+    return failure(
+        command,
+        at,
+        409,
+        "Conflict",
+        "Operation cannot be fulfilled on " + resourceName(command) + ": " + cause,
+        List.of());
   }
 
   private static Long nextGeneration(SpecificRecord stored, SpecificRecord object) {

@@ -16,6 +16,9 @@ import io.streamplane.topics.TopicInitializer;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.TopicSpec;
 import io.streamplane.topics.Topics;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -125,6 +128,16 @@ public final class UpCommand implements Callable<Integer> {
               + " is not built yet (issue #6); use --runtime simulated, or --nodes 0.");
       return 2;
     }
+    for (int port : new int[] {kafkaPort, apiPort}) {
+      if (!free(port)) {
+        System.err.println(
+            "streamplane up: port "
+                + port
+                + " on 127.0.0.1 is in use — is another 'streamplane up' running? (--kafka-port and"
+                + " --api-port choose others)");
+        return 1;
+      }
+    }
     Console console = new Console(System.out);
     console.line(
         "starting Kafka (KRaft, single node) on 127.0.0.1:" + kafkaPort + ", data in " + dataDir);
@@ -220,6 +233,16 @@ public final class UpCommand implements Callable<Integer> {
       stopped.countDown();
     }
     return 0;
+  }
+
+  private static boolean free(int port) {
+    try (ServerSocket socket = new ServerSocket()) {
+      socket.setReuseAddress(true);
+      socket.bind(new InetSocketAddress("127.0.0.1", port));
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   /** The node workers of the local cluster: {@code --nodes} simulated nodes named node-0... */
