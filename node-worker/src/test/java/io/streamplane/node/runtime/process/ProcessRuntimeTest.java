@@ -1,0 +1,257 @@
+package io.streamplane.node.runtime.process;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.streamplane.api.Container;
+import io.streamplane.api.ContainerPort;
+import io.streamplane.api.EnvVar;
+import io.streamplane.api.ObjectMeta;
+import io.streamplane.api.Pod;
+import io.streamplane.api.PodSpec;
+import io.streamplane.node.runtime.PodSandbox;
+import io.streamplane.node.runtime.RuntimeContainer;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ProcessRuntimeTest {
+
+  @TempDir Path root;
+  private ProcessRuntime runtime;
+
+  @BeforeEach
+  void setUp() {
+    runtime = new ProcessRuntime(root);
+  }
+
+  @AfterEach
+  void tearDown() {
+    runtime.close();
+  }
+
+  @Test
+  void aShellContainerRunsLogsAndStopsWithinItsGrace() throws Exception {
+    Container c = container("sh", "busybox:1.36");
+    c.setCommand(List.of("/bin/sh", "-c", "echo hello; sleep 30"));
+    PodSandbox sandbox = start(pod("p1", List.of(), List.of(c)));
+
+    RuntimeContainer sh = sandbox.containers().get(0);
+    assertThat(sh.state()).isEqualTo(RuntimeContainer.State.RUNNING);
+    assertThat(sh.startedAt()).isNotNull();
+    assertThat(sh.containerID()).startsWith("process://");
+    assertThat(sh.imageID()).startsWith("busybox:1.36@sha256:");
+    Path log = runtime.logFile(sandbox, "sh").orElseThrow();
+    assertThat(log.getParent().getFileName().toString()).startsWith("default_p1_");
+    await().atMost(Duration.ofSeconds(10)).until(() -> read(log).contains("hello"));
+    assertThat(runtime.status(sandbox).allRunning()).isTrue();
+
+    long begun = System.nanoTime();
+    runtime.stop(sandbox, Duration.ofSeconds(2)).get(10, TimeUnit.SECONDS);
+    assertThat(Duration.ofNanos(System.nanoTime() - begun)).isLessThan(Duration.ofSeconds(5));
+    long pid = Long.parseLong(sh.containerID().substring("process://".length()));
+    assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)).isFalse();
+    assertThat(runtime.running()).isZero();
+  }
+
+  @Test
+  void aStoppedContainerIsReportedTerminatedUntilTheSandboxIsForgotten() throws Exception {
+    Container c = container("sh", "busybox");
+    c.setCommand(List.of("/bin/sh", "-c", "sleep 30"));
+    PodSandbox sandbox = start(pod("p2", List.of(), List.of(c)));
+    long pid = Long.parseLong(sandbox.containers().get(0).containerID().substring(10));
+
+    ProcessHandle.of(pid).orElseThrow().destroy();
+
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                runtime.status(sandbox).containers().get(0).state()
+                    == RuntimeContainer.State.EXITED);
+    RuntimeContainer sh = runtime.status(sandbox).containers().get(0);
+    assertThat(sh.exitCode()).isNotZero();
+    assertThat(sh.reason()).isEqualTo("Error");
+    assertThat(sh.finishedAt()).isAfterOrEqualTo(sh.startedAt());
+  }
+
+  @Test
+  void aCommandExitingThreeIsTerminatedWithError() throws Exception {
+    Container fails = container("fails", "busybox");
+    fails.setCommand(List.of("/bin/sh", "-c"));
+    fails.setArgs(List.of("exit 3"));
+    Container done = container("done", "busybox");
+    done.setCommand(List.of("/bin/true"));
+    PodSandbox sandbox = start(pod("p3", List.of(), List.of(fails, done)));
+
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                runtime.status(sandbox).containers().stream()
+                    .allMatch(c -> c.state() == RuntimeContainer.State.EXITED));
+    List<RuntimeContainer> containers = runtime.status(sandbox).containers();
+    assertThat(containers.get(0).exitCode()).isEqualTo(3);
+    assertThat(containers.get(0).reason()).isEqualTo("Error");
+    assertThat(containers.get(0).finishedAt()).isNotNull();
+    assertThat(containers.get(1).exitCode()).isZero();
+    assertThat(containers.get(1).reason()).isEqualTo("Completed");
+  }
+
+  @Test
+  void anUnknownImageWithoutCommandWaitsWithErrImagePull() throws Exception {
+    PodSandbox sandbox = start(pod("p4", List.of(), List.of(container("app", "example/app:1.0"))));
+
+    RuntimeContainer app = runtime.status(sandbox).containers().get(0);
+    assertThat(app.state()).isEqualTo(RuntimeContainer.State.CREATED);
+    assertThat(app.reason()).isEqualTo("ErrImagePull");
+    assertThat(app.message())
+        .isEqualTo(
+            "image \"example/app:1.0\" is not in the node's image catalog and the container has"
+                + " no command");
+    assertThat(app.containerID()).isNull();
+  }
+
+  @Test
+  void envReferencesExpandToEarlierVariables() throws Exception {
+    Container c = container("env", "busybox");
+    c.setEnv(
+        List.of(
+            env("A", "alpha"),
+            env("B", "$(A)-beta"),
+            env("C", "$$(A) $(LATER) $(POD_IP)"),
+            env("LATER", "x")));
+    c.setCommand(List.of("/bin/sh", "-c", "echo \"B=$B C=$C H=$HOSTNAME IP=$POD_IP\"; echo $(B)"));
+    PodSandbox sandbox = start(pod("p5", List.of(), List.of(c)));
+
+    Path log = runtime.logFile(sandbox, "env").orElseThrow();
+    await().atMost(Duration.ofSeconds(10)).until(() -> read(log).lines().count() == 2);
+    assertThat(read(log).lines().toList())
+        .containsExactly("B=alpha-beta C=$(A) $(LATER) $(POD_IP) H=p5 IP=127.0.0.1", "alpha-beta");
+  }
+
+  @Test
+  void nginxAnswersOnThePodIpAndPortAndLogsTheRequest() throws Exception {
+    int port;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      port = socket.getLocalPort();
+    }
+    Container web = container("web", "docker.io/library/nginx:1.27");
+    web.setPorts(List.of(ContainerPort.newBuilder().setContainerPort(port).build()));
+    PodSandbox sandbox = start(pod("web-1", List.of(), List.of(web)));
+    HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    HttpRequest get =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/"))
+            .header("User-Agent", "process-runtime-test")
+            .build();
+
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(200))
+        .ignoreExceptions()
+        .until(() -> client.send(get, HttpResponse.BodyHandlers.ofString()).statusCode() == 200);
+    HttpResponse<String> response = client.send(get, HttpResponse.BodyHandlers.ofString());
+
+    assertThat(response.body()).contains("Welcome to nginx!");
+    Path log = runtime.logFile(sandbox, "web").orElseThrow();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> read(log).contains("\"GET / HTTP/1.1\" 200"));
+    assertThat(read(log)).contains("127.0.0.1 - - [").contains("\"process-runtime-test\"");
+    assertThat(runtime.status(sandbox).allRunning()).isTrue();
+  }
+
+  @Test
+  void initContainersRunInOrderBeforeTheContainers() throws Exception {
+    Container first = container("first", "busybox");
+    first.setCommand(List.of("/bin/sh", "-c", "echo one > ready"));
+    Container second = container("second", "busybox");
+    second.setCommand(List.of("/bin/sh", "-c", "test -f ready && echo two >> ready"));
+    Container main = container("main", "busybox");
+    main.setCommand(List.of("/bin/sh", "-c", "cat ready && test \"$(cat ready)\" = \"one\ntwo\""));
+    PodSandbox sandbox = start(pod("p6", List.of(first, second), List.of(main)));
+
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                runtime.status(sandbox).containers().get(0).state()
+                    == RuntimeContainer.State.EXITED);
+    assertThat(runtime.status(sandbox).containers()).hasSize(1);
+    assertThat(runtime.status(sandbox).containers().get(0).exitCode()).isZero();
+  }
+
+  @Test
+  void aFailingInitContainerFailsTheStart() {
+    Container init = container("init", "busybox");
+    init.setCommand(List.of("/bin/sh", "-c", "exit 7"));
+    Container main = container("main", "busybox");
+    main.setCommand(List.of("/bin/sh", "-c", "sleep 30"));
+
+    assertThatThrownBy(
+            () -> runtime.start(pod("p7", List.of(init), List.of(main)), "127.0.0.1").get())
+        .isInstanceOf(ExecutionException.class)
+        .hasMessageContaining("init container init exited with code 7");
+    assertThat(runtime.running()).isZero();
+  }
+
+  @Test
+  void versionAndOsImage() {
+    assertThat(runtime.version()).isEqualTo("process://0.1");
+    assertThat(runtime.osImage()).isNotBlank();
+    assertThat(ImageCatalog.bareName("registry.k8s.io/library/nginx:1.27@sha256:ab"))
+        .isEqualTo("nginx");
+  }
+
+  private PodSandbox start(Pod pod) throws Exception {
+    return runtime.start(pod, "127.0.0.1").get(30, TimeUnit.SECONDS);
+  }
+
+  private static Pod pod(String name, List<Container> init, List<Container> containers) {
+    Pod pod = new Pod();
+    pod.setMetadata(
+        ObjectMeta.newBuilder()
+            .setName(name)
+            .setNamespace("default")
+            .setUid(UUID.randomUUID().toString())
+            .build());
+    PodSpec spec = new PodSpec();
+    spec.setInitContainers(init);
+    spec.setContainers(containers);
+    pod.setSpec(spec);
+    return pod;
+  }
+
+  private static Container container(String name, String image) {
+    Container c = new Container();
+    c.setName(name);
+    c.setImage(image);
+    return c;
+  }
+
+  private static EnvVar env(String name, String value) {
+    EnvVar var = new EnvVar();
+    var.setName(name);
+    var.setValue(value);
+    return var;
+  }
+
+  private static String read(Path file) throws IOException {
+    return Files.exists(file) ? Files.readString(file) : "";
+  }
+}
