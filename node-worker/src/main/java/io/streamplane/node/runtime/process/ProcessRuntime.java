@@ -58,7 +58,9 @@ import java.util.regex.Pattern;
  * <p>Limits: no restart policies (a container that exits stays EXITED), no probes, no hooks, no
  * volumes, no {@code envFrom} or {@code valueFrom}, no resource limits, no isolation (processes
  * share the host's users, files and network; the pod IP is only what servers bind to), and nothing
- * is adopted after a node restart.
+ * is adopted after a node restart. {@code stop} and {@code close} reach the descendants a
+ * container's process has at that moment: a child left behind by a main process that already exited
+ * is not tracked (there is no cgroup or process group to find it by).
  */
 public final class ProcessRuntime implements PodRuntime {
 

@@ -72,7 +72,7 @@ class ProcessRuntimeTest {
   @Test
   void aStoppedContainerIsReportedTerminatedUntilTheSandboxIsForgotten() throws Exception {
     Container c = container("sh", "busybox");
-    c.setCommand(List.of("/bin/sh", "-c", "sleep 30"));
+    c.setCommand(List.of("/bin/sh", "-c", "exec sleep 30"));
     PodSandbox sandbox = start(pod("p2", List.of(), List.of(c)));
     long pid = Long.parseLong(sandbox.containers().get(0).containerID().substring(10));
 
