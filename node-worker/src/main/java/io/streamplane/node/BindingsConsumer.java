@@ -1,8 +1,8 @@
 package io.streamplane.node;
 
 import io.streamplane.api.Pod;
+import io.streamplane.topics.BindingKey;
 import io.streamplane.topics.Topic;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -17,7 +17,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.utils.Utils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -75,12 +74,9 @@ public final class BindingsConsumer implements AutoCloseable {
     return consumer;
   }
 
-  /**
-   * The partition of a node's bindings: murmur2 of the node name, as Kafka's default partitioner
-   * hashes keys and as the store partitions the topic (BindingKey in streams-apps).
-   */
+  /** The partition of a node's bindings, as the store partitions the topic. */
   public static int partition(String node, int partitions) {
-    return Utils.toPositive(Utils.murmur2(node.getBytes(StandardCharsets.UTF_8))) % partitions;
+    return BindingKey.partition(node, partitions);
   }
 
   static Set<Integer> partitionsOf(Collection<String> nodes, int partitions) {
@@ -94,15 +90,15 @@ public final class BindingsConsumer implements AutoCloseable {
   private void run() {
     Function<String, NodeAgent> agentOf =
         key -> {
-          int slash = key.indexOf('/');
-          return slash < 0 ? null : agents.get(key.substring(0, slash));
+          String node = BindingKey.node(key);
+          return node == null ? null : agents.get(node);
         };
     try {
       while (running) {
         for (ConsumerRecord<String, Pod> record : consumer.poll(Duration.ofMillis(500))) {
           NodeAgent agent = agentOf.apply(record.key());
           if (agent != null) {
-            agent.onBinding(record.key().substring(agent.name().length() + 1), record.value());
+            agent.onBinding(BindingKey.podKey(record.key()), record.value());
           }
         }
       }

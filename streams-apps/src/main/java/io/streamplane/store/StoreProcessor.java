@@ -4,6 +4,7 @@ import io.streamplane.api.Pod;
 import io.streamplane.log.CommandResult;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
+import io.streamplane.topics.BindingKey;
 import java.time.Instant;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;

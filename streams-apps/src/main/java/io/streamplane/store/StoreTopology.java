@@ -1,6 +1,7 @@
 package io.streamplane.store;
 
 import io.streamplane.log.CommandResult;
+import io.streamplane.topics.BindingKey;
 import io.streamplane.topics.Topics;
 import java.util.Optional;
 import java.util.Set;

@@ -1,4 +1,4 @@
-package io.streamplane.store;
+package io.streamplane.topics;
 
 import java.nio.charset.StandardCharsets;
 import org.apache.kafka.common.utils.Utils;
@@ -15,8 +15,15 @@ public final class BindingKey {
     return node + "/" + podKey;
   }
 
+  /** The node a binding key names, or null if it is not a binding key. */
   public static String node(String bindingKey) {
-    return bindingKey.substring(0, bindingKey.indexOf('/'));
+    int slash = bindingKey.indexOf('/');
+    return slash < 0 ? null : bindingKey.substring(0, slash);
+  }
+
+  /** The pod key a binding key names. */
+  public static String podKey(String bindingKey) {
+    return bindingKey.substring(bindingKey.indexOf('/') + 1);
   }
 
   /** The partition of a node's bindings: murmur2 of the node name, as Kafka hashes keys. */
