@@ -26,44 +26,24 @@ public record Intent(
     Preconditions preconditions) {
 
   public static Intent create(String resource, String group, SpecificRecord object) {
-    var meta = KubeObjects.meta(object);
-    return new Intent(
-        CommandVerb.CREATE,
-        resource,
-        group,
-        meta.getNamespace(),
-        meta.getName(),
-        object,
-        null,
-        null);
+    return write(CommandVerb.CREATE, resource, group, object);
   }
 
   /** An update of the whole object, guarded by the resourceVersion it carries. */
   public static Intent update(String resource, String group, SpecificRecord object) {
-    var meta = KubeObjects.meta(object);
-    return new Intent(
-        CommandVerb.UPDATE,
-        resource,
-        group,
-        meta.getNamespace(),
-        meta.getName(),
-        object,
-        null,
-        null);
+    return write(CommandVerb.UPDATE, resource, group, object);
   }
 
   /** A status update, guarded by the resourceVersion the object carries. */
   public static Intent updateStatus(String resource, String group, SpecificRecord object) {
+    return write(CommandVerb.UPDATE_STATUS, resource, group, object);
+  }
+
+  private static Intent write(
+      CommandVerb verb, String resource, String group, SpecificRecord object) {
     var meta = KubeObjects.meta(object);
     return new Intent(
-        CommandVerb.UPDATE_STATUS,
-        resource,
-        group,
-        meta.getNamespace(),
-        meta.getName(),
-        object,
-        null,
-        null);
+        verb, resource, group, meta.getNamespace(), meta.getName(), object, null, null);
   }
 
   /** A delete of exactly this object (its uid), with a propagation policy (null: default). */
