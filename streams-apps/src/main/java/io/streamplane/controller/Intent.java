@@ -3,6 +3,8 @@ package io.streamplane.controller;
 import io.streamplane.log.CommandVerb;
 import io.streamplane.log.DeleteOptions;
 import io.streamplane.log.Preconditions;
+import io.streamplane.log.ResourceCommand;
+import io.streamplane.log.UserInfo;
 import io.streamplane.schema.objects.KubeObjects;
 import org.apache.avro.specific.SpecificRecord;
 
@@ -44,6 +46,22 @@ public record Intent(
     var meta = KubeObjects.meta(object);
     return new Intent(
         verb, resource, group, meta.getNamespace(), meta.getName(), object, null, null);
+  }
+
+  /** The command that carries this intent, written by {@code actor}. */
+  public ResourceCommand toCommand(String id, UserInfo actor) {
+    return ResourceCommand.newBuilder()
+        .setId(id)
+        .setVerb(verb)
+        .setResource(resource)
+        .setGroup(group)
+        .setNamespace(namespace)
+        .setName(name)
+        .setObject(object)
+        .setDeleteOptions(deleteOptions)
+        .setPreconditions(preconditions)
+        .setActor(actor)
+        .build();
   }
 
   /** A delete of exactly this object (its uid), with a propagation policy (null: default). */

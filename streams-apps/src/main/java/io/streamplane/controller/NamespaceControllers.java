@@ -159,15 +159,10 @@ final class NamespaceControllers
     }
     forget(namespace, view);
     for (int i = 0; i < decisions.size(); i++) {
-      ResourceCommand command = command(decisions.get(i), commandId(idSeed, i));
-      String commandKey =
-          new ResourceKey(
-                  command.getResource(),
-                  command.getGroup(),
-                  command.getNamespace(),
-                  command.getName())
-              .toString();
-      context.forward(new Record<>(commandKey, command, now.toEpochMilli()));
+      Decision decision = decisions.get(i);
+      ResourceCommand command = decision.intent().toCommand(commandId(idSeed, i), decision.actor());
+      context.forward(
+          new Record<>(ResourceKey.of(command).toString(), command, now.toEpochMilli()));
     }
   }
 
@@ -359,22 +354,6 @@ final class NamespaceControllers
 
   private static String key(String namespace, ResourceEvent event) {
     return namespace + "/" + event.getResource() + "." + event.getGroup() + "/" + event.getName();
-  }
-
-  private static ResourceCommand command(Decision decision, String id) {
-    Intent intent = decision.intent();
-    return ResourceCommand.newBuilder()
-        .setId(id)
-        .setVerb(intent.verb())
-        .setResource(intent.resource())
-        .setGroup(intent.group())
-        .setNamespace(intent.namespace())
-        .setName(intent.name())
-        .setObject(intent.object())
-        .setDeleteOptions(intent.deleteOptions())
-        .setPreconditions(intent.preconditions())
-        .setActor(decision.actor())
-        .build();
   }
 
   /** Same input record, same decision index: the same id on every replay. */

@@ -74,20 +74,7 @@ public final class SchedulerEvents {
 
   /** A command for an intent, keyed by its resource, as the scheduler's actor. */
   public static Record<String, ResourceCommand> command(Intent intent, String id, long timestamp) {
-    ResourceCommand command =
-        ResourceCommand.newBuilder()
-            .setId(id)
-            .setVerb(intent.verb())
-            .setResource(intent.resource())
-            .setGroup(intent.group())
-            .setNamespace(intent.namespace())
-            .setName(intent.name())
-            .setObject(intent.object())
-            .setPreconditions(intent.preconditions())
-            .setDeleteOptions(intent.deleteOptions())
-            .setActor(SCHEDULER)
-            .build();
-    return new Record<>(key(command), command, timestamp);
+    return record(intent.toCommand(id, SCHEDULER), timestamp);
   }
 
   /** A BIND command for a pod. */
@@ -104,12 +91,10 @@ public final class SchedulerEvents {
             .setPreconditions(Preconditions.newBuilder().setUid(uid).build())
             .setActor(SCHEDULER)
             .build();
-    return new Record<>(key(command), command, timestamp);
+    return record(command, timestamp);
   }
 
-  private static String key(ResourceCommand command) {
-    return new ResourceKey(
-            command.getResource(), command.getGroup(), command.getNamespace(), command.getName())
-        .toString();
+  private static Record<String, ResourceCommand> record(ResourceCommand command, long timestamp) {
+    return new Record<>(ResourceKey.of(command).toString(), command, timestamp);
   }
 }

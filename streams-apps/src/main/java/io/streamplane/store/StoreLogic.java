@@ -481,16 +481,7 @@ public final class StoreLogic {
 
   /** Same key, same log position: the same uid on every replay. */
   private static String uid(ResourceCommand command, CommandPosition at) {
-    String key =
-        new ResourceKey(
-                command.getResource(),
-                command.getGroup(),
-                command.getNamespace(),
-                command.getName())
-            + "@"
-            + at.partition()
-            + ":"
-            + at.offset();
+    String key = ResourceKey.of(command) + "@" + at.partition() + ":" + at.offset();
     return UUID.nameUUIDFromBytes(key.getBytes(StandardCharsets.UTF_8)).toString();
   }
 

@@ -106,13 +106,7 @@ public final class CommandClient implements AutoCloseable {
       throws TimeoutException, InterruptedException {
     ResourceCommand addressed =
         ResourceCommand.newBuilder(command).setReplyPartition(replyPartition).build();
-    String key =
-        new ResourceKey(
-                command.getResource(),
-                command.getGroup(),
-                command.getNamespace(),
-                command.getName())
-            .toString();
+    String key = ResourceKey.of(command).toString();
     CompletableFuture<CommandResult> result = new CompletableFuture<>();
     pending.put(command.getId(), result);
     try {

@@ -1,5 +1,7 @@
 package io.streamplane.schema.objects;
 
+import io.streamplane.log.ResourceCommand;
+
 /**
  * The key of a resource on {@code commands} and {@code events}: {@code
  * {resource}.{group}/{namespace}/{name}}, with empty strings for the core group and for
@@ -17,6 +19,12 @@ public record ResourceKey(String resource, String group, String namespace, Strin
   @Override
   public String toString() {
     return resource + "." + group + "/" + namespace + "/" + name;
+  }
+
+  /** The key of the resource a command is about. */
+  public static ResourceKey of(ResourceCommand command) {
+    return new ResourceKey(
+        command.getResource(), command.getGroup(), command.getNamespace(), command.getName());
   }
 
   public static ResourceKey parse(String key) {
