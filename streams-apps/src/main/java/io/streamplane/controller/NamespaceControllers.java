@@ -2,6 +2,7 @@ package io.streamplane.controller;
 
 import io.streamplane.api.Deployment;
 import io.streamplane.api.Namespace;
+import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.Pod;
 import io.streamplane.api.ReplicaSet;
 import io.streamplane.controller.deployment.DeploymentReconciler;
@@ -56,6 +57,7 @@ final class NamespaceControllers
   private static final String DELETED = "~deleted";
   private static final Duration WALL_CLOCK_INTERVAL = Duration.ofSeconds(5);
   private static final Duration EXPECTATIONS_EXPIRE = Duration.ofSeconds(30);
+  private static final Duration REMEMBER_DELETED = Duration.ofMinutes(10);
   private static final UserInfo REPLICASET_CONTROLLER = serviceAccount("replicaset-controller");
   private static final UserInfo DEPLOYMENT_CONTROLLER = serviceAccount("deployment-controller");
   private static final UserInfo GARBAGE_COLLECTOR = serviceAccount("generic-garbage-collector");
@@ -94,7 +96,7 @@ final class NamespaceControllers
       objects.delete(key);
       String uid = KubeObjects.meta((SpecificRecord) event.getObject()).getUid();
       if (uid != null && !(event.getObject() instanceof Namespace)) {
-        objects.put(namespace + "/" + DELETED + "/" + uid, event);
+        objects.put(namespace + "/" + DELETED + "/" + uid, deletedAt(event, record.timestamp()));
       }
     } else {
       objects.put(key, event);
@@ -157,7 +159,7 @@ final class NamespaceControllers
       NamespaceReconciler.reconcile(view)
           .forEach(i -> decisions.add(new Decision(i, NAMESPACE_CONTROLLER)));
     }
-    forget(namespace, view);
+    forget(namespace, view, now);
     for (int i = 0; i < decisions.size(); i++) {
       Decision decision = decisions.get(i);
       ResourceCommand command = decision.intent().toCommand(commandId(idSeed, i), decision.actor());
@@ -332,24 +334,48 @@ final class NamespaceControllers
     return new NamespaceView(namespace, ns, inNamespace, deleted);
   }
 
-  /** Drops the memory of deleted owners nothing refers to any more. */
-  private void forget(String namespace, NamespaceView view) {
+  /**
+   * Drops the memory of deleted owners that nothing refers to any more and that were deleted more
+   * than {@link #REMEMBER_DELETED} ago: a dependent created just before its owner's deletion (a pod
+   * a ReplicaSet asked for) can arrive after it, and must still find its owner gone.
+   */
+  private void forget(String namespace, NamespaceView view, Instant now) {
     Set<String> referenced = new HashSet<>();
     for (ResourceEvent event : view.objects()) {
       Owners.refs(KubeObjects.meta((SpecificRecord) event.getObject()))
           .forEach(ref -> referenced.add(ref.getUid()));
     }
+    Instant horizon = now.minus(REMEMBER_DELETED);
     List<String> stale = new ArrayList<>();
     try (KeyValueIterator<String, ResourceEvent> it =
         objects.prefixScan(namespace + "/" + DELETED + "/", Serdes.String().serializer())) {
       while (it.hasNext()) {
-        String key = it.next().key;
-        if (!referenced.contains(key.substring(key.lastIndexOf('/') + 1))) {
-          stale.add(key);
+        KeyValue<String, ResourceEvent> entry = it.next();
+        Instant deleted =
+            KubeObjects.meta((SpecificRecord) entry.value.getObject()).getDeletionTimestamp();
+        if (!referenced.contains(entry.key.substring(entry.key.lastIndexOf('/') + 1))
+            && (deleted == null || deleted.isBefore(horizon))) {
+          stale.add(entry.key);
         }
       }
     }
     stale.forEach(objects::delete);
+  }
+
+  /** The DELETED event with the time of the deletion in the object's deletionTimestamp. */
+  private static ResourceEvent deletedAt(ResourceEvent event, long timestamp) {
+    SpecificRecord object = (SpecificRecord) event.getObject();
+    ObjectMeta meta = KubeObjects.meta(object);
+    if (meta.getDeletionTimestamp() != null) {
+      return event;
+    }
+    SpecificRecord marked =
+        KubeObjects.withMeta(
+            object,
+            ObjectMeta.newBuilder(meta)
+                .setDeletionTimestamp(Instant.ofEpochMilli(timestamp))
+                .build());
+    return ResourceEvent.newBuilder(event).setObject(marked).build();
   }
 
   private static String key(String namespace, ResourceEvent event) {

@@ -141,6 +141,42 @@ class ControllersTopologyTest {
   }
 
   @Test
+  void aDependentArrivingAfterItsOwnersDeletionIsStillCollected() {
+    ReplicaSet rs = replicaSet(0);
+    send(EventType.ADDED, "replicasets", "apps", rs);
+    send(EventType.DELETED, "replicasets", "apps", rs);
+    commands.readValuesToList();
+    Pod late =
+        Pod.newBuilder()
+            .setApiVersion("v1")
+            .setKind("Pod")
+            .setMetadata(
+                ObjectMeta.newBuilder()
+                    .setName("frontend-late")
+                    .setNamespace("default")
+                    .setUid("late-uid")
+                    .setOwnerReferences(
+                        List.of(
+                            OwnerReference.newBuilder()
+                                .setApiVersion("apps/v1")
+                                .setKind("ReplicaSet")
+                                .setName("frontend")
+                                .setUid("rs-uid")
+                                .setController(true)
+                                .build()))
+                    .build())
+            .setSpec(rs.getSpec().getTemplate().getSpec())
+            .build();
+
+    send(EventType.ADDED, "pods", "", late);
+
+    assertThat(commands.readValuesToList())
+        .filteredOn(c -> c.getVerb() == CommandVerb.DELETE)
+        .extracting(ResourceCommand::getName)
+        .containsExactly("frontend-late");
+  }
+
+  @Test
   void aTerminatingNamespaceIsEmptiedThenFinalized() {
     Namespace namespace = namespace(false);
     send(EventType.ADDED, "namespaces", "", namespace);
