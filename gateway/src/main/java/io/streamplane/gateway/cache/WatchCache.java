@@ -36,9 +36,13 @@ import org.slf4j.LoggerFactory;
  * events} (read_committed, so only what the store committed), plus a window of recent changes for
  * watches to resume from.
  *
- * <p>Consistency: {@link #catchUpWithLog} waits until the cache has applied everything committed to
+ * <p>Consistency: {@link #catchUpWithLog} waits until the cache has read past everything written to
  * {@code events} at the time of the call, so a read that follows any acknowledged write — from any
- * gateway — sees it (the store commits the event before the result that acknowledges it).
+ * gateway — sees it. The store writes the event before committing the transaction that also holds
+ * the acknowledging result, but the commit markers reach the partitions one by one: the result can
+ * be readable while the event's partition still ends in an open transaction. So the target is each
+ * partition's high watermark, not its last stable offset, and the wait includes the few
+ * milliseconds until a transaction open at the time of the call is resolved.
  *
  * <p>Limits: the whole state is held in memory and rebuilt from the start of {@code events} when a
  * gateway starts; the window keeps the last {@code windowSize} changes, and a watch from an older
@@ -166,14 +170,17 @@ public final class WatchCache implements AutoCloseable {
     }
   }
 
-  /** Waits until everything committed to {@code events} before this call has been applied. */
+  /**
+   * Waits until everything written to {@code events} before this call has been read (and applied,
+   * once committed).
+   */
   public void catchUpWithLog(Duration timeout) {
     Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
     partitions.forEach(p -> latest.put(p, OffsetSpec.latest()));
     long[] target = new long[partitions.size()];
     try {
       admin
-          .listOffsets(latest, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
+          .listOffsets(latest, new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED))
           .all()
           .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
           .forEach((tp, info) -> target[tp.partition()] = info.offset());
