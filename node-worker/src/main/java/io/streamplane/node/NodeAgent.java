@@ -1,15 +1,27 @@
 package io.streamplane.node;
 
+import io.streamplane.api.Container;
 import io.streamplane.api.Lease;
+import io.streamplane.api.LifecycleHandler;
 import io.streamplane.api.Node;
 import io.streamplane.api.Pod;
 import io.streamplane.api.PodStatus;
+import io.streamplane.api.Probe;
 import io.streamplane.node.GatewayClient.Reply;
+import io.streamplane.node.probe.Handlers;
+import io.streamplane.node.probe.ProbeWorker;
 import io.streamplane.node.runtime.PodRuntime;
 import io.streamplane.node.runtime.PodSandbox;
+import io.streamplane.node.runtime.RuntimeContainer;
+import io.streamplane.schema.objects.KubeObjects;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -49,6 +61,9 @@ public final class NodeAgent implements AutoCloseable {
 
   private static final int MAX_CONFLICT_RETRIES = 5;
 
+  /** How long a postStart hook may run (Kubernetes bounds it only by the grace period). */
+  private static final Duration HOOK_TIMEOUT = Duration.ofSeconds(30);
+
   private final NodeOptions options;
   private final GatewayClient api;
   private final PodRuntime runtime;
@@ -58,6 +73,8 @@ public final class NodeAgent implements AutoCloseable {
   private final String bootID = UUID.randomUUID().toString();
   private final Map<String, PodWorker> pods = new ConcurrentHashMap<>();
   private final AtomicLong errors = new AtomicLong();
+  private final KubeletConfig kubelet;
+  private final Handlers handlers;
 
   private volatile boolean registered;
   private volatile boolean closed;
@@ -72,7 +89,11 @@ public final class NodeAgent implements AutoCloseable {
       GatewayClient api,
       PodRuntime runtime,
       ScheduledExecutorService scheduler,
-      Clock clock) {
+      Clock clock,
+      KubeletConfig kubelet,
+      Handlers handlers) {
+    this.kubelet = kubelet;
+    this.handlers = handlers;
     this.options = options;
     this.api = api;
     this.runtime = runtime;
@@ -279,16 +300,24 @@ public final class NodeAgent implements AutoCloseable {
   // ------------------------------------------------------------------ pods
 
   /**
-   * The sync loop of one pod: at most one step runs at a time; a binding arriving during a step
-   * marks the worker dirty and the latest binding is synced when the step ends.
+   * The sync loop of one pod: at most one step runs at a time; a binding arriving during a step, or
+   * the periodic sync of a pod with a sandbox, marks the worker dirty and the next step runs when
+   * the current one ends.
    */
   private final class PodWorker {
     private final String podKey;
     private Pod latest;
+    private Pod current;
     private boolean dirty;
     private boolean busy;
+    private boolean tickScheduled;
     private PodSandbox sandbox;
     private boolean deleted;
+    private PodStatus written;
+    private PodStatuses.Failure failure;
+    private int startFailures;
+    private Instant retryStartAt;
+    private final Map<String, ContainerRun> runs = new HashMap<>();
 
     PodWorker(String podKey) {
       this.podKey = podKey;
@@ -296,11 +325,32 @@ public final class NodeAgent implements AutoCloseable {
 
     synchronized void update(Pod pod) {
       latest = pod;
+      current = pod == null ? current : fresher(current, pod);
+      poke();
+    }
+
+    private synchronized void poke() {
       dirty = true;
       if (!busy) {
         busy = true;
         scheduler.execute(this::runNext);
       }
+    }
+
+    private synchronized void scheduleTick() {
+      if (tickScheduled || closed) {
+        return;
+      }
+      tickScheduled = true;
+      scheduler.schedule(
+          () -> {
+            synchronized (this) {
+              tickScheduled = false;
+            }
+            poke();
+          },
+          kubelet.syncPeriod().toMillis(),
+          TimeUnit.MILLISECONDS);
     }
 
     private void runNext() {
@@ -322,12 +372,20 @@ public final class NodeAgent implements AutoCloseable {
               LOG.warn("node {} pod {}: {}", options.name(), podKey, rootMessage(failure));
             }
             boolean again;
+            boolean ticking;
             synchronized (this) {
               again = dirty;
               busy = again;
+              ticking =
+                  latest != null
+                      && !deleted
+                      && (sandbox != null || retryStartAt != null)
+                      && !PodStatuses.isTerminal(current);
             }
             if (again) {
               scheduler.execute(this::runNext);
+            } else if (ticking) {
+              scheduleTick();
             } else {
               forgetIfGone(this);
             }
@@ -342,11 +400,26 @@ public final class NodeAgent implements AutoCloseable {
         if (deleted) {
           return CompletableFuture.completedFuture(null);
         }
-        return stopSandbox(grace(pod)).thenCompose(v -> deletePod(pod));
+        Duration grace = grace(pod);
+        long began = System.nanoTime();
+        return preStop(grace)
+            .thenCompose(v -> stopSandbox(remaining(grace, began)))
+            .thenCompose(v -> deletePod(pod));
       }
-      if (sandbox != null) {
-        return CompletableFuture.completedFuture(null); // our own status coming back
+      if (sandbox == null) {
+        if (failure != null || PodStatuses.isTerminal(current)) {
+          return CompletableFuture.completedFuture(null); // a finished pod never runs again
+        }
+        if (retryStartAt != null && clock.instant().isBefore(retryStartAt)) {
+          return CompletableFuture.completedFuture(null);
+        }
+        return startSandbox();
       }
+      return sync();
+    }
+
+    private CompletableFuture<Void> startSandbox() {
+      Pod pod = current;
       String previousIP = pod.getStatus() == null ? null : pod.getStatus().getPodIP();
       String ip = addresses.allocate(previousIP);
       boolean adopted = PodStatuses.isRunningAt(pod, ip);
@@ -355,34 +428,195 @@ public final class NodeAgent implements AutoCloseable {
               ? CompletableFuture.completedFuture(pod)
               : writeStatus(pod, p -> PodStatuses.pending(p, options.hostIP(), clock.instant()), 0);
       return accepted.thenCompose(
-          current ->
-              runtime
-                  .start(pod, ip)
-                  .thenCompose(
-                      started -> {
-                        synchronized (this) {
+          stored -> {
+            if (stored == null) {
+              addresses.release(ip);
+              return CompletableFuture.<Void>completedFuture(null); // the pod is gone
+            }
+            remember(stored);
+            return runtime
+                .start(stored, ip)
+                .handle(
+                    (started, startFailure) -> {
+                      synchronized (this) {
+                        if (startFailure == null) {
                           sandbox = started;
+                          retryStartAt = null;
+                          return null;
                         }
-                        if (adopted || current == null) {
-                          return CompletableFuture.completedFuture(null);
-                        }
-                        return writeStatus(
-                                current,
-                                p ->
-                                    PodStatuses.running(
-                                        p,
-                                        runtime.status(started),
-                                        options.hostIP(),
-                                        clock.instant()),
-                                0)
-                            .thenApply(p -> (Void) null);
-                      })
-                  .exceptionally(
-                      failure -> {
-                        addresses.release(ip);
-                        throw new IllegalStateException(
-                            "start failed: " + rootMessage(failure), failure);
-                      }));
+                      }
+                      addresses.release(ip);
+                      return startFailed(stored, rootMessage(startFailure));
+                    })
+                .thenCompose(next -> next == null ? sync() : next);
+          });
+    }
+
+    /** A start that failed: retried after the back-off, or the pod Failed under Never. */
+    private CompletableFuture<Void> startFailed(Pod pod, String message) {
+      LOG.info("node {} pod {}: start failed: {}", options.name(), podKey, message);
+      if ("Never".equals(restartPolicy(pod))) {
+        synchronized (this) {
+          failure = new PodStatuses.Failure("StartError", message);
+        }
+        return writeStatus(
+                pod,
+                p -> PodStatuses.failedToStart(p, message, options.hostIP(), clock.instant()),
+                0)
+            .thenAccept(this::remember);
+      }
+      synchronized (this) {
+        startFailures++;
+        retryStartAt = clock.instant().plus(kubelet.backOff(startFailures));
+      }
+      return CompletableFuture.completedFuture(null);
+    }
+
+    /**
+     * One periodic sync of a running sandbox: restarts what restartPolicy and the back-off allow,
+     * kills what failed its liveness or startup probe or outlived activeDeadlineSeconds, runs the
+     * probes that are due, and writes the status when it changed.
+     */
+    private CompletableFuture<Void> sync() {
+      PodSandbox box;
+      Pod pod;
+      synchronized (this) {
+        box = sandbox;
+        pod = current;
+      }
+      if (box == null || pod == null) {
+        return CompletableFuture.completedFuture(null);
+      }
+      PodSandbox observed = runtime.status(box);
+      Instant now = clock.instant();
+      List<CompletableFuture<?>> actions = new ArrayList<>();
+      Map<String, PodStatuses.ContainerView> views = new HashMap<>();
+      synchronized (this) {
+        if (failure == null && deadlineExceeded(pod, now)) {
+          failure =
+              new PodStatuses.Failure(
+                  "DeadlineExceeded",
+                  "Pod was active on the node longer than the specified deadline");
+          for (RuntimeContainer c : observed.containers()) {
+            actions.add(runtime.stopContainer(box, c.name(), grace(pod)));
+          }
+        }
+        for (RuntimeContainer c : observed.containers()) {
+          Container spec = containerSpec(pod, c.name());
+          ContainerRun run = runs.get(c.name());
+          if (run == null || !Objects.equals(run.containerID, c.containerID())) {
+            run =
+                new ContainerRun(
+                    c.containerID(), spec, c.startedAt() == null ? now : c.startedAt());
+            runs.put(c.name(), run);
+            if (c.state() == RuntimeContainer.State.RUNNING && spec != null) {
+              actions.add(postStart(box, spec, c.name()));
+            }
+          }
+          Duration backOff = null;
+          if (c.state() == RuntimeContainer.State.RUNNING && failure == null && spec != null) {
+            actions.addAll(run.probe(box, spec, now));
+            if (run.failedForGood() && !run.killing) {
+              run.killing = true;
+              LOG.info(
+                  "node {} pod {}: container {} failed its liveness probe, killing it",
+                  options.name(),
+                  podKey,
+                  c.name());
+              actions.add(runtime.stopContainer(box, c.name(), grace(pod)));
+            }
+          } else if (c.state() == RuntimeContainer.State.EXITED
+              && failure == null
+              && restarts(restartPolicy(pod), c.exitCode())) {
+            Duration wait = kubelet.backOff(c.restartCount());
+            Instant at = (c.finishedAt() == null ? now : c.finishedAt()).plus(wait);
+            if (!now.isBefore(at)) {
+              actions.add(runtime.restartContainer(box, c.name()));
+            }
+            backOff = wait.isZero() ? kubelet.backOffBase() : wait;
+          }
+          views.put(c.name(), run.view(backOff));
+        }
+      }
+      PodStatuses.Failure failed;
+      PodStatus last;
+      synchronized (this) {
+        failed = failure;
+        last = written;
+      }
+      Function<Pod, PodStatus> statusOf =
+          p ->
+              PodStatuses.observed(
+                  p,
+                  observed,
+                  name -> views.getOrDefault(name, PodStatuses.ContainerView.PLAIN),
+                  failed,
+                  options.hostIP(),
+                  now);
+      PodStatus status = statusOf.apply(pod);
+      CompletableFuture<Void> write =
+          last != null && KubeObjects.same(status, last)
+              ? CompletableFuture.completedFuture(null)
+              : writeStatus(pod, statusOf, 0).thenAccept(this::remember);
+      return CompletableFuture.allOf(actions.toArray(CompletableFuture[]::new))
+          .handle((v, f) -> (Void) null)
+          .thenCompose(v -> write);
+    }
+
+    private CompletableFuture<Void> postStart(PodSandbox box, Container spec, String name) {
+      LifecycleHandler hook =
+          spec.getLifecycle() == null ? null : spec.getLifecycle().getPostStart();
+      if (hook == null) {
+        return CompletableFuture.completedFuture(null);
+      }
+      return handlers
+          .run(box, spec, hook.getExec(), hook.getHttpGet(), hook.getTcpSocket(), HOOK_TIMEOUT)
+          .thenCompose(
+              ok -> {
+                if (ok) {
+                  return CompletableFuture.completedFuture(null);
+                }
+                LOG.info(
+                    "node {} pod {}: postStart hook of {} failed, killing it",
+                    options.name(),
+                    podKey,
+                    name);
+                return runtime.stopContainer(box, name, Duration.ZERO);
+              });
+    }
+
+    /** Runs every container's preStop hook, together, for at most {@code grace}. */
+    private CompletableFuture<Void> preStop(Duration grace) {
+      PodSandbox box;
+      Pod pod;
+      synchronized (this) {
+        box = sandbox;
+        pod = current;
+      }
+      if (box == null || pod == null || grace.isZero()) {
+        return CompletableFuture.completedFuture(null);
+      }
+      List<CompletableFuture<Boolean>> hooks = new ArrayList<>();
+      for (RuntimeContainer c : runtime.status(box).containers()) {
+        Container spec = containerSpec(pod, c.name());
+        LifecycleHandler hook =
+            spec == null || spec.getLifecycle() == null ? null : spec.getLifecycle().getPreStop();
+        if (hook != null && c.state() == RuntimeContainer.State.RUNNING) {
+          hooks.add(
+              handlers.run(
+                  box, spec, hook.getExec(), hook.getHttpGet(), hook.getTcpSocket(), grace));
+        }
+      }
+      return CompletableFuture.allOf(hooks.toArray(CompletableFuture[]::new))
+          .completeOnTimeout(null, grace.toMillis(), TimeUnit.MILLISECONDS)
+          .handle((v, f) -> null);
+    }
+
+    private synchronized void remember(Pod stored) {
+      if (stored != null) {
+        current = fresher(current, stored);
+        written = stored.getStatus();
+      }
     }
 
     private CompletableFuture<Void> stopSandbox(Duration grace) {
@@ -399,6 +633,7 @@ public final class NodeAgent implements AutoCloseable {
               () -> {
                 synchronized (this) {
                   sandbox = null;
+                  runs.clear();
                 }
                 addresses.release(running.podIP());
               });
@@ -415,6 +650,85 @@ public final class NodeAgent implements AutoCloseable {
                   deleted = true;
                 }
               });
+    }
+
+    /** One run of one container: its id and its probes, new for every run. */
+    private final class ContainerRun {
+      final String containerID;
+      final ProbeWorker startup;
+      final ProbeWorker liveness;
+      final ProbeWorker readiness;
+      boolean killing;
+
+      ContainerRun(String containerID, Container spec, Instant started) {
+        this.containerID = containerID;
+        this.startup =
+            spec == null || spec.getStartupProbe() == null
+                ? null
+                : new ProbeWorker(spec.getStartupProbe(), false, started);
+        this.liveness =
+            spec == null || spec.getLivenessProbe() == null
+                ? null
+                : new ProbeWorker(spec.getLivenessProbe(), true, started);
+        this.readiness =
+            spec == null || spec.getReadinessProbe() == null
+                ? null
+                : new ProbeWorker(spec.getReadinessProbe(), false, started);
+      }
+
+      boolean started() {
+        return startup == null || startup.result();
+      }
+
+      boolean failedForGood() {
+        return (startup != null && !startup.result() && startup.failedForGood())
+            || (started() && liveness != null && liveness.failedForGood());
+      }
+
+      PodStatuses.ContainerView view(Duration backOff) {
+        return new PodStatuses.ContainerView(
+            started(), started() && (readiness == null || readiness.result()), backOff);
+      }
+
+      /** Starts the probes that are due: the startup probe until it passes, then the others. */
+      List<CompletableFuture<?>> probe(PodSandbox box, Container spec, Instant now) {
+        List<CompletableFuture<?>> running = new ArrayList<>();
+        if (!started()) {
+          run(startup, box, spec, now, running);
+          return running;
+        }
+        run(liveness, box, spec, now, running);
+        run(readiness, box, spec, now, running);
+        return running;
+      }
+
+      private void run(
+          ProbeWorker worker,
+          PodSandbox box,
+          Container spec,
+          Instant now,
+          List<CompletableFuture<?>> running) {
+        if (worker == null || !worker.due(now)) {
+          return;
+        }
+        worker.started(now);
+        Probe probe = worker.probe();
+        running.add(
+            handlers
+                .run(
+                    box,
+                    spec,
+                    probe.getExec(),
+                    probe.getHttpGet(),
+                    probe.getTcpSocket(),
+                    worker.timeout())
+                .thenAccept(
+                    ok -> {
+                      synchronized (PodWorker.this) {
+                        worker.record(ok);
+                      }
+                    }));
+      }
     }
 
     synchronized boolean finished() {
@@ -465,6 +779,62 @@ public final class NodeAgent implements AutoCloseable {
       throw new IllegalStateException(what + ": " + reply);
     }
     return api.decode(reply, type);
+  }
+
+  /** Whether a container that exited with {@code exitCode} runs again under {@code policy}. */
+  static boolean restarts(String policy, Integer exitCode) {
+    return switch (policy) {
+      case "Never" -> false;
+      case "OnFailure" -> exitCode == null || exitCode != 0;
+      default -> true;
+    };
+  }
+
+  private static String restartPolicy(Pod pod) {
+    String policy = pod.getSpec() == null ? null : pod.getSpec().getRestartPolicy();
+    return policy == null ? "Always" : policy;
+  }
+
+  private static Container containerSpec(Pod pod, String name) {
+    if (pod.getSpec() == null || pod.getSpec().getContainers() == null) {
+      return null;
+    }
+    for (Container container : pod.getSpec().getContainers()) {
+      if (name.equals(container.getName())) {
+        return container;
+      }
+    }
+    return null;
+  }
+
+  private static boolean deadlineExceeded(Pod pod, Instant now) {
+    Long deadline = pod.getSpec() == null ? null : pod.getSpec().getActiveDeadlineSeconds();
+    Instant started = pod.getStatus() == null ? null : pod.getStatus().getStartTime();
+    return deadline != null && started != null && now.isAfter(started.plusSeconds(deadline));
+  }
+
+  /** The newer of two versions of one pod, by resourceVersion (either may be null). */
+  private static Pod fresher(Pod a, Pod b) {
+    if (a == null) {
+      return b;
+    }
+    if (b == null) {
+      return a;
+    }
+    return version(b) >= version(a) ? b : a;
+  }
+
+  private static long version(Pod pod) {
+    try {
+      return Long.parseLong(pod.getMetadata().getResourceVersion());
+    } catch (RuntimeException e) {
+      return -1;
+    }
+  }
+
+  private static Duration remaining(Duration grace, long beganNanos) {
+    Duration left = grace.minusNanos(System.nanoTime() - beganNanos);
+    return left.isNegative() ? Duration.ZERO : left;
   }
 
   private static Duration grace(Pod pod) {

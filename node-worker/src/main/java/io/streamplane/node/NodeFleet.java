@@ -1,12 +1,15 @@
 package io.streamplane.node;
 
 import io.streamplane.api.Pod;
+import io.streamplane.node.probe.Handlers;
 import io.streamplane.node.runtime.PodRuntime;
 import io.streamplane.topics.Topic;
+import java.net.http.HttpClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -28,6 +31,15 @@ public final class NodeFleet implements AutoCloseable {
 
   /** At most this many requests of the fleet on the wire at once. */
   private static final int MAX_IN_FLIGHT = 32;
+
+  /** Runs TCP probes, which block while they connect. */
+  private static final ExecutorService PROBE_EXECUTOR =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread thread = new Thread(r, "node-probe");
+            thread.setDaemon(true);
+            return thread;
+          });
 
   private final GatewayClient api;
   private final ScheduledExecutorService scheduler;
@@ -58,7 +70,8 @@ public final class NodeFleet implements AutoCloseable {
       String bootstrapServers,
       Topic<String, Pod> bindingsTopic,
       List<NodeOptions> nodes,
-      Function<ScheduledExecutorService, PodRuntime> runtimeFactory) {
+      Function<ScheduledExecutorService, PodRuntime> runtimeFactory,
+      KubeletConfig kubelet) {
     GatewayClient api = new GatewayClient(apiServer, MAX_IN_FLIGHT);
     ScheduledExecutorService scheduler =
         Executors.newScheduledThreadPool(
@@ -69,9 +82,14 @@ public final class NodeFleet implements AutoCloseable {
               return thread;
             });
     PodRuntime runtime = runtimeFactory.apply(scheduler);
+    Handlers handlers =
+        runtime.runsProcesses()
+            ? Handlers.onHost(runtime, HttpClient.newHttpClient(), PROBE_EXECUTOR)
+            : Handlers.alwaysSucceeds();
     List<NodeAgent> agents = new ArrayList<>();
     for (NodeOptions options : nodes) {
-      agents.add(new NodeAgent(options, api, runtime, scheduler, Clock.systemUTC()));
+      agents.add(
+          new NodeAgent(options, api, runtime, scheduler, Clock.systemUTC(), kubelet, handlers));
     }
     BindingsConsumer bindings = BindingsConsumer.start(bootstrapServers, bindingsTopic, agents);
     long period = NodeAgent.LEASE_PERIOD.toMillis();
@@ -81,11 +99,16 @@ public final class NodeFleet implements AutoCloseable {
     return new NodeFleet(api, scheduler, runtime, agents, bindings);
   }
 
-  /** The options of {@code count} nodes named {@code prefix0..}, each with its own pod CIDR. */
-  public static List<NodeOptions> numbered(String prefix, int count, NodeOptions template) {
+  /**
+   * The options of {@code count} nodes named {@code prefix0..}, each with its own pod CIDR: {@code
+   * 10.x.y.0/24}, or loopback ({@code 127.x.y.0/24}) for nodes running real processes.
+   */
+  public static List<NodeOptions> numbered(
+      String prefix, int count, NodeOptions template, boolean loopback) {
     List<NodeOptions> nodes = new ArrayList<>();
     for (int i = 0; i < count; i++) {
-      nodes.add(template.withName(prefix + i).withPodCIDR(PodAddresses.cidrForIndex(i)));
+      String cidr = loopback ? PodAddresses.loopbackCidrForIndex(i) : PodAddresses.cidrForIndex(i);
+      nodes.add(template.withName(prefix + i).withPodCIDR(cidr));
     }
     return nodes;
   }

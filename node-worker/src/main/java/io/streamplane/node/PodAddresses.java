@@ -6,7 +6,8 @@ import java.util.BitSet;
  * The pod IPs of one node: a {@code /24} IPv4 pod CIDR ({@code a.b.c.0/24}) whose addresses {@code
  * .2} to {@code .254} are handed to pods ({@code .1} is the node's bridge in Kubernetes' usual
  * layout). Nodes get distinct CIDRs from their index in a fleet ({@code 10.x.y.0/24}, 65,536 of
- * them) or from a hash of their name.
+ * them, for simulated nodes; {@code 127.x.y.0/24} for nodes running processes) or from a hash of
+ * their name.
  *
  * <p>Thread-safe. Limits: only {@code /24} IPv4 CIDRs; 253 pods per node at most.
  */
@@ -33,6 +34,23 @@ public final class PodAddresses {
   /** A CIDR derived from the node name: distinct for distinct names unless their hashes collide. */
   public static String cidrForName(String name) {
     return cidrForIndex(name.hashCode() & 0xffff);
+  }
+
+  /**
+   * The loopback CIDR of the {@code index}-th node running real processes: {@code
+   * 127.<1+index/256>.<index%256>.0/24}. Linux routes all of {@code 127.0.0.0/8} to the loopback
+   * interface, so every pod gets its own reachable IP and pods' ports never clash.
+   */
+  public static String loopbackCidrForIndex(int index) {
+    if (index < 0 || index >= 254 * 256) {
+      throw new IllegalArgumentException("node index out of range 0..65023: " + index);
+    }
+    return "127." + (1 + (index >> 8)) + "." + (index & 0xff) + ".0/24";
+  }
+
+  /** A loopback CIDR derived from the node name. */
+  public static String loopbackCidrForName(String name) {
+    return loopbackCidrForIndex(Math.floorMod(name.hashCode(), 254 * 256));
   }
 
   /** The {@code a.b.c.} prefix of a {@code a.b.c.0/24} CIDR; rejects any other form. */

@@ -3,6 +3,7 @@ package io.streamplane.node;
 import io.streamplane.api.Container;
 import io.streamplane.api.ContainerState;
 import io.streamplane.api.ContainerStateRunning;
+import io.streamplane.api.ContainerStateTerminated;
 import io.streamplane.api.ContainerStateWaiting;
 import io.streamplane.api.ContainerStatus;
 import io.streamplane.api.HostIP;
@@ -13,23 +14,25 @@ import io.streamplane.api.PodStatus;
 import io.streamplane.api.ResourceRequirements;
 import io.streamplane.node.runtime.PodSandbox;
 import io.streamplane.node.runtime.RuntimeContainer;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
  * The pod statuses a node writes, as pure functions of the pod, what the runtime reports and the
  * time — the kubelet's {@code generateAPIPodStatus}. {@code pending}: accepted, containers
- * creating; {@code running}: every container running, the pod Ready.
+ * creating; {@code observed}: what the runtime reports, with probes and restarts.
  *
  * <p>Contract: a condition whose status does not change keeps its lastTransitionTime, and startTime
  * is set once, so writing the same status twice changes nothing but nothing older is lost.
  * Timestamps are whole seconds, as metav1.Time serialises.
  *
- * <p>Limits: no init containers, readiness probes or terminated containers yet.
+ * <p>Limits: init containers are not reported ({@code initContainerStatuses} stays empty).
  */
 public final class PodStatuses {
 
@@ -76,44 +79,157 @@ public final class PodStatuses {
         .build();
   }
 
-  /** Every container running in {@code sandbox}: phase Running, Ready. */
+  /**
+   * What the node knows of one container beyond the runtime's report: whether it counts as started
+   * (its startup probe passed, or it has none) and ready (its readiness probe passes, or it has
+   * none), and, for an EXITED container waiting to be restarted, the back-off it waits (else null).
+   */
+  public record ContainerView(boolean started, boolean ready, Duration backOff) {
+
+    /** No probes and no back-off: started and ready as soon as it runs. */
+    public static final ContainerView PLAIN = new ContainerView(true, true, null);
+  }
+
+  /**
+   * Why a pod failed as a whole, not through its containers' exits: {@code DeadlineExceeded} (its
+   * activeDeadlineSeconds passed) or a start that cannot be retried.
+   */
+  public record Failure(String reason, String message) {}
+
+  /** Every container running in {@code sandbox}, no probes: phase Running, Ready. */
   public static PodStatus running(Pod pod, PodSandbox sandbox, String hostIP, Instant now) {
+    return observed(pod, sandbox, name -> ContainerView.PLAIN, null, hostIP, now);
+  }
+
+  /**
+   * The status of a pod whose sandbox the runtime reports as {@code sandbox}, as the kubelet's
+   * {@code generateAPIPodStatus} and {@code getPhase} make it.
+   *
+   * <p>Per container: RUNNING is {@code running} (ready as its view says); EXITED and about to be
+   * restarted (a back-off in its view) is {@code waiting: CrashLoopBackOff}; EXITED otherwise is
+   * {@code terminated}; CREATED is {@code waiting} with the runtime's reason. The previous run is
+   * {@code lastState.terminated}. Phase: Failed when {@code failure} is given; Pending while a
+   * container waits without ever having run; Running while any runs or will be restarted; once all
+   * have ended for good, Failed when any exited non-zero, else Succeeded.
+   */
+  public static PodStatus observed(
+      Pod pod,
+      PodSandbox sandbox,
+      Function<String, ContainerView> views,
+      Failure failure,
+      String hostIP,
+      Instant now) {
     Instant second = now.truncatedTo(ChronoUnit.SECONDS);
     PodStatus previous = pod.getStatus() == null ? new PodStatus() : pod.getStatus();
     Map<String, RuntimeContainer> byName =
         sandbox.containers().stream()
             .collect(Collectors.toMap(RuntimeContainer::name, c -> c, (a, b) -> a));
     List<ContainerStatus> statuses = new ArrayList<>();
+    List<String> unready = new ArrayList<>();
+    int waiting = 0;
+    int active = 0;
+    int failed = 0;
     for (Container container : containers(pod)) {
-      RuntimeContainer running = byName.get(container.getName());
-      Instant startedAt =
-          running == null || running.startedAt() == null
-              ? second
-              : running.startedAt().truncatedTo(ChronoUnit.SECONDS);
-      statuses.add(
+      RuntimeContainer run = byName.get(container.getName());
+      ContainerView view = views.apply(container.getName());
+      ContainerStatus.Builder status =
           ContainerStatus.newBuilder()
               .setName(container.getName())
               .setImage(container.getImage())
-              .setImageID(running == null ? "" : running.imageID())
-              .setContainerID(running == null ? null : running.containerID())
-              .setReady(true)
-              .setStarted(true)
-              .setRestartCount(0)
-              .setState(
-                  ContainerState.newBuilder()
-                      .setRunning(
-                          ContainerStateRunning.newBuilder().setStartedAt(startedAt).build())
-                      .build())
-              .build());
+              .setImageID(run == null || run.imageID() == null ? "" : run.imageID())
+              .setContainerID(run == null ? null : run.containerID())
+              .setRestartCount(run == null ? 0 : run.restartCount())
+              .setReady(false)
+              .setStarted(false);
+      if (run != null && run.lastTermination() != null) {
+        status.setLastState(
+            ContainerState.newBuilder().setTerminated(terminated(run.lastTermination())).build());
+      }
+      boolean ready = false;
+      if (run == null || run.state() == RuntimeContainer.State.CREATED) {
+        waiting++;
+        status.setState(
+            waiting(
+                run == null || run.reason() == null ? "ContainerCreating" : run.reason(),
+                run == null ? null : run.message()));
+      } else if (run.state() == RuntimeContainer.State.RUNNING) {
+        active++;
+        ready = view.ready() && view.started() && failure == null;
+        status
+            .setStarted(view.started())
+            .setReady(ready)
+            .setState(
+                ContainerState.newBuilder()
+                    .setRunning(
+                        ContainerStateRunning.newBuilder()
+                            .setStartedAt(seconds(run.startedAt(), second))
+                            .build())
+                    .build());
+      } else if (view.backOff() != null && failure == null) {
+        active++;
+        status
+            .setState(
+                waiting(
+                    "CrashLoopBackOff",
+                    "back-off "
+                        + view.backOff().toSeconds()
+                        + "s restarting failed container="
+                        + container.getName()
+                        + " pod="
+                        + pod.getMetadata().getName()
+                        + "_"
+                        + pod.getMetadata().getNamespace()
+                        + "("
+                        + pod.getMetadata().getUid()
+                        + ")"))
+            .setLastState(ContainerState.newBuilder().setTerminated(terminated(run)).build());
+      } else {
+        if (run.exitCode() == null || run.exitCode() != 0) {
+          failed++;
+        }
+        status.setState(ContainerState.newBuilder().setTerminated(terminated(run)).build());
+      }
+      if (!ready) {
+        unready.add(container.getName());
+      }
+      statuses.add(status.build());
     }
+    String phase;
+    if (failure != null) {
+      phase = "Failed";
+    } else if (waiting > 0 && active == 0) {
+      phase = "Pending";
+    } else if (active > 0) {
+      phase = "Running";
+    } else {
+      phase = failed > 0 ? "Failed" : "Succeeded";
+    }
+    boolean terminal = phase.equals("Failed") || phase.equals("Succeeded");
+    String notReadyReason = terminal ? "PodCompleted" : "ContainersNotReady";
+    String notReady =
+        terminal ? null : "containers with unready status: [" + String.join(" ", unready) + "]";
+    String readyStatus = unready.isEmpty() && !terminal ? "True" : "False";
     return PodStatus.newBuilder()
-        .setPhase("Running")
+        .setPhase(phase)
+        .setReason(failure == null ? null : failure.reason())
+        .setMessage(failure == null ? null : failure.message())
         .setConditions(
             List.of(
-                condition(previous, "PodReadyToStartContainers", "True", null, null, second),
+                condition(
+                    previous,
+                    "PodReadyToStartContainers",
+                    terminal ? "False" : "True",
+                    null,
+                    null,
+                    second),
                 condition(previous, "Initialized", "True", null, null, second),
-                condition(previous, "Ready", "True", null, null, second),
-                condition(previous, "ContainersReady", "True", null, null, second),
+                readyStatus.equals("True")
+                    ? condition(previous, "Ready", "True", null, null, second)
+                    : condition(previous, "Ready", "False", notReadyReason, notReady, second),
+                readyStatus.equals("True")
+                    ? condition(previous, "ContainersReady", "True", null, null, second)
+                    : condition(
+                        previous, "ContainersReady", "False", notReadyReason, notReady, second),
                 condition(previous, "PodScheduled", "True", null, null, second)))
         .setHostIP(hostIP)
         .setHostIPs(List.of(new HostIP(hostIP)))
@@ -123,6 +239,46 @@ public final class PodStatuses {
         .setContainerStatuses(statuses)
         .setQosClass(qosClass(pod))
         .build();
+  }
+
+  /** The status of a pod whose start failed for good (restartPolicy Never): phase Failed. */
+  public static PodStatus failedToStart(Pod pod, String message, String hostIP, Instant now) {
+    PodStatus pending = pending(pod, hostIP, now);
+    return PodStatus.newBuilder(pending)
+        .setPhase("Failed")
+        .setReason("StartError")
+        .setMessage(message)
+        .build();
+  }
+
+  /** The phase in {@code pod}'s status is Succeeded or Failed: nothing of it runs again. */
+  public static boolean isTerminal(Pod pod) {
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    return "Succeeded".equals(phase) || "Failed".equals(phase);
+  }
+
+  private static ContainerState waiting(String reason, String message) {
+    return ContainerState.newBuilder()
+        .setWaiting(
+            ContainerStateWaiting.newBuilder().setReason(reason).setMessage(message).build())
+        .build();
+  }
+
+  private static ContainerStateTerminated terminated(RuntimeContainer run) {
+    return ContainerStateTerminated.newBuilder()
+        .setExitCode(run.exitCode() == null ? 0 : run.exitCode())
+        .setReason(run.reason())
+        .setMessage(run.message())
+        .setStartedAt(
+            run.startedAt() == null ? null : run.startedAt().truncatedTo(ChronoUnit.SECONDS))
+        .setFinishedAt(
+            run.finishedAt() == null ? null : run.finishedAt().truncatedTo(ChronoUnit.SECONDS))
+        .setContainerID(run.containerID())
+        .build();
+  }
+
+  private static Instant seconds(Instant time, Instant otherwise) {
+    return time == null ? otherwise : time.truncatedTo(ChronoUnit.SECONDS);
   }
 
   /** True when {@code pod}'s status already says Running and Ready at {@code podIP}. */

@@ -113,7 +113,8 @@ class NodeAgentIT {
                 bootstrap,
                 topics.bindings(),
                 List.of(options),
-                SimulatedRuntime::new));
+                SimulatedRuntime::new,
+                KubeletConfig.simulated()));
       }
       await("both nodes to register")
           .atMost(Duration.ofSeconds(60))
@@ -182,8 +183,9 @@ class NodeAgentIT {
             gateway.url(),
             bootstrap,
             topics.bindings(),
-            NodeFleet.numbered("fleet-", count, NodeOptions.defaults("template")),
-            SimulatedRuntime::new)) {
+            NodeFleet.numbered("fleet-", count, NodeOptions.defaults("template"), false),
+            SimulatedRuntime::new,
+            KubeletConfig.simulated())) {
       await("every node of the fleet to register")
           .atMost(Duration.ofSeconds(90))
           .pollInterval(Duration.ofSeconds(1))

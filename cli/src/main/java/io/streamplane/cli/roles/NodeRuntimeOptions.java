@@ -2,23 +2,26 @@ package io.streamplane.cli.roles;
 
 import io.streamplane.node.NodeFleet;
 import io.streamplane.node.NodeOptions;
-import io.streamplane.node.runtime.simulated.SimulatedRuntime;
+import io.streamplane.node.RuntimeChoice;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.topics.Topics;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import picocli.CommandLine.Option;
 
 /**
  * What {@code node} and {@code nodes} share: the gateway to talk to, the runtime, and the size each
- * node reports. Only the {@code simulated} runtime is built; {@code process} is refused with exit
- * status 2 until it is.
+ * node reports, and the process runtime's directory and crash-loop back-off.
  */
 public final class NodeRuntimeOptions {
 
   @Option(
       names = "--runtime",
       defaultValue = "simulated",
-      description = "Container runtime: simulated or process (default: ${DEFAULT-VALUE}).")
+      description =
+          "Container runtime: process (real OS processes) or simulated (kwok-style, for"
+              + " thousands of nodes) (default: ${DEFAULT-VALUE}).")
   String runtime;
 
   @Option(
@@ -45,31 +48,53 @@ public final class NodeRuntimeOptions {
       description = "Pod capacity of each node (default: ${DEFAULT-VALUE}).")
   int pods;
 
+  @Option(
+      names = "--root-dir",
+      defaultValue = ".streamplane/pods",
+      description =
+          "Where the process runtime keeps pod directories and logs (default: ${DEFAULT-VALUE}).")
+  Path rootDir;
+
+  @Option(
+      names = "--crash-loop-back-off",
+      defaultValue = "PT10S",
+      description =
+          "First back-off before restarting a crashed container again, ISO-8601; doubles per"
+              + " restart up to 5 minutes (default: ${DEFAULT-VALUE}).")
+  Duration crashLoopBackOff;
+
   /** Null when the runtime can run, else the message to print before exiting with status 2. */
   String refusal(String role) {
-    return switch (runtime) {
-      case "simulated" -> null;
-      case "process" ->
-          "streamplane "
-              + role
-              + ": the process runtime is not built yet (issue #6). Use --runtime simulated.";
-      default ->
-          "streamplane " + role + ": unknown runtime '" + runtime + "' (simulated or process).";
-    };
+    return RuntimeChoice.named(runtime).isPresent()
+        ? null
+        : "streamplane " + role + ": unknown runtime '" + runtime + "' (process or simulated).";
+  }
+
+  RuntimeChoice choice() {
+    return RuntimeChoice.named(runtime).orElseThrow();
   }
 
   NodeOptions template(String name) {
-    return NodeOptions.defaults(name).withSize(cpu, memory, pods);
+    return NodeOptions.defaults(name)
+        .withPodCIDR(choice().cidrForName(name))
+        .withSize(cpu, memory, pods);
   }
 
   /** Starts the nodes and blocks until the process is asked to stop. */
   int run(ClusterOptions cluster, List<NodeOptions> nodes, String what) throws Exception {
     KafkaSchemaCatalog catalog = cluster.catalog();
     Topics topics = new Topics(cluster.layout(), catalog);
+    RuntimeChoice choice = choice();
     NodeFleet fleet =
         NodeFleet.start(
-            apiServer, cluster.bootstrapServers, topics.bindings(), nodes, SimulatedRuntime::new);
-    System.out.println(what + " against " + apiServer + " (runtime simulated). Ctrl-C to stop.");
+            apiServer,
+            cluster.bootstrapServers,
+            topics.bindings(),
+            nodes,
+            choice.factory(rootDir),
+            choice.kubelet().withBackOffBase(crashLoopBackOff));
+    System.out.println(
+        what + " against " + apiServer + " (runtime " + choice.flag() + "). Ctrl-C to stop.");
     Roles.runUntilStopped(catalog, fleet);
     return 0;
   }

@@ -7,14 +7,14 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code streamplane nodes}: a fleet of simulated nodes in one process ({@code <prefix>0 ..
- * <prefix>N-1}), sharing one HTTP client and one bindings consumer, their lease renewals spread
- * over the 10 s period.
+ * {@code streamplane nodes}: a fleet of nodes in one process ({@code <prefix>0 .. <prefix>N-1}),
+ * sharing one HTTP client and one bindings consumer, their lease renewals spread over the 10 s
+ * period.
  */
 @Command(
     name = "nodes",
     mixinStandardHelpOptions = true,
-    description = "A fleet of simulated node workers in one process.")
+    description = "A fleet of node workers in one process (simulated by default).")
 public final class NodesCommand implements Callable<Integer> {
 
   @Mixin ClusterOptions cluster;
@@ -43,7 +43,8 @@ public final class NodesCommand implements Callable<Integer> {
     }
     return node.run(
         cluster,
-        NodeFleet.numbered(namePrefix, count, node.template(namePrefix + "0")),
+        NodeFleet.numbered(
+            namePrefix, count, node.template(namePrefix + "0"), node.choice().loopback()),
         count + " nodes " + namePrefix + "0.." + namePrefix + (count - 1));
   }
 }

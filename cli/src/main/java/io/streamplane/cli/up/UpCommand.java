@@ -6,7 +6,7 @@ import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.log.UserInfo;
 import io.streamplane.node.NodeFleet;
 import io.streamplane.node.NodeOptions;
-import io.streamplane.node.runtime.simulated.SimulatedRuntime;
+import io.streamplane.node.RuntimeChoice;
 import io.streamplane.scheduler.SchedulerApp;
 import io.streamplane.scheduler.framework.SchedulerConfig;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
@@ -95,17 +95,26 @@ public final class UpCommand implements Callable<Integer> {
 
   @Option(
       names = "--nodes",
-      defaultValue = "0",
+      defaultValue = "3",
       description = "How many node workers to run here (default: ${DEFAULT-VALUE}; see --runtime).")
   int nodes;
 
   @Option(
       names = "--runtime",
-      defaultValue = "simulated",
+      defaultValue = "process",
       description =
-          "The node workers' runtime: simulated (pods go Running and Ready, no process runs);"
-              + " process is not built yet (default: ${DEFAULT-VALUE}).")
+          "The node workers' runtime: process (containers are OS processes, pods answer on"
+              + " 127.x.y.z) or simulated (pods go Running and Ready, no process runs)"
+              + " (default: ${DEFAULT-VALUE}).")
   String runtime;
+
+  @Option(
+      names = "--crash-loop-back-off",
+      defaultValue = "PT10S",
+      description =
+          "First back-off before restarting a crashed container again, ISO-8601; doubles per"
+              + " restart up to 5 minutes (default: ${DEFAULT-VALUE}).")
+  Duration crashLoopBackOff;
 
   @Option(
       names = "--cluster",
@@ -121,11 +130,9 @@ public final class UpCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (nodes > 0 && !"simulated".equals(runtime)) {
+    if (RuntimeChoice.named(runtime).isEmpty()) {
       System.err.println(
-          "streamplane up: --runtime "
-              + runtime
-              + " is not built yet (issue #6); use --runtime simulated, or --nodes 0.");
+          "streamplane up: unknown runtime '" + runtime + "' (process or simulated).");
       return 2;
     }
     for (int port : new int[] {kafkaPort, apiPort}) {
@@ -245,19 +252,22 @@ public final class UpCommand implements Callable<Integer> {
     }
   }
 
-  /** The node workers of the local cluster: {@code --nodes} simulated nodes named node-0... */
+  /**
+   * The node workers of the local cluster: {@code --nodes} nodes named node-0..., their pod
+   * directories under {@code <state-dir>/pods}.
+   */
   private AutoCloseable startNodes(String apiServer, String bootstrapServers, Topics topics) {
     if (nodes == 0) {
       return () -> {};
     }
-    NodeFleet fleet =
-        NodeFleet.start(
-            apiServer,
-            bootstrapServers,
-            topics.bindings(),
-            NodeFleet.numbered("node-", nodes, NodeOptions.defaults("node-0")),
-            SimulatedRuntime::new);
-    return fleet;
+    RuntimeChoice choice = RuntimeChoice.named(runtime).orElseThrow();
+    return NodeFleet.start(
+        apiServer,
+        bootstrapServers,
+        topics.bindings(),
+        NodeFleet.numbered("node-", nodes, NodeOptions.defaults("node-0"), choice.loopback()),
+        choice.factory(stateDir.resolve("pods")),
+        choice.kubelet().withBackOffBase(crashLoopBackOff));
   }
 
   private AutoCloseable startScheduling(Topics topics, String bootstrapServers) {

@@ -2,22 +2,24 @@ package io.streamplane.node.runtime;
 
 import io.streamplane.api.Pod;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * What a node needs from a container runtime: the Streamplane analogue of the CRI's
- * RunPodSandbox/CreateContainer/StartContainer, ContainerStatus and StopPodSandbox, folded into
- * three calls on whole pods.
+ * RunPodSandbox/CreateContainer/StartContainer, ContainerStatus, ExecSync, StopContainer and
+ * StopPodSandbox.
  *
- * <p>Contract: {@code start} completes when every container of the pod has started (or fails with
- * the reason it could not); the node has already chosen the pod's IP. {@code status} answers from
- * the runtime's own bookkeeping without blocking. {@code stop} completes when nothing of the pod is
- * left running, at the latest after {@code grace}; stopping an unknown sandbox completes at once.
- * Implementations are thread-safe and never block the caller: long work completes the returned
- * future later.
- *
- * <p>Limits: no init containers, hooks, probes or restarts yet at this level; those belong to the
- * {@code process} runtime slice of issue #6.
+ * <p>Contract: {@code start} runs the init containers in order and completes when every container
+ * of the pod has started (or fails with the reason it could not); the node has already chosen the
+ * pod's IP. {@code status} answers from the runtime's own bookkeeping without blocking. The node
+ * decides restarts (restartPolicy, back-off, liveness): {@code restartContainer} runs an EXITED
+ * container again, counting the restart and keeping the run that ended as its last termination;
+ * {@code stopContainer} stops one container, which then reads EXITED. {@code exec} runs a command
+ * in a container's environment and completes with its exit code (exec probes and hooks). {@code
+ * stop} completes when nothing of the pod is left running, at the latest after {@code grace};
+ * stopping an unknown sandbox completes at once. Implementations are thread-safe and never block
+ * the caller: long work completes the returned future later.
  */
 public interface PodRuntime extends AutoCloseable {
 
@@ -27,11 +29,29 @@ public interface PodRuntime extends AutoCloseable {
   /** The operating system image the node reports (Node {@code status.nodeInfo.osImage}). */
   String osImage();
 
+  /**
+   * True when containers are real processes reachable at the pod IP, so HTTP and TCP probes and
+   * hooks can run; false for a runtime that only simulates them (their probes then always pass).
+   */
+  default boolean runsProcesses() {
+    return true;
+  }
+
   /** Starts every container of {@code pod} in a new sandbox reachable at {@code podIP}. */
   CompletableFuture<PodSandbox> start(Pod pod, String podIP);
 
   /** The current state of a sandbox this runtime started. */
   PodSandbox status(PodSandbox sandbox);
+
+  /** Runs the EXITED container {@code container} of {@code sandbox} again. */
+  CompletableFuture<Void> restartContainer(PodSandbox sandbox, String container);
+
+  /** Stops one container (SIGTERM, then SIGKILL after {@code grace}). */
+  CompletableFuture<Void> stopContainer(PodSandbox sandbox, String container, Duration grace);
+
+  /** Runs {@code command} in {@code container}'s environment; completes with its exit code. */
+  CompletableFuture<Integer> exec(
+      PodSandbox sandbox, String container, List<String> command, Duration timeout);
 
   /** Stops a sandbox's containers, waiting at most {@code grace} for them to exit. */
   CompletableFuture<Void> stop(PodSandbox sandbox, Duration grace);

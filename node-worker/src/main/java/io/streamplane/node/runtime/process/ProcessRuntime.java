@@ -6,6 +6,7 @@ import io.streamplane.api.Pod;
 import io.streamplane.node.runtime.PodRuntime;
 import io.streamplane.node.runtime.PodSandbox;
 import io.streamplane.node.runtime.RuntimeContainer;
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -32,6 +33,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A runtime whose containers are host OS processes: the {@code process} runtime of the node worker.
@@ -42,32 +46,43 @@ import java.util.regex.Pattern;
  * container's command line is its {@code command} plus {@code args}, or, with no {@code command},
  * the {@link ImageCatalog} entry of its image (Kubernetes' entrypoint/cmd rules). Its environment
  * is only {@code PATH} (this JVM's), {@code HOSTNAME} (the pod name), {@code POD_IP} and the
- * container's {@code env} values, in which {@code $(VAR)} names an earlier variable as in
- * Kubernetes ({@code $$} escapes, unknown names stay as written; {@code command} and {@code args}
- * expand the same way). It runs in {@code workingDir} (created if missing) or the sandbox
- * directory, stdout and stderr appended to {@code <sandbox>/<container>.log}. A container whose
- * image the catalog cannot resolve and that has no command stays CREATED (Waiting) with reason
- * {@code ErrImagePull}; one whose process cannot be started stays CREATED with {@code
+ * container's {@code env} values — literal, or {@code valueFrom.fieldRef} of the pod's name,
+ * namespace, uid, node name, service account, pod IP, host IP, labels and annotations — in which
+ * {@code $(VAR)} names an earlier variable as in Kubernetes ({@code $$} escapes, unknown names stay
+ * as written; {@code command} and {@code args} expand the same way). It runs in {@code workingDir}
+ * (created if missing) or the sandbox directory, stdout and stderr appended to {@code
+ * <sandbox>/<container>/<run>.log}, where {@code run} counts the container's runs in that directory
+ * (0, 1, ... — so the previous run's log is the next lower number, also across a node restart). A
+ * container whose image the catalog cannot resolve and that has no command stays CREATED (Waiting)
+ * with reason {@code ErrImagePull}; one whose process cannot be started stays CREATED with {@code
  * RunContainerError}. Container ids are {@code process://<pid>}.
  *
  * <p>{@code status} reads each process: RUNNING, or EXITED with its exit code and reason {@code
- * Completed} (0) or {@code Error}. {@code stop} sends SIGTERM to every container process and its
- * descendants, waits up to the grace period, then SIGKILLs what is left, and forgets the sandbox
- * (its directory and logs stay). {@code close} kills every process this runtime started.
+ * Completed} (0) or {@code Error}. {@code restartContainer} runs an EXITED container again; {@code
+ * stopContainer} and {@code stop} send SIGTERM to the process and its descendants, wait up to the
+ * grace period, then SIGKILL what is left; {@code stop} then forgets the sandbox (its directory and
+ * logs stay). Each running process has a pid file ({@code <sandbox>/<container>/<run>.pid}: pid and
+ * start time), and a new runtime on the same root kills every process those files still name — what
+ * a node that died left behind — before it starts anything, so after a node restart exactly the
+ * pods the node starts again are running. {@code close} kills every process this runtime started.
  *
- * <p>Limits: no restart policies (a container that exits stays EXITED), no probes, no hooks, no
- * volumes, no {@code envFrom} or {@code valueFrom}, no resource limits, no isolation (processes
- * share the host's users, files and network; the pod IP is only what servers bind to), and nothing
- * is adopted after a node restart. {@code stop} and {@code close} reach the descendants a
- * container's process has at that moment: a child left behind by a main process that already exited
- * is not tracked (there is no cgroup or process group to find it by).
+ * <p>Limits: no volumes, no {@code envFrom} or configMap/secret {@code valueFrom}, no resource
+ * limits, no isolation (processes share the host's users, files and network; the pod IP is only
+ * what servers bind to). Processes are killed, never adopted, after a node restart. {@code stop}
+ * and {@code close} reach the descendants a container's process has at that moment: a child left
+ * behind by a main process that already exited is not tracked (there is no cgroup or process group
+ * to find it by).
  */
 public final class ProcessRuntime implements PodRuntime {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ProcessRuntime.class);
 
   public static final String VERSION = "process://0.1";
 
   private static final Pattern REFERENCE =
       Pattern.compile("\\$\\$|\\$\\(([A-Za-z_][A-Za-z0-9_.\\-]*)\\)");
+
+  private static final String PID_SUFFIX = ".pid";
 
   private final Path root;
   private final ImageCatalog catalog;
@@ -87,6 +102,7 @@ public final class ProcessRuntime implements PodRuntime {
               t.setDaemon(true);
               return t;
             });
+    killLeftovers(root);
   }
 
   public ProcessRuntime(Path root) {
@@ -130,6 +146,67 @@ public final class ProcessRuntime implements PodRuntime {
   }
 
   @Override
+  public CompletableFuture<Void> restartContainer(PodSandbox sandbox, String container) {
+    Sandbox running = sandboxes.get(sandbox.id());
+    if (running == null) {
+      return CompletableFuture.failedFuture(
+          new IllegalStateException("unknown sandbox " + sandbox.id()));
+    }
+    return CompletableFuture.runAsync(() -> running.slot(container).restart(), executor);
+  }
+
+  @Override
+  public CompletableFuture<Void> stopContainer(
+      PodSandbox sandbox, String container, Duration grace) {
+    Sandbox running = sandboxes.get(sandbox.id());
+    if (running == null) {
+      return CompletableFuture.completedFuture(null);
+    }
+    Slot slot = running.slot(container);
+    return CompletableFuture.runAsync(() -> terminate(slot.processes(), grace), executor);
+  }
+
+  @Override
+  public CompletableFuture<Integer> exec(
+      PodSandbox sandbox, String container, List<String> command, Duration timeout) {
+    Sandbox running = sandboxes.get(sandbox.id());
+    if (running == null) {
+      return CompletableFuture.failedFuture(
+          new IllegalStateException("unknown sandbox " + sandbox.id()));
+    }
+    Slot slot = running.slot(container);
+    return CompletableFuture.supplyAsync(
+        () -> {
+          List<String> line = command.stream().map(arg -> expand(arg, slot.env)).toList();
+          ProcessBuilder builder = new ProcessBuilder(line);
+          environment(builder, slot.environment);
+          builder.directory(slot.workingDir.toFile());
+          builder.redirectErrorStream(true);
+          builder.redirectOutput(ProcessBuilder.Redirect.DISCARD);
+          builder.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+          Process process;
+          try {
+            process = builder.start();
+          } catch (IOException e) {
+            throw new UncheckedIOException("cannot run " + line + ": " + e.getMessage(), e);
+          }
+          try {
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+              terminate(List.of(process), Duration.ZERO);
+              throw new IllegalStateException(
+                  "command " + line + " timed out after " + timeout.toSeconds() + "s");
+            }
+            return process.exitValue();
+          } catch (InterruptedException e) {
+            terminate(List.of(process), Duration.ZERO);
+            Thread.currentThread().interrupt();
+            throw new CompletionException(e);
+          }
+        },
+        executor);
+  }
+
+  @Override
   public CompletableFuture<Void> stop(PodSandbox sandbox, Duration grace) {
     Sandbox running = sandboxes.get(sandbox.id());
     if (running == null) {
@@ -143,12 +220,14 @@ public final class ProcessRuntime implements PodRuntime {
         executor);
   }
 
-  /** The log file of {@code container} in {@code sandbox}, or empty for an unknown sandbox. */
+  /** The current log file of {@code container} in {@code sandbox}, or empty when unknown. */
   public Optional<Path> logFile(PodSandbox sandbox, String container) {
     Sandbox running = sandboxes.get(sandbox.id());
-    return running == null
-        ? Optional.empty()
-        : Optional.of(running.dir.resolve(container + ".log"));
+    if (running == null) {
+      return Optional.empty();
+    }
+    Run run = running.slot(container).current;
+    return Optional.of(running.dir.resolve(container).resolve(run.attempt + ".log"));
   }
 
   /** How many sandboxes this runtime is tracking now. */
@@ -183,7 +262,8 @@ public final class ProcessRuntime implements PodRuntime {
     }
     Instant createdAt = clock.instant();
     for (Container init : list(pod.getSpec() == null ? null : pod.getSpec().getInitContainers())) {
-      Run run = launch(init, pod, podIP, dir);
+      Slot slot = new Slot(init, pod, podIP, dir);
+      Run run = slot.current;
       if (run.process == null) {
         throw new CompletionException(
             new IllegalStateException(
@@ -202,9 +282,9 @@ public final class ProcessRuntime implements PodRuntime {
         throw new CompletionException(e);
       }
     }
-    List<Run> runs = new ArrayList<>();
+    List<Slot> slots = new ArrayList<>();
     for (Container container : list(pod.getSpec() == null ? null : pod.getSpec().getContainers())) {
-      runs.add(launch(container, pod, podIP, dir));
+      slots.add(new Slot(container, pod, podIP, dir));
     }
     Sandbox sandbox =
         new Sandbox(
@@ -213,60 +293,36 @@ public final class ProcessRuntime implements PodRuntime {
             podIP,
             createdAt,
             dir,
-            List.copyOf(runs));
+            List.copyOf(slots));
     sandboxes.put(sandbox.id, sandbox);
     return sandbox.snapshot();
   }
 
-  private Run launch(Container container, Pod pod, String podIP, Path dir) {
-    String image = container.getImage() == null ? "" : container.getImage();
-    Run run = new Run(container.getName(), image, imageID(image));
-    Optional<List<String>> line = catalog.command(container, podIP);
-    if (line.isEmpty()) {
-      run.reason = "ErrImagePull";
-      run.message =
-          "image \""
-              + image
-              + "\" is not in the node's image catalog and the container has no command";
-      return run;
-    }
+  /** The environment Kubernetes gives a container, in order, {@code $(VAR)} expanded. */
+  static Map<String, String> env(Container container, Pod pod, String podIP) {
     Map<String, String> env = new LinkedHashMap<>();
     for (EnvVar var : list(container.getEnv())) {
       if (var.getValue() != null) {
         env.put(var.getName(), expand(var.getValue(), env));
       } else if (var.getValueFrom() == null) {
         env.put(var.getName(), "");
+      } else if (var.getValueFrom().getFieldRef() != null) {
+        String field = var.getValueFrom().getFieldRef().getFieldPath();
+        String value = FieldRefs.value(pod, podIP, field);
+        if (value != null) {
+          env.put(var.getName(), value);
+        }
       }
     }
-    List<String> command = line.get().stream().map(arg -> expand(arg, env)).toList();
-    ProcessBuilder builder = new ProcessBuilder(command);
+    return env;
+  }
+
+  private static void environment(ProcessBuilder builder, Map<String, String> values) {
     Map<String, String> environment = builder.environment();
     String path = environment.get("PATH");
     environment.clear();
     environment.put("PATH", path == null ? "/usr/local/bin:/usr/bin:/bin" : path);
-    environment.put("HOSTNAME", pod.getMetadata().getName());
-    environment.put("POD_IP", podIP);
-    environment.putAll(env);
-    try {
-      Path workingDir = dir;
-      if (container.getWorkingDir() != null && !container.getWorkingDir().isBlank()) {
-        workingDir = Files.createDirectories(Path.of(container.getWorkingDir()));
-      }
-      builder.directory(workingDir.toFile());
-      builder.redirectErrorStream(true);
-      builder.redirectOutput(
-          ProcessBuilder.Redirect.appendTo(dir.resolve(container.getName() + ".log").toFile()));
-      builder.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
-      run.startedAt = clock.instant();
-      Process process = builder.start();
-      run.process = process;
-      process.onExit().thenRun(() -> run.finishedAt = clock.instant());
-    } catch (IOException | RuntimeException e) {
-      run.startedAt = null;
-      run.reason = "RunContainerError";
-      run.message = "cannot start " + command + ": " + e.getMessage();
-    }
-    return run;
+    environment.putAll(values);
   }
 
   /** Kubernetes' {@code $(VAR)} expansion against {@code env}. */
@@ -293,6 +349,18 @@ public final class ProcessRuntime implements PodRuntime {
       handles.addAll(process.descendants().toList());
       handles.add(process.toHandle());
     }
+    terminateHandles(handles, grace);
+    for (Process process : processes) {
+      try {
+        process.waitFor(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  private static void terminateHandles(List<ProcessHandle> handles, Duration grace) {
     if (!grace.isZero() && !grace.isNegative()) {
       handles.forEach(ProcessHandle::destroy);
       long deadline = System.nanoTime() + grace.toNanos();
@@ -313,13 +381,48 @@ public final class ProcessRuntime implements PodRuntime {
         handle.destroyForcibly();
       }
     }
-    for (Process process : processes) {
-      try {
-        process.waitFor(5, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
+  }
+
+  /**
+   * Kills every process a pid file under {@code root} still names (same pid, same start time): the
+   * containers of a runtime that died without stopping them.
+   */
+  static int killLeftovers(Path root) {
+    if (!Files.isDirectory(root)) {
+      return 0;
+    }
+    List<ProcessHandle> leftovers = new ArrayList<>();
+    try (Stream<Path> files =
+        Files.find(root, 3, (f, a) -> f.getFileName().toString().endsWith(PID_SUFFIX))) {
+      for (Path file : files.toList()) {
+        leftover(file)
+            .ifPresent(
+                h -> {
+                  leftovers.addAll(h.descendants().toList());
+                  leftovers.add(h);
+                });
+        Files.deleteIfExists(file);
       }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot scan " + root + " for leftover processes", e);
+    }
+    if (!leftovers.isEmpty()) {
+      LOG.info("killing {} processes left behind in {}", leftovers.size(), root);
+      terminateHandles(leftovers, Duration.ZERO);
+    }
+    return leftovers.size();
+  }
+
+  private static Optional<ProcessHandle> leftover(Path pidFile) {
+    try {
+      String[] fields = Files.readString(pidFile).trim().split(" ");
+      long pid = Long.parseLong(fields[0]);
+      long started = Long.parseLong(fields[1]);
+      return ProcessHandle.of(pid)
+          .filter(ProcessHandle::isAlive)
+          .filter(h -> h.info().startInstant().map(Instant::toEpochMilli).orElse(-1L) == started);
+    } catch (IOException | RuntimeException e) {
+      return Optional.empty();
     }
   }
 
@@ -337,21 +440,145 @@ public final class ProcessRuntime implements PodRuntime {
     return list == null ? List.of() : list;
   }
 
-  /** One container's process, or why it has none. */
+  /**
+   * One container of a sandbox: what it runs (command line, environment, directory), its current
+   * run, the run before, and how often it was restarted.
+   */
+  private final class Slot {
+    final String name;
+    final String image;
+    final String imageID;
+    final Path dir;
+    final Map<String, String> env;
+    final Map<String, String> environment = new LinkedHashMap<>();
+    final Optional<List<String>> command;
+    Path workingDir;
+    volatile Run current;
+    volatile Run previous;
+    volatile int restarts;
+
+    Slot(Container container, Pod pod, String podIP, Path sandboxDir) {
+      this.name = container.getName();
+      this.image = container.getImage() == null ? "" : container.getImage();
+      this.imageID = imageID(image);
+      this.dir = sandboxDir.resolve(name);
+      this.env = env(container, pod, podIP);
+      environment.put("HOSTNAME", pod.getMetadata().getName());
+      environment.put("POD_IP", podIP);
+      environment.putAll(env);
+      this.command =
+          catalog
+              .command(container, podIP)
+              .map(line -> line.stream().map(arg -> expand(arg, env)).toList());
+      this.workingDir = sandboxDir;
+      String configured = container.getWorkingDir();
+      try {
+        Files.createDirectories(dir);
+        if (configured != null && !configured.isBlank()) {
+          workingDir = Files.createDirectories(Path.of(configured));
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot create the directories of " + name, e);
+      }
+      this.current = launch(nextAttempt());
+    }
+
+    synchronized void restart() {
+      Run ended = current;
+      if (ended.process != null && ended.process.isAlive()) {
+        throw new IllegalStateException("container " + name + " is still running");
+      }
+      previous = ended;
+      restarts++;
+      current = launch(ended.attempt + 1);
+    }
+
+    List<Process> processes() {
+      Run run = current;
+      return run.process == null ? List.of() : List.of(run.process);
+    }
+
+    RuntimeContainer snapshot() {
+      Run last = previous;
+      return current
+          .snapshot(clock)
+          .restarted(restarts, last == null ? null : last.snapshot(clock));
+    }
+
+    private int nextAttempt() {
+      try (Stream<Path> logs = Files.list(dir)) {
+        return logs.map(p -> p.getFileName().toString())
+                .filter(f -> f.matches("\\d+\\.log"))
+                .mapToInt(f -> Integer.parseInt(f.substring(0, f.length() - 4)))
+                .max()
+                .orElse(-1)
+            + 1;
+      } catch (IOException e) {
+        return 0;
+      }
+    }
+
+    private Run launch(int attempt) {
+      Run run = new Run(name, image, imageID, attempt);
+      if (command.isEmpty()) {
+        run.reason = "ErrImagePull";
+        run.message =
+            "image \""
+                + image
+                + "\" is not in the node's image catalog and the container has no command";
+        return run;
+      }
+      ProcessBuilder builder = new ProcessBuilder(command.get());
+      environment(builder, environment);
+      try {
+        builder.directory(workingDir.toFile());
+        builder.redirectErrorStream(true);
+        builder.redirectOutput(
+            ProcessBuilder.Redirect.appendTo(dir.resolve(attempt + ".log").toFile()));
+        builder.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        run.startedAt = clock.instant();
+        Process process = builder.start();
+        run.process = process;
+        Path pidFile = dir.resolve(attempt + PID_SUFFIX);
+        long started = process.info().startInstant().map(Instant::toEpochMilli).orElse(-1L);
+        Files.writeString(pidFile, process.pid() + " " + started);
+        process
+            .onExit()
+            .thenRun(
+                () -> {
+                  run.finishedAt = clock.instant();
+                  try {
+                    Files.deleteIfExists(pidFile);
+                  } catch (IOException e) {
+                    LOG.debug("cannot delete {}", pidFile, e);
+                  }
+                });
+      } catch (IOException | RuntimeException e) {
+        run.startedAt = null;
+        run.reason = "RunContainerError";
+        run.message = "cannot start " + command.get() + ": " + e.getMessage();
+      }
+      return run;
+    }
+  }
+
+  /** One run of a container's process, or why it has none. */
   private static final class Run {
     final String name;
     final String image;
     final String imageID;
+    final int attempt;
     volatile Process process;
     volatile Instant startedAt;
     volatile Instant finishedAt;
     volatile String reason;
     volatile String message;
 
-    Run(String name, String image, String imageID) {
+    Run(String name, String image, String imageID, int attempt) {
       this.name = name;
       this.image = image;
       this.imageID = imageID;
+      this.attempt = attempt;
     }
 
     RuntimeContainer snapshot(Clock clock) {
@@ -396,24 +623,33 @@ public final class ProcessRuntime implements PodRuntime {
     final String podIP;
     final Instant createdAt;
     final Path dir;
-    final List<Run> runs;
+    final List<Slot> slots;
 
-    Sandbox(String id, String podKey, String podIP, Instant createdAt, Path dir, List<Run> runs) {
+    Sandbox(String id, String podKey, String podIP, Instant createdAt, Path dir, List<Slot> slots) {
       this.id = id;
       this.podKey = podKey;
       this.podIP = podIP;
       this.createdAt = createdAt;
       this.dir = dir;
-      this.runs = runs;
+      this.slots = slots;
+    }
+
+    Slot slot(String container) {
+      for (Slot slot : slots) {
+        if (slot.name.equals(container)) {
+          return slot;
+        }
+      }
+      throw new IllegalArgumentException("no container " + container + " in " + podKey);
     }
 
     PodSandbox snapshot() {
       return new PodSandbox(
-          id, podKey, podIP, createdAt, runs.stream().map(r -> r.snapshot(clock)).toList());
+          id, podKey, podIP, createdAt, slots.stream().map(Slot::snapshot).toList());
     }
 
     List<Process> processes() {
-      return runs.stream().map(r -> r.process).filter(p -> p != null).toList();
+      return slots.stream().flatMap(s -> s.processes().stream()).toList();
     }
   }
 }

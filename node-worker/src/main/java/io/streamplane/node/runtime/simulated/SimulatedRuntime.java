@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 /**
  * A kwok-style runtime: pods go through their phases and run no process, so one JVM can host
@@ -31,8 +32,8 @@ import java.util.concurrent.TimeUnit;
  * forgets the sandbox. The delays run on the shared scheduler the caller passes in, which this
  * class never shuts down.
  *
- * <p>Limits: every container starts and keeps running; nothing fails, exits or restarts, and
- * nothing is left to adopt when a node restarts.
+ * <p>Limits: every container starts and keeps running unless the node stops it; probes and hooks
+ * always pass ({@link #runsProcesses()} is false); nothing is left to adopt when a node restarts.
  */
 public final class SimulatedRuntime implements PodRuntime {
 
@@ -61,6 +62,11 @@ public final class SimulatedRuntime implements PodRuntime {
   @Override
   public String version() {
     return VERSION;
+  }
+
+  @Override
+  public boolean runsProcesses() {
+    return false;
   }
 
   @Override
@@ -103,6 +109,75 @@ public final class SimulatedRuntime implements PodRuntime {
         delay,
         TimeUnit.MILLISECONDS);
     return stopped;
+  }
+
+  /** Simulated containers never exit on their own; a restart starts a stopped one again. */
+  @Override
+  public CompletableFuture<Void> restartContainer(PodSandbox sandbox, String container) {
+    sandboxes.computeIfPresent(
+        sandbox.id(),
+        (id, current) ->
+            replace(
+                current,
+                container,
+                c ->
+                    new RuntimeContainer(
+                            c.name(),
+                            c.image(),
+                            c.imageID(),
+                            "simulated://" + UUID.randomUUID(),
+                            RuntimeContainer.State.RUNNING,
+                            clock.instant(),
+                            null,
+                            null)
+                        .restarted(c.restartCount() + 1, c)));
+    return CompletableFuture.completedFuture(null);
+  }
+
+  /** The container reads EXITED with code 137, as if killed. */
+  @Override
+  public CompletableFuture<Void> stopContainer(
+      PodSandbox sandbox, String container, Duration grace) {
+    sandboxes.computeIfPresent(
+        sandbox.id(),
+        (id, current) ->
+            replace(
+                current,
+                container,
+                c ->
+                    new RuntimeContainer(
+                        c.name(),
+                        c.image(),
+                        c.imageID(),
+                        c.containerID(),
+                        RuntimeContainer.State.EXITED,
+                        c.startedAt(),
+                        clock.instant(),
+                        137,
+                        "Error",
+                        null,
+                        c.restartCount(),
+                        c.lastTermination())));
+    return CompletableFuture.completedFuture(null);
+  }
+
+  /** Every command succeeds. */
+  @Override
+  public CompletableFuture<Integer> exec(
+      PodSandbox sandbox, String container, List<String> command, Duration timeout) {
+    return CompletableFuture.completedFuture(0);
+  }
+
+  private static PodSandbox replace(
+      PodSandbox sandbox, String container, UnaryOperator<RuntimeContainer> change) {
+    return new PodSandbox(
+        sandbox.id(),
+        sandbox.podKey(),
+        sandbox.podIP(),
+        sandbox.createdAt(),
+        sandbox.containers().stream()
+            .map(c -> c.name().equals(container) ? change.apply(c) : c)
+            .toList());
   }
 
   /** How many sandboxes are running now. */

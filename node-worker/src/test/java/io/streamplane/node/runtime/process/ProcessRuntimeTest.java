@@ -12,6 +12,7 @@ import io.streamplane.api.Pod;
 import io.streamplane.api.PodSpec;
 import io.streamplane.node.runtime.PodSandbox;
 import io.streamplane.node.runtime.RuntimeContainer;
+import io.streamplane.node.runtime.RuntimeContainer.State;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -57,7 +58,9 @@ class ProcessRuntimeTest {
     assertThat(sh.containerID()).startsWith("process://");
     assertThat(sh.imageID()).startsWith("busybox:1.36@sha256:");
     Path log = runtime.logFile(sandbox, "sh").orElseThrow();
-    assertThat(log.getParent().getFileName().toString()).startsWith("default_p1_");
+    assertThat(log.getFileName()).hasToString("0.log");
+    assertThat(log.getParent().getFileName()).hasToString("sh");
+    assertThat(log.getParent().getParent().getFileName().toString()).startsWith("default_p1_");
     await().atMost(Duration.ofSeconds(10)).until(() -> read(log).contains("hello"));
     assertThat(runtime.status(sandbox).allRunning()).isTrue();
 
@@ -220,6 +223,62 @@ class ProcessRuntimeTest {
 
   private PodSandbox start(Pod pod) throws Exception {
     return runtime.start(pod, "127.0.0.1").get(30, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void aRestartedContainerCountsTheRestartKeepsTheEndedRunAndLogsToTheNextFile() throws Exception {
+    Container c = container("crash", "busybox");
+    c.setCommand(List.of("/bin/sh", "-c", "echo run; exit 7"));
+    PodSandbox sandbox = start(pod("p-restart", List.of(), List.of(c)));
+    await("the first run to exit")
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> runtime.status(sandbox).containers().get(0).state() == State.EXITED);
+
+    runtime.restartContainer(sandbox, "crash").get(10, TimeUnit.SECONDS);
+    await("the second run to exit")
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> runtime.status(sandbox).containers().get(0).state() == State.EXITED);
+
+    RuntimeContainer crash = runtime.status(sandbox).containers().get(0);
+    assertThat(crash.restartCount()).isEqualTo(1);
+    assertThat(crash.exitCode()).isEqualTo(7);
+    assertThat(crash.lastTermination().exitCode()).isEqualTo(7);
+    assertThat(crash.lastTermination().containerID()).isNotEqualTo(crash.containerID());
+    Path log = runtime.logFile(sandbox, "crash").orElseThrow();
+    assertThat(log.getFileName()).hasToString("1.log");
+    assertThat(read(log.resolveSibling("0.log"))).isEqualTo("run\n");
+    assertThat(read(log)).isEqualTo("run\n");
+  }
+
+  @Test
+  void execRunsInTheContainersEnvironmentAndAnswersTheExitCode() throws Exception {
+    Container c = container("app", "busybox");
+    c.setCommand(List.of("/bin/sh", "-c", "sleep 30"));
+    c.setEnv(List.of(env("GREETING", "hi")));
+    PodSandbox sandbox = start(pod("p-exec", List.of(), List.of(c)));
+
+    List<String> check = List.of("/bin/sh", "-c", "test \"$GREETING\" = hi");
+    assertThat(runtime.exec(sandbox, "app", check, Duration.ofSeconds(5)).get()).isZero();
+    List<String> fail = List.of("/bin/sh", "-c", "exit 3");
+    assertThat(runtime.exec(sandbox, "app", fail, Duration.ofSeconds(5)).get()).isEqualTo(3);
+  }
+
+  @Test
+  void aNewRuntimeOnTheSameRootKillsWhatADeadRuntimeLeftRunning() throws Exception {
+    Container c = container("app", "busybox");
+    c.setCommand(List.of("/bin/sh", "-c", "sleep 60"));
+    PodSandbox sandbox = start(pod("p-left", List.of(), List.of(c)));
+    long pid =
+        Long.parseLong(sandbox.containers().get(0).containerID().substring("process://".length()));
+    ProcessHandle left = ProcessHandle.of(pid).orElseThrow();
+
+    // the first runtime "dies": it is never closed, its process keeps running
+    try (ProcessRuntime next = new ProcessRuntime(root)) {
+      await("the leftover process to be killed")
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> !left.isAlive());
+      assertThat(next.running()).isZero();
+    }
   }
 
   private static Pod pod(String name, List<Container> init, List<Container> containers) {
