@@ -1,10 +1,12 @@
 package io.streamplane.node;
 
+import io.streamplane.api.DaemonEndpoint;
 import io.streamplane.api.Lease;
 import io.streamplane.api.LeaseSpec;
 import io.streamplane.api.Node;
 import io.streamplane.api.NodeAddress;
 import io.streamplane.api.NodeCondition;
+import io.streamplane.api.NodeDaemonEndpoints;
 import io.streamplane.api.NodeSpec;
 import io.streamplane.api.NodeStatus;
 import io.streamplane.api.NodeSystemInfo;
@@ -67,6 +69,7 @@ public final class NodeObjects {
                     List.of(
                         new NodeAddress("InternalIP", options.hostIP()),
                         new NodeAddress("Hostname", options.name())))
+                .setDaemonEndpoints(daemonEndpoints(options.kubeletPort()))
                 .setNodeInfo(
                     NodeSystemInfo.newBuilder()
                         .setMachineID(machineID)
@@ -80,6 +83,16 @@ public final class NodeObjects {
                         .setArchitecture(architecture())
                         .build())
                 .build())
+        .build();
+  }
+
+  /**
+   * Where the node's kubelet endpoint listens; kubelet always writes the field, with port 0 when it
+   * serves nothing, and the API server then falls back to its default kubelet port.
+   */
+  static NodeDaemonEndpoints daemonEndpoints(int kubeletPort) {
+    return NodeDaemonEndpoints.newBuilder()
+        .setKubeletEndpoint(DaemonEndpoint.newBuilder().setPort(kubeletPort).build())
         .build();
   }
 

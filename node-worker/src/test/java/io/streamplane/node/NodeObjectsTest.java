@@ -49,6 +49,17 @@ class NodeObjectsTest {
   }
 
   @Test
+  void theKubeletPortIsPublishedAsTheNodesKubeletEndpointAndIsZeroWhenNoneIsServed() {
+    Node serving =
+        NodeObjects.node(NodeOptions.defaults("n1").withKubeletPort(10260), "sim", "sim", "b", T0);
+    Node silent = NodeObjects.node(NodeOptions.defaults("n2"), "sim", "sim", "b", T0);
+
+    assertThat(serving.getStatus().getDaemonEndpoints().getKubeletEndpoint().getPort())
+        .isEqualTo(10260);
+    assertThat(silent.getStatus().getDaemonEndpoints().getKubeletEndpoint().getPort()).isZero();
+  }
+
+  @Test
   void heartbeatMovesEveryConditionsHeartbeatButNotItsTransition() {
     Node node = NodeObjects.node(NodeOptions.defaults("n1"), "simulated://0.1", "sim", "b", T0);
     Instant later = Instant.parse("2026-01-01T10:00:40Z");

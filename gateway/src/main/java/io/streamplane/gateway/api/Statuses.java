@@ -235,6 +235,91 @@ public final class Statuses {
     return failure(500, "InternalError", "Internal error occurred: " + cause, details);
   }
 
+  /**
+   * A failure for an error that is no API status (responsewriters.ErrorToAPIStatus): code 500, no
+   * reason, the error's text as message — e.g. a kubelet that cannot be reached.
+   */
+  public static ObjectNode unknownError(String message) {
+    ObjectNode status = base();
+    status.put("status", "Failure");
+    status.put("message", message);
+    status.put("code", 500);
+    return status;
+  }
+
+  /**
+   * errors.NewGenericServerResponse(code, "", resource, name, serverMessage): how kube-apiserver
+   * words an answer it proxied (from a kubelet) that it cannot interpret — a fixed message per
+   * code, followed by {@code ( pods/log name)} (the verb is empty there, hence the space).
+   */
+  public static ObjectNode genericServerResponse(
+      int code, String group, String resource, String name, String serverMessage) {
+    String reason = "";
+    String message =
+        "the server responded with the status code "
+            + code
+            + " but did not return more information";
+    switch (code) {
+      case 409 -> {
+        reason = "Conflict";
+        message = "the server reported a conflict";
+      }
+      case 404 -> {
+        reason = "NotFound";
+        message = "the server could not find the requested resource";
+      }
+      case 400 -> {
+        reason = "BadRequest";
+        message = "the server rejected our request for an unknown reason";
+      }
+      case 401 -> {
+        reason = "Unauthorized";
+        message = "the server has asked for the client to provide credentials";
+      }
+      case 403 -> {
+        reason = "Forbidden";
+        message = serverMessage;
+      }
+      case 405 -> {
+        reason = "MethodNotAllowed";
+        message = "the server does not allow this method on the requested resource";
+      }
+      case 422 -> {
+        reason = "Invalid";
+        message = "the server rejected our request due to an error in our request";
+      }
+      case 504 -> {
+        reason = "Timeout";
+        message =
+            "the server was unable to return a response in the time allotted, but may still be"
+                + " processing the request";
+      }
+      case 429 -> {
+        reason = "TooManyRequests";
+        message = "the server has received too many requests and has asked us to try again later";
+      }
+      default -> {
+        if (code >= 500) {
+          reason = "InternalError";
+          message =
+              "an error on the server ("
+                  + quote(serverMessage)
+                  + ") has prevented the request from succeeding";
+        }
+      }
+    }
+    message += " ( " + qualified(group, resource) + " " + name + ")";
+    ObjectNode status = base();
+    status.put("status", "Failure");
+    status.put("message", message);
+    if (!reason.isEmpty()) {
+      status.put("reason", reason);
+    }
+    status.set("details", details(group, resource, name));
+    status.put("code", code);
+    return status;
+  }
+
   /** 200 Success, as a DELETE answers when it returns a Status instead of the object. */
   public static ObjectNode success(ResourceType type, String name, String uid) {
     ObjectNode status = base();

@@ -40,9 +40,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The Kubernetes REST API over HTTP: routes each request (discovery, OpenAPI, resources and their
- * status and scale subresources, watch) to the parts that answer it, and turns every failure into a
- * Kubernetes {@code Status} body. The request chain is visible in {@link #handle}: identify the
- * user, decode, then read or write through the {@link ResourceService}.
+ * status, scale and log subresources, watch) to the parts that answer it, and turns every failure
+ * into a Kubernetes {@code Status} body. The request chain is visible in {@link #handle}: identify
+ * the user, decode, then read or write through the {@link ResourceService}.
  *
  * <p>Limits: no authentication or authorization yet (every request acts as {@code kubernetes-admin}
  * in {@code system:masters}); server-side apply is answered 415.
@@ -66,6 +66,7 @@ final class ApiHandler implements HttpHandler {
   private final OpenApiV3 openApi;
   private final TableConverter tables;
   private final Watches watches;
+  private final PodLogs podLogs;
 
   ApiHandler(
       ResourceRegistry registry,
@@ -81,6 +82,7 @@ final class ApiHandler implements HttpHandler {
     this.openApi = openApi;
     this.tables = tables;
     this.watches = new Watches(cache, tables);
+    this.podLogs = new PodLogs(registry, service);
   }
 
   @Override
@@ -188,6 +190,14 @@ final class ApiHandler implements HttpHandler {
     String subresource = info.subresource();
     if (subresource != null && type.subresource(subresource).isEmpty()) {
       throw new ApiException(Statuses.notFoundPath());
+    }
+    if ("log".equals(subresource)) {
+      if (!info.verb().equals("get")) {
+        throw new ApiException(
+            Statuses.methodNotAllowed(type.group(), type.plural() + "/log", info.verb()));
+      }
+      podLogs.serve(exchange, namespace, info.name(), query);
+      return;
     }
     String accept = exchange.getRequestHeaders().getFirst("Accept");
     boolean table = TableConverter.requested(accept);
