@@ -1,9 +1,12 @@
 package io.streamplane.node;
 
 import io.streamplane.api.Pod;
+import io.streamplane.node.logs.NodeLogServer;
 import io.streamplane.node.probe.Handlers;
 import io.streamplane.node.runtime.PodRuntime;
 import io.streamplane.topics.Topic;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.http.HttpClient;
 import java.time.Clock;
 import java.time.Duration;
@@ -25,6 +28,10 @@ import java.util.function.Function;
  * bindings consumer reads the partitions of all the fleet's nodes and dispatches by node name.
  * {@link #close} stops the consumer, then the agents, then the scheduler; Node objects stay.
  *
+ * <p>A runtime that writes container logs gets one log server for the fleet (on {@code 127.0.0.1},
+ * an ephemeral port every node publishes as its kubelet port), which the gateway's {@code pods/log}
+ * dials.
+ *
  * <p>Limits: the fleet is fixed at start; every node uses the same runtime instance.
  */
 public final class NodeFleet implements AutoCloseable {
@@ -41,18 +48,24 @@ public final class NodeFleet implements AutoCloseable {
             return thread;
           });
 
+  /** Where the log server listens: the nodes' InternalIP, which the gateway dials. */
+  private static final String LOG_SERVER_HOST = "127.0.0.1";
+
   private final GatewayClient api;
   private final ScheduledExecutorService scheduler;
   private final PodRuntime runtime;
   private final List<NodeAgent> agents;
   private final BindingsConsumer bindings;
+  private final NodeLogServer logServer;
 
   private NodeFleet(
       GatewayClient api,
       ScheduledExecutorService scheduler,
       PodRuntime runtime,
       List<NodeAgent> agents,
-      BindingsConsumer bindings) {
+      BindingsConsumer bindings,
+      NodeLogServer logServer) {
+    this.logServer = logServer;
     this.api = api;
     this.scheduler = scheduler;
     this.runtime = runtime;
@@ -86,17 +99,28 @@ public final class NodeFleet implements AutoCloseable {
         runtime.runsProcesses()
             ? Handlers.onHost(runtime, HttpClient.newHttpClient(), PROBE_EXECUTOR)
             : Handlers.alwaysSucceeds();
+    NodeLogServer logServer = null;
+    if (runtime.logs().isPresent()) {
+      try {
+        logServer =
+            NodeLogServer.start(LOG_SERVER_HOST, 0, runtime.logs().get(), Clock.systemUTC());
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot start the node log server", e);
+      }
+    }
     List<NodeAgent> agents = new ArrayList<>();
     for (NodeOptions options : nodes) {
+      NodeOptions published =
+          logServer == null ? options : options.withKubeletPort(logServer.port());
       agents.add(
-          new NodeAgent(options, api, runtime, scheduler, Clock.systemUTC(), kubelet, handlers));
+          new NodeAgent(published, api, runtime, scheduler, Clock.systemUTC(), kubelet, handlers));
     }
     BindingsConsumer bindings = BindingsConsumer.start(bootstrapServers, bindingsTopic, agents);
     long period = NodeAgent.LEASE_PERIOD.toMillis();
     for (int i = 0; i < agents.size(); i++) {
       agents.get(i).start(Duration.ofMillis(period * i / agents.size()));
     }
-    return new NodeFleet(api, scheduler, runtime, agents, bindings);
+    return new NodeFleet(api, scheduler, runtime, agents, bindings, logServer);
   }
 
   /**
@@ -138,6 +162,9 @@ public final class NodeFleet implements AutoCloseable {
       scheduler.awaitTermination(5, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+    if (logServer != null) {
+      logServer.close();
     }
     runtime.close();
     api.close();

@@ -1,8 +1,10 @@
 package io.streamplane.node.runtime;
 
 import io.streamplane.api.Pod;
+import io.streamplane.node.logs.LogLocator;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -35,6 +37,11 @@ public interface PodRuntime extends AutoCloseable {
    */
   default boolean runsProcesses() {
     return true;
+  }
+
+  /** Where the node's log server finds container logs; empty when containers write none. */
+  default Optional<LogLocator> logs() {
+    return Optional.empty();
   }
 
   /** Starts every container of {@code pod} in a new sandbox reachable at {@code podIP}. */

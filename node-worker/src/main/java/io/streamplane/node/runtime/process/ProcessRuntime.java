@@ -3,6 +3,9 @@ package io.streamplane.node.runtime.process;
 import io.streamplane.api.Container;
 import io.streamplane.api.EnvVar;
 import io.streamplane.api.Pod;
+import io.streamplane.node.logs.ContainerLogWriter;
+import io.streamplane.node.logs.DirectoryLogLocator;
+import io.streamplane.node.logs.LogLocator;
 import io.streamplane.node.runtime.PodRuntime;
 import io.streamplane.node.runtime.PodSandbox;
 import io.streamplane.node.runtime.RuntimeContainer;
@@ -50,12 +53,13 @@ import org.slf4j.LoggerFactory;
  * namespace, uid, node name, service account, pod IP, host IP, labels and annotations — in which
  * {@code $(VAR)} names an earlier variable as in Kubernetes ({@code $$} escapes, unknown names stay
  * as written; {@code command} and {@code args} expand the same way). It runs in {@code workingDir}
- * (created if missing) or the sandbox directory, stdout and stderr appended to {@code
- * <sandbox>/<container>/<run>.log}, where {@code run} counts the container's runs in that directory
- * (0, 1, ... — so the previous run's log is the next lower number, also across a node restart). A
- * container whose image the catalog cannot resolve and that has no command stays CREATED (Waiting)
- * with reason {@code ErrImagePull}; one whose process cannot be started stays CREATED with {@code
- * RunContainerError}. Container ids are {@code process://<pid>}.
+ * (created if missing) or the sandbox directory, stdout and stderr written line by line, in the CRI
+ * log format kubelet uses ({@link ContainerLogWriter}), to {@code <sandbox>/<container>/<run>.log},
+ * where {@code run} counts the container's runs in that directory (0, 1, ... — so the previous
+ * run's log is the next lower number, also across a node restart). A container whose image the
+ * catalog cannot resolve and that has no command stays CREATED (Waiting) with reason {@code
+ * ErrImagePull}; one whose process cannot be started stays CREATED with {@code RunContainerError}.
+ * Container ids are {@code process://<pid>}.
  *
  * <p>{@code status} reads each process: RUNNING, or EXITED with its exit code and reason {@code
  * Completed} (0) or {@code Error}. {@code restartContainer} runs an EXITED container again; {@code
@@ -228,6 +232,32 @@ public final class ProcessRuntime implements PodRuntime {
     }
     Run run = running.slot(container).current;
     return Optional.of(running.dir.resolve(container).resolve(run.attempt + ".log"));
+  }
+
+  /** The logs of this runtime's containers, for the node's log server. */
+  @Override
+  public Optional<LogLocator> logs() {
+    return Optional.of(new DirectoryLogLocator(root, this::uid, this::running));
+  }
+
+  /** The uid of the pod {@code namespace/name} this runtime runs now, if it runs it. */
+  private Optional<String> uid(String namespace, String name) {
+    String key = namespace + "/" + name;
+    return sandboxes.values().stream()
+        .filter(s -> s.podKey.equals(key))
+        .map(s -> s.dir.getFileName().toString())
+        .map(dir -> dir.substring(dir.lastIndexOf('_') + 1))
+        .findFirst();
+  }
+
+  /** True when the current run of the container is alive. */
+  private boolean running(String namespace, String name, String container) {
+    String key = namespace + "/" + name;
+    return sandboxes.values().stream()
+        .filter(s -> s.podKey.equals(key))
+        .flatMap(s -> s.slots.stream())
+        .filter(slot -> slot.name.equals(container))
+        .anyMatch(slot -> !slot.processes().isEmpty() && slot.processes().get(0).isAlive());
   }
 
   /** How many sandboxes this runtime is tracking now. */
@@ -532,12 +562,18 @@ public final class ProcessRuntime implements PodRuntime {
       environment(builder, environment);
       try {
         builder.directory(workingDir.toFile());
-        builder.redirectErrorStream(true);
-        builder.redirectOutput(
-            ProcessBuilder.Redirect.appendTo(dir.resolve(attempt + ".log").toFile()));
         builder.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        ContainerLogWriter log = ContainerLogWriter.open(dir.resolve(attempt + ".log"), clock);
         run.startedAt = clock.instant();
-        Process process = builder.start();
+        Process process;
+        try {
+          process = builder.start();
+        } catch (IOException | RuntimeException e) {
+          log.close();
+          throw e;
+        }
+        log.pump(process.getInputStream(), "stdout");
+        log.pump(process.getErrorStream(), "stderr");
         run.process = process;
         Path pidFile = dir.resolve(attempt + PID_SUFFIX);
         long started = process.info().startInstant().map(Instant::toEpochMilli).orElse(-1L);
@@ -549,8 +585,12 @@ public final class ProcessRuntime implements PodRuntime {
                   run.finishedAt = clock.instant();
                   try {
                     Files.deleteIfExists(pidFile);
+                    log.awaitDrained(Duration.ofSeconds(5));
+                    log.close();
                   } catch (IOException e) {
-                    LOG.debug("cannot delete {}", pidFile, e);
+                    LOG.debug("cannot finish the files of {}", pidFile, e);
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
                   }
                 });
       } catch (IOException | RuntimeException e) {
