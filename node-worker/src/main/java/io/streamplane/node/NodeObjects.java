@@ -123,14 +123,43 @@ public final class NodeObjects {
     return Node.newBuilder(current).setStatus(NodeStatus.newBuilder(status).build()).build();
   }
 
-  /** {@code node} with every condition's lastHeartbeatTime set to {@code now}. */
+  /**
+   * {@code node} with every condition's lastHeartbeatTime set to {@code now}, and the conditions
+   * this node reports (Ready, MemoryPressure, DiskPressure, PIDPressure) back at their healthy
+   * values: the node lifecycle controller sets them Unknown when the Lease lapses, and, as with a
+   * kubelet, only the node's own next status brings them back. A condition whose status changes
+   * gets {@code now} as its lastTransitionTime; one that keeps its status keeps its transition
+   * time.
+   */
   public static Node heartbeat(Node node, Instant now) {
     Node beat = Node.newBuilder(node).build();
-    if (beat.getStatus() != null && beat.getStatus().getConditions() != null) {
-      for (NodeCondition condition : beat.getStatus().getConditions()) {
-        condition.setLastHeartbeatTime(now.truncatedTo(ChronoUnit.SECONDS));
+    if (beat.getStatus() == null) {
+      return beat;
+    }
+    Instant second = now.truncatedTo(ChronoUnit.SECONDS);
+    List<NodeCondition> healthy = conditions(now);
+    List<NodeCondition> current =
+        beat.getStatus().getConditions() == null ? List.of() : beat.getStatus().getConditions();
+    List<NodeCondition> updated = new ArrayList<>();
+    for (NodeCondition condition : current) {
+      NodeCondition wanted =
+          healthy.stream()
+              .filter(h -> h.getType().equals(condition.getType()))
+              .findFirst()
+              .orElse(null);
+      if (wanted == null) {
+        condition.setLastHeartbeatTime(second);
+        updated.add(condition);
+      } else {
+        healthy.remove(wanted);
+        if (wanted.getStatus().equals(condition.getStatus())) {
+          wanted.setLastTransitionTime(condition.getLastTransitionTime());
+        }
+        updated.add(wanted);
       }
     }
+    updated.addAll(healthy);
+    beat.getStatus().setConditions(updated);
     return beat;
   }
 

@@ -79,6 +79,37 @@ class NodeObjectsTest {
   }
 
   @Test
+  void heartbeatBringsConditionsMarkedUnknownBackToHealthy() {
+    Node node = NodeObjects.node(NodeOptions.defaults("n1"), "simulated://0.1", "sim", "b", T0);
+    Instant lost = Instant.parse("2026-01-01T10:01:00Z");
+    for (NodeCondition condition : node.getStatus().getConditions()) {
+      condition.setStatus("Unknown");
+      condition.setReason("NodeStatusUnknown");
+      condition.setMessage("Kubelet stopped posting node status.");
+      condition.setLastTransitionTime(lost);
+    }
+    Instant back = Instant.parse("2026-01-01T10:02:00Z");
+
+    Node beat = NodeObjects.heartbeat(node, back);
+
+    assertThat(beat.getStatus().getConditions())
+        .extracting(
+            NodeCondition::getType,
+            NodeCondition::getStatus,
+            NodeCondition::getReason,
+            NodeCondition::getLastHeartbeatTime,
+            NodeCondition::getLastTransitionTime)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(
+                "MemoryPressure", "False", "KubeletHasSufficientMemory", back, back),
+            org.assertj.core.groups.Tuple.tuple(
+                "DiskPressure", "False", "KubeletHasNoDiskPressure", back, back),
+            org.assertj.core.groups.Tuple.tuple(
+                "PIDPressure", "False", "KubeletHasSufficientPID", back, back),
+            org.assertj.core.groups.Tuple.tuple("Ready", "True", "KubeletReady", back, back));
+  }
+
+  @Test
   void reRegisteringKeepsForeignLabelsAndTheResourceVersion() {
     Node fresh = NodeObjects.node(NodeOptions.defaults("n1"), "simulated://0.1", "sim", "b", T0);
     Node existing =

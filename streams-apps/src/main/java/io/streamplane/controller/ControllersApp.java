@@ -1,5 +1,6 @@
 package io.streamplane.controller;
 
+import io.streamplane.controller.nodelifecycle.NodeLifecycleConfig;
 import io.streamplane.streams.StreamsApp;
 import io.streamplane.topics.Topics;
 import java.nio.file.Path;
@@ -17,9 +18,14 @@ public final class ControllersApp {
   }
 
   public static StreamsApp start(Topics topics, String bootstrapServers, Path stateDir) {
+    return start(topics, NodeLifecycleConfig.defaults(), bootstrapServers, stateDir);
+  }
+
+  public static StreamsApp start(
+      Topics topics, NodeLifecycleConfig nodeLifecycle, String bootstrapServers, Path stateDir) {
     return StreamsApp.start(
         applicationId(topics),
-        ControllersTopology.buildTopology(topics),
+        ControllersTopology.buildTopology(topics, nodeLifecycle),
         bootstrapServers,
         stateDir);
   }

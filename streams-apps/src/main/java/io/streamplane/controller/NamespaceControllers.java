@@ -58,10 +58,14 @@ final class NamespaceControllers
   private static final Duration WALL_CLOCK_INTERVAL = Duration.ofSeconds(5);
   private static final Duration EXPECTATIONS_EXPIRE = Duration.ofSeconds(30);
   private static final Duration REMEMBER_DELETED = Duration.ofMinutes(10);
-  private static final UserInfo REPLICASET_CONTROLLER = serviceAccount("replicaset-controller");
-  private static final UserInfo DEPLOYMENT_CONTROLLER = serviceAccount("deployment-controller");
-  private static final UserInfo GARBAGE_COLLECTOR = serviceAccount("generic-garbage-collector");
-  private static final UserInfo NAMESPACE_CONTROLLER = serviceAccount("namespace-controller");
+  private static final UserInfo REPLICASET_CONTROLLER =
+      ControllerActors.serviceAccount("replicaset-controller");
+  private static final UserInfo DEPLOYMENT_CONTROLLER =
+      ControllerActors.serviceAccount("deployment-controller");
+  private static final UserInfo GARBAGE_COLLECTOR =
+      ControllerActors.serviceAccount("generic-garbage-collector");
+  private static final UserInfo NAMESPACE_CONTROLLER =
+      ControllerActors.serviceAccount("namespace-controller");
 
   private ProcessorContext<String, ResourceCommand> context;
   private KeyValueStore<String, ResourceEvent> objects;
@@ -385,16 +389,5 @@ final class NamespaceControllers
   /** Same input record, same decision index: the same id on every replay. */
   private static String commandId(String seed, int index) {
     return UUID.nameUUIDFromBytes((seed + "/" + index).getBytes(StandardCharsets.UTF_8)).toString();
-  }
-
-  private static UserInfo serviceAccount(String name) {
-    return UserInfo.newBuilder()
-        .setUsername("system:serviceaccount:kube-system:" + name)
-        .setGroups(
-            List.of(
-                "system:serviceaccounts",
-                "system:serviceaccounts:kube-system",
-                "system:authenticated"))
-        .build();
   }
 }

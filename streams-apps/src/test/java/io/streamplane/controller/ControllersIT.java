@@ -36,7 +36,8 @@ class ControllersIT {
             new KafkaSchemaCatalog(broker.bootstrapServers(), ensureSchemasTopic(admin, layout))) {
       Topics topics = new Topics(layout, catalog);
       new TopicInitializer(admin).ensure(topics.all());
-      int total = 2 * layout.logPartitions(); // the events source and the by-namespace repartition
+      // the events source, the by-namespace and the by-node repartitions
+      int total = 3 * layout.logPartitions();
 
       try (StreamsApp first =
           ControllersApp.start(topics, broker.bootstrapServers(), state.resolve("a"))) {

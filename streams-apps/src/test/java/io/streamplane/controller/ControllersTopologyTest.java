@@ -141,6 +141,36 @@ class ControllersTopologyTest {
   }
 
   @Test
+  void aPodStuckTerminatingOnADeadNodeIsReplaced() {
+    send(EventType.ADDED, "replicasets", "apps", replicaSet(1));
+    Pod pod =
+        (Pod)
+            commands.readValuesToList().stream()
+                .filter(c -> c.getVerb() == CommandVerb.CREATE)
+                .findFirst()
+                .orElseThrow()
+                .getObject();
+    pod.getMetadata().setUid("pod-uid");
+    pod.getSpec().setNodeName("dead-node");
+    send(EventType.ADDED, "pods", "", pod);
+    assertThat(commands.readValuesToList())
+        .filteredOn(c -> c.getVerb() == CommandVerb.CREATE)
+        .isEmpty();
+
+    // Evicted from an unreachable node: the store marks it, and no kubelet ever finishes it.
+    Pod terminating = Pod.newBuilder(pod).build();
+    terminating.getMetadata().setDeletionTimestamp(T0.plusSeconds(30));
+    terminating.getMetadata().setDeletionGracePeriodSeconds(30L);
+    send(EventType.MODIFIED, "pods", "", terminating);
+
+    assertThat(commands.readValuesToList())
+        .filteredOn(c -> c.getVerb() == CommandVerb.CREATE)
+        .extracting(ResourceCommand::getName)
+        .singleElement()
+        .isNotEqualTo(pod.getMetadata().getName());
+  }
+
+  @Test
   void aDependentArrivingAfterItsOwnersDeletionIsStillCollected() {
     ReplicaSet rs = replicaSet(0);
     send(EventType.ADDED, "replicasets", "apps", rs);

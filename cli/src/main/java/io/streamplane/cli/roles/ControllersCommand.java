@@ -11,17 +11,20 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code streamplane controllers}: the Deployment, ReplicaSet, garbage-collector and namespace
- * controllers against any Kafka cluster. A second instance takes half the namespace partitions, and
- * all of them when the first dies.
+ * {@code streamplane controllers}: the Deployment, ReplicaSet, garbage-collector, namespace and
+ * node lifecycle controllers against any Kafka cluster. A second instance takes half the namespace
+ * and node partitions, and all of them when the first dies.
  */
 @Command(
     name = "controllers",
     mixinStandardHelpOptions = true,
-    description = "Run the controllers (deployments, replicasets, GC, namespaces) against Kafka.")
+    description =
+        "Run the controllers (deployments, replicasets, GC, namespaces, node lifecycle) against Kafka.")
 public final class ControllersCommand implements Callable<Integer> {
 
   @Mixin ClusterOptions cluster;
+
+  @Mixin NodeLifecycleOptions nodeLifecycle;
 
   @Option(
       names = "--state-dir",
@@ -35,6 +38,7 @@ public final class ControllersCommand implements Callable<Integer> {
     StreamsApp controllers =
         ControllersApp.start(
             new Topics(cluster.layout(), catalog),
+            nodeLifecycle.config(),
             cluster.bootstrapServers,
             stateDir.toAbsolutePath());
     System.out.println(

@@ -1,5 +1,6 @@
 package io.streamplane.cli.up;
 
+import io.streamplane.cli.roles.NodeLifecycleOptions;
 import io.streamplane.controller.ControllersApp;
 import io.streamplane.gateway.server.GatewayServer;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
@@ -27,6 +28,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.apache.kafka.clients.admin.Admin;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -87,6 +89,8 @@ public final class UpCommand implements Callable<Integer> {
       description =
           "Do not run the controllers here: run 'streamplane controllers' (one or more) instead.")
   boolean withoutControllers;
+
+  @Mixin NodeLifecycleOptions nodeLifecycle;
 
   @Option(
       names = "--no-scheduler",
@@ -202,6 +206,7 @@ public final class UpCommand implements Callable<Integer> {
                       ? () -> {}
                       : ControllersApp.start(
                           topics,
+                          nodeLifecycle.config(),
                           broker.bootstrapServers(),
                           stateDir.resolve("controllers").toAbsolutePath());
               AutoCloseable scheduling =

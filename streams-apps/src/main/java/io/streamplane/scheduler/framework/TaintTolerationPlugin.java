@@ -97,7 +97,8 @@ public final class TaintTolerationPlugin implements Filter, Score {
     return false;
   }
 
-  static boolean tolerates(Toleration t, Taint taint) {
+  /** Whether one toleration tolerates the taint (Kubernetes' {@code Toleration.ToleratesTaint}). */
+  public static boolean tolerates(Toleration t, Taint taint) {
     String effect = orEmpty(t.getEffect());
     if (!effect.isEmpty() && !effect.equals(orEmpty(taint.getEffect()))) {
       return false;

@@ -18,6 +18,7 @@ import io.streamplane.api.Node;
 import io.streamplane.api.NodeSelectorTerm;
 import io.streamplane.api.Pod;
 import io.streamplane.api.PodSpec;
+import io.streamplane.api.Taint;
 import io.streamplane.api.Toleration;
 import java.util.List;
 import java.util.Map;
@@ -104,6 +105,30 @@ class FiltersTest {
                   "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }"));
       assertThat(run(filter, pod("1", "1Gi"), dedicated))
           .contains(Rejection.unresolvable("node(s) had untolerated taint {dedicated: gpu}"));
+    }
+
+    @Test
+    void aNodeTaintedUnreachableTakesNoNewPodsByEitherTaint() {
+      Taint noSchedule = taint("node.kubernetes.io/unreachable", null, "NoSchedule");
+      Taint noExecute = taint("node.kubernetes.io/unreachable", null, "NoExecute");
+      Node both = withTaints(node("u", "4", "8Gi", "110"), noExecute, noSchedule);
+      Node noScheduleOnly = withTaints(node("u", "4", "8Gi", "110"), noSchedule);
+      Node noExecuteOnly = withTaints(node("u", "4", "8Gi", "110"), noExecute);
+
+      for (Node node : List.of(both, noScheduleOnly, noExecuteOnly)) {
+        assertThat(run(filter, pod("1", "1Gi"), node))
+            .contains(
+                Rejection.unresolvable(
+                    "node(s) had untolerated taint {node.kubernetes.io/unreachable: }"));
+      }
+      assertThat(
+              run(
+                  filter,
+                  tolerating(
+                      toleration("node.kubernetes.io/unreachable", "Exists", null, "NoExecute")),
+                  both))
+          .as("Kubernetes' default 300 s toleration does not tolerate the NoSchedule taint")
+          .isPresent();
     }
 
     @Test

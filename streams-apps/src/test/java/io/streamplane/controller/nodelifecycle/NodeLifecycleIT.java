@@ -1,0 +1,257 @@
+package io.streamplane.controller.nodelifecycle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.streamplane.api.Container;
+import io.streamplane.api.Lease;
+import io.streamplane.api.LeaseSpec;
+import io.streamplane.api.Node;
+import io.streamplane.api.NodeCondition;
+import io.streamplane.api.NodeStatus;
+import io.streamplane.api.ObjectMeta;
+import io.streamplane.api.Pod;
+import io.streamplane.api.PodSpec;
+import io.streamplane.api.Taint;
+import io.streamplane.controller.ControllersApp;
+import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
+import io.streamplane.kafka.embedded.KafkaBrokerExtension;
+import io.streamplane.log.CommandVerb;
+import io.streamplane.log.ResourceCommand;
+import io.streamplane.log.ResourceEvent;
+import io.streamplane.log.UserInfo;
+import io.streamplane.schema.objects.ResourceKey;
+import io.streamplane.schema.serde.KafkaSchemaCatalog;
+import io.streamplane.store.StoreApp;
+import io.streamplane.topics.TopicInitializer;
+import io.streamplane.topics.TopicLayout;
+import io.streamplane.topics.Topics;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * On a real broker, with the real store: a node whose Lease stops being renewed is marked Unknown
+ * and tainted unreachable by the controllers app, and the pod bound to it is deleted (it stays
+ * Terminating: no kubelet is left to finish it) once its default toleration runs out.
+ */
+@ExtendWith(KafkaBrokerExtension.class)
+class NodeLifecycleIT {
+
+  private static final NodeLifecycleConfig FAST = new NodeLifecycleConfig(Duration.ofSeconds(3), 2);
+
+  @Test
+  void aNodeWhoseLeaseIsNoLongerRenewedIsMarkedAndItsPodDeleted(
+      EmbeddedKafkaBroker broker, @TempDir Path state) throws Exception {
+    TopicLayout layout =
+        TopicLayout.singleBroker(
+            KafkaBrokerExtension.uniqueName("nlc").replaceAll("[^a-zA-Z0-9_-]", "-"));
+    List<AutoCloseable> running = new ArrayList<>();
+    Map<String, ResourceEvent> latest = new ConcurrentHashMap<>();
+    Thread observer = null;
+    try (Admin admin = Admin.create(broker.clientProperties())) {
+      new TopicInitializer(admin).ensure(List.of(Topics.schemasSpec(layout)));
+      KafkaSchemaCatalog catalog =
+          new KafkaSchemaCatalog(broker.bootstrapServers(), layout.topicName(Topics.SCHEMAS));
+      running.add(catalog);
+      Topics topics = new Topics(layout, catalog);
+      new TopicInitializer(admin).ensure(topics.all());
+      String bootstrap = broker.bootstrapServers();
+      observer = observe(bootstrap, topics, latest);
+      running.add(StoreApp.start(topics, bootstrap, state.resolve("store")));
+      running.add(ControllersApp.start(topics, FAST, bootstrap, state.resolve("controllers")));
+
+      Instant now = Instant.now();
+      try (KafkaProducer<String, ResourceCommand> producer = producer(bootstrap, topics)) {
+        send(producer, topics, "nodes", "", null, node("dying", now));
+        send(producer, topics, "leases", "coordination.k8s.io", "kube-node-lease", lease(now));
+        send(producer, topics, "pods", "", "default", pod());
+      }
+
+      await("the node to be marked Unknown and tainted unreachable")
+          .atMost(Duration.ofSeconds(90))
+          .until(() -> unreachable(latest.get("nodes.//dying")));
+      await("the pod to be deleted by the taint eviction controller")
+          .atMost(Duration.ofSeconds(90))
+          .until(
+              () -> {
+                ResourceEvent pod = latest.get("pods./default/web");
+                return pod != null
+                    && ((Pod) pod.getObject()).getMetadata().getDeletionTimestamp() != null;
+              });
+
+      ResourceEvent node = latest.get("nodes.//dying");
+      assertThat(((Node) node.getObject()).getStatus().getConditions())
+          .filteredOn(c -> c.getType().equals("Ready"))
+          .singleElement()
+          .satisfies(
+              c -> {
+                assertThat(c.getStatus()).isEqualTo("Unknown");
+                assertThat(c.getReason()).isEqualTo("NodeStatusUnknown");
+              });
+      assertThat(latest.get("pods./default/web").getActor().getUsername())
+          .isEqualTo("system:serviceaccount:kube-system:taint-eviction-controller");
+    } finally {
+      if (observer != null) {
+        observer.interrupt();
+      }
+      for (int i = running.size() - 1; i >= 0; i--) {
+        running.get(i).close();
+      }
+    }
+  }
+
+  private static boolean unreachable(ResourceEvent event) {
+    if (event == null || !(event.getObject() instanceof Node node) || node.getSpec() == null) {
+      return false;
+    }
+    List<Taint> taints =
+        node.getSpec().getTaints() == null ? List.of() : node.getSpec().getTaints();
+    return taints.stream()
+        .anyMatch(
+            t ->
+                TaintEviction.UNREACHABLE.equals(t.getKey())
+                    && TaintEviction.NO_EXECUTE.equals(t.getEffect()));
+  }
+
+  /** Follows events, keeping the latest one of each resource key. */
+  private static Thread observe(
+      String bootstrap, Topics topics, Map<String, ResourceEvent> latest) {
+    Thread thread =
+        new Thread(
+            () -> {
+              Map<String, Object> props =
+                  Map.of(
+                      ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                      bootstrap,
+                      ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+                      "read_committed");
+              try (KafkaConsumer<String, ResourceEvent> consumer =
+                  new KafkaConsumer<>(
+                      props,
+                      new StringDeserializer(),
+                      topics.events().valueSerde().deserializer())) {
+                List<TopicPartition> partitions = new ArrayList<>();
+                for (int p = 0; p < topics.events().spec().partitions(); p++) {
+                  partitions.add(new TopicPartition(topics.events().name(), p));
+                }
+                consumer.assign(partitions);
+                consumer.seekToBeginning(partitions);
+                while (!Thread.currentThread().isInterrupted()) {
+                  consumer
+                      .poll(Duration.ofMillis(200))
+                      .forEach(r -> latest.put(r.key(), r.value()));
+                }
+              } catch (InterruptException e) {
+                // the test is over
+              }
+            },
+            "node-lifecycle-observer");
+    thread.setDaemon(true);
+    thread.start();
+    return thread;
+  }
+
+  private static KafkaProducer<String, ResourceCommand> producer(String bootstrap, Topics topics) {
+    return new KafkaProducer<>(
+        Map.of(
+            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ProducerConfig.ACKS_CONFIG, "all"),
+        new StringSerializer(),
+        topics.commands().valueSerde().serializer());
+  }
+
+  private static void send(
+      KafkaProducer<String, ResourceCommand> producer,
+      Topics topics,
+      String resource,
+      String group,
+      String namespace,
+      SpecificRecord object) {
+    String name =
+        ((ObjectMeta) object.get(object.getSchema().getField("metadata").pos())).getName();
+    ResourceCommand command =
+        ResourceCommand.newBuilder()
+            .setId(UUID.randomUUID().toString())
+            .setVerb(CommandVerb.CREATE)
+            .setResource(resource)
+            .setGroup(group)
+            .setNamespace(namespace)
+            .setName(name)
+            .setObject(object)
+            .setActor(UserInfo.newBuilder().setUsername("test").build())
+            .build();
+    producer.send(
+        new ProducerRecord<>(
+            topics.commands().name(), ResourceKey.of(command).toString(), command));
+  }
+
+  private static Node node(String name, Instant heartbeat) {
+    Instant second = heartbeat.truncatedTo(ChronoUnit.SECONDS);
+    return Node.newBuilder()
+        .setApiVersion("v1")
+        .setKind("Node")
+        .setMetadata(ObjectMeta.newBuilder().setName(name).build())
+        .setStatus(
+            NodeStatus.newBuilder()
+                .setConditions(
+                    List.of(
+                        NodeCondition.newBuilder()
+                            .setType("Ready")
+                            .setStatus("True")
+                            .setReason("KubeletReady")
+                            .setLastHeartbeatTime(second)
+                            .setLastTransitionTime(second)
+                            .build()))
+                .build())
+        .build();
+  }
+
+  private static Lease lease(Instant renewed) {
+    return Lease.newBuilder()
+        .setApiVersion("coordination.k8s.io/v1")
+        .setKind("Lease")
+        .setMetadata(
+            ObjectMeta.newBuilder().setName("dying").setNamespace("kube-node-lease").build())
+        .setSpec(
+            LeaseSpec.newBuilder()
+                .setHolderIdentity("dying")
+                .setLeaseDurationSeconds(40)
+                .setRenewTime(renewed.truncatedTo(ChronoUnit.MICROS))
+                .build())
+        .build();
+  }
+
+  private static Pod pod() {
+    return Pod.newBuilder()
+        .setApiVersion("v1")
+        .setKind("Pod")
+        .setMetadata(ObjectMeta.newBuilder().setName("web").setNamespace("default").build())
+        .setSpec(
+            PodSpec.newBuilder()
+                .setNodeName("dying")
+                .setContainers(
+                    List.of(Container.newBuilder().setName("c").setImage("nginx").build()))
+                .build())
+        .build();
+  }
+}
