@@ -8,7 +8,9 @@ import java.util.List;
 
 /**
  * A {@code ./streamplane up} cluster in its own directories and on free ports, started as a real
- * process, with a {@link Kubectl} pointed at its kubeconfig.
+ * process, with a {@link Kubectl} pointed at its kubeconfig. Without {@code --nodes} among the extra
+ * arguments it runs no node workers (the tests of the control plane alone register their own Node
+ * objects or none).
  */
 final class LocalCluster implements AutoCloseable {
 
@@ -43,6 +45,9 @@ final class LocalCluster implements AutoCloseable {
                 Integer.toString(apiPort),
                 "--status-interval",
                 "PT10S"));
+    if (!List.of(extraArgs).contains("--nodes")) {
+      command.addAll(List.of("--nodes", "0")); // most tests bring their own nodes, or none
+    }
     command.addAll(List.of(extraArgs));
     this.args = command.toArray(String[]::new);
   }
