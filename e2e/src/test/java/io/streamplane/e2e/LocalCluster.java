@@ -8,9 +8,9 @@ import java.util.List;
 
 /**
  * A {@code ./streamplane up} cluster in its own directories and on free ports, started as a real
- * process, with a {@link Kubectl} pointed at its kubeconfig. Without {@code --nodes} among the extra
- * arguments it runs no node workers (the tests of the control plane alone register their own Node
- * objects or none).
+ * process, with a {@link Kubectl} pointed at its kubeconfig. Without {@code --nodes} among the
+ * extra arguments it runs no node workers (the tests of the control plane alone register their own
+ * Node objects or none).
  */
 final class LocalCluster implements AutoCloseable {
 
