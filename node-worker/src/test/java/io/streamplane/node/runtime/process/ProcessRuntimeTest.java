@@ -10,15 +10,19 @@ import io.streamplane.api.EnvVar;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.Pod;
 import io.streamplane.api.PodSpec;
+import io.streamplane.node.logs.ContainerLogReader;
+import io.streamplane.node.logs.LogOptions;
 import io.streamplane.node.runtime.PodSandbox;
 import io.streamplane.node.runtime.RuntimeContainer;
 import io.streamplane.node.runtime.RuntimeContainer.State;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -310,7 +314,13 @@ class ProcessRuntimeTest {
     return var;
   }
 
+  /** The text a container wrote to its log (the CRI records' payload, as kubectl logs shows it). */
   private static String read(Path file) throws IOException {
-    return Files.exists(file) ? Files.readString(file) : "";
+    if (!Files.exists(file)) {
+      return "";
+    }
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ContainerLogReader.copy(file, LogOptions.all(), () -> false, out);
+    return out.toString(StandardCharsets.UTF_8);
   }
 }
