@@ -75,6 +75,7 @@ public final class NodeAgent implements AutoCloseable {
   private final AtomicLong errors = new AtomicLong();
   private final KubeletConfig kubelet;
   private final Handlers handlers;
+  private final PodInputsResolver inputs;
 
   private volatile boolean registered;
   private volatile boolean closed;
@@ -94,6 +95,7 @@ public final class NodeAgent implements AutoCloseable {
       Handlers handlers) {
     this.kubelet = kubelet;
     this.handlers = handlers;
+    this.inputs = new PodInputsResolver(api);
     this.options = options;
     this.api = api;
     this.runtime = runtime;
@@ -434,8 +436,9 @@ public final class NodeAgent implements AutoCloseable {
               return CompletableFuture.<Void>completedFuture(null); // the pod is gone
             }
             remember(stored);
-            return runtime
-                .start(stored, ip)
+            return inputs
+                .resolve(stored)
+                .thenCompose(resolved -> runtime.start(stored, ip, resolved))
                 .handle(
                     (started, startFailure) -> {
                       synchronized (this) {
@@ -446,15 +449,41 @@ public final class NodeAgent implements AutoCloseable {
                         }
                       }
                       addresses.release(ip);
-                      return startFailed(stored, rootMessage(startFailure));
+                      return startFailed(stored, startFailure);
                     })
                 .thenCompose(next -> next == null ? sync() : next);
           });
     }
 
-    /** A start that failed: retried after the back-off, or the pod Failed under Never. */
-    private CompletableFuture<Void> startFailed(Pod pod, String message) {
+    /**
+     * A start that failed: retried after the back-off — showing CreateContainerConfigError while a
+     * ConfigMap or Secret it needs is missing — or, for any other failure under restartPolicy
+     * Never, the pod Failed.
+     */
+    private CompletableFuture<Void> startFailed(Pod pod, Throwable error) {
+      String message = rootMessage(error);
       LOG.info("node {} pod {}: start failed: {}", options.name(), podKey, message);
+      Throwable cause = error;
+      while (cause.getCause() != null && !(cause instanceof PodInputsResolver.MissingInput)) {
+        cause = cause.getCause();
+      }
+      if (cause instanceof PodInputsResolver.MissingInput missing) {
+        synchronized (this) {
+          startFailures++;
+          retryStartAt = clock.instant().plus(kubelet.backOff(startFailures));
+        }
+        return writeStatus(
+                pod,
+                p ->
+                    PodStatuses.pending(
+                        p,
+                        options.hostIP(),
+                        clock.instant(),
+                        "CreateContainerConfigError",
+                        missing.getMessage()),
+                0)
+            .thenAccept(this::remember);
+      }
       if ("Never".equals(restartPolicy(pod))) {
         synchronized (this) {
           failure = new PodStatuses.Failure("StartError", message);
@@ -865,6 +894,6 @@ public final class NodeAgent implements AutoCloseable {
     while (cause.getCause() != null && cause.getCause() != cause) {
       cause = cause.getCause();
     }
-    return cause.toString();
+    return cause.getMessage() == null ? cause.toString() : cause.getMessage();
   }
 }

@@ -40,6 +40,15 @@ public final class PodStatuses {
 
   /** Accepted by the node, containers being created: phase Pending, not Ready. */
   public static PodStatus pending(Pod pod, String hostIP, Instant now) {
+    return pending(pod, hostIP, now, "ContainerCreating", null);
+  }
+
+  /**
+   * Accepted by the node, containers waiting for {@code reason} (ContainerCreating, or e.g.
+   * CreateContainerConfigError when a ConfigMap it needs is missing): phase Pending, not Ready.
+   */
+  public static PodStatus pending(
+      Pod pod, String hostIP, Instant now, String reason, String message) {
     Instant second = now.truncatedTo(ChronoUnit.SECONDS);
     PodStatus previous = pod.getStatus() == null ? new PodStatus() : pod.getStatus();
     List<String> names = containers(pod).stream().map(Container::getName).toList();
@@ -57,7 +66,10 @@ public final class PodStatuses {
               .setState(
                   ContainerState.newBuilder()
                       .setWaiting(
-                          ContainerStateWaiting.newBuilder().setReason("ContainerCreating").build())
+                          ContainerStateWaiting.newBuilder()
+                              .setReason(reason)
+                              .setMessage(message)
+                              .build())
                       .build())
               .build());
     }

@@ -44,8 +44,11 @@ public interface PodRuntime extends AutoCloseable {
     return Optional.empty();
   }
 
-  /** Starts every container of {@code pod} in a new sandbox reachable at {@code podIP}. */
-  CompletableFuture<PodSandbox> start(Pod pod, String podIP);
+  /**
+   * Starts every container of {@code pod} in a new sandbox reachable at {@code podIP}, with the
+   * ConfigMaps, Secrets and service variables the node read for it.
+   */
+  CompletableFuture<PodSandbox> start(Pod pod, String podIP, PodInputs inputs);
 
   /** The current state of a sandbox this runtime started. */
   PodSandbox status(PodSandbox sandbox);

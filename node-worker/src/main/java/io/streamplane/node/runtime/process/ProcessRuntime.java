@@ -1,17 +1,23 @@
 package io.streamplane.node.runtime.process;
 
+import io.streamplane.api.ConfigMap;
 import io.streamplane.api.Container;
+import io.streamplane.api.EnvFromSource;
 import io.streamplane.api.EnvVar;
+import io.streamplane.api.EnvVarSource;
 import io.streamplane.api.Pod;
+import io.streamplane.api.Secret;
 import io.streamplane.node.logs.ContainerLogWriter;
 import io.streamplane.node.logs.DirectoryLogLocator;
 import io.streamplane.node.logs.LogLocator;
+import io.streamplane.node.runtime.PodInputs;
 import io.streamplane.node.runtime.PodRuntime;
 import io.streamplane.node.runtime.PodSandbox;
 import io.streamplane.node.runtime.RuntimeContainer;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,6 +32,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -70,12 +77,15 @@ import org.slf4j.LoggerFactory;
  * a node that died left behind — before it starts anything, so after a node restart exactly the
  * pods the node starts again are running. {@code close} kills every process this runtime started.
  *
- * <p>Limits: no volumes, no {@code envFrom} or configMap/secret {@code valueFrom}, no resource
- * limits, no isolation (processes share the host's users, files and network; the pod IP is only
- * what servers bind to). Processes are killed, never adopted, after a node restart. {@code stop}
- * and {@code close} reach the descendants a container's process has at that moment: a child left
- * behind by a main process that already exited is not tracked (there is no cgroup or process group
- * to find it by).
+ * <p>Volumes are directories on the host, bind-mounted into a container's private mount namespace
+ * at their mount paths ({@link Volumes}); the environment also holds {@code envFrom} sources,
+ * configMap and secret key refs, and the API server's service variables ({@link PodInputs}).
+ *
+ * <p>Limits: no resource limits, no isolation (processes share the host's users, files and network;
+ * the pod IP is only what servers bind to). Processes are killed, never adopted, after a node
+ * restart. {@code stop} and {@code close} reach the descendants a container's process has at that
+ * moment: a child left behind by a main process that already exited is not tracked (there is no
+ * cgroup or process group to find it by).
  */
 public final class ProcessRuntime implements PodRuntime {
 
@@ -139,8 +149,8 @@ public final class ProcessRuntime implements PodRuntime {
   }
 
   @Override
-  public CompletableFuture<PodSandbox> start(Pod pod, String podIP) {
-    return CompletableFuture.supplyAsync(() -> run(pod, podIP), executor);
+  public CompletableFuture<PodSandbox> start(Pod pod, String podIP, PodInputs inputs) {
+    return CompletableFuture.supplyAsync(() -> run(pod, podIP, inputs), executor);
   }
 
   @Override
@@ -274,7 +284,7 @@ public final class ProcessRuntime implements PodRuntime {
     executor.shutdownNow();
   }
 
-  private PodSandbox run(Pod pod, String podIP) {
+  private PodSandbox run(Pod pod, String podIP, PodInputs inputs) {
     String namespace = pod.getMetadata().getNamespace();
     String name = pod.getMetadata().getName();
     String uid = pod.getMetadata().getUid();
@@ -291,8 +301,9 @@ public final class ProcessRuntime implements PodRuntime {
       throw new UncheckedIOException("cannot create the sandbox directory " + dir, e);
     }
     Instant createdAt = clock.instant();
+    Map<String, Path> volumes = Volumes.prepare(pod, inputs, dir.resolve("volumes"));
     for (Container init : list(pod.getSpec() == null ? null : pod.getSpec().getInitContainers())) {
-      Slot slot = new Slot(init, pod, podIP, dir);
+      Slot slot = new Slot(init, pod, podIP, inputs, volumes, dir);
       Run run = slot.current;
       if (run.process == null) {
         throw new CompletionException(
@@ -314,7 +325,7 @@ public final class ProcessRuntime implements PodRuntime {
     }
     List<Slot> slots = new ArrayList<>();
     for (Container container : list(pod.getSpec() == null ? null : pod.getSpec().getContainers())) {
-      slots.add(new Slot(container, pod, podIP, dir));
+      slots.add(new Slot(container, pod, podIP, inputs, volumes, dir));
     }
     Sandbox sandbox =
         new Sandbox(
@@ -328,19 +339,54 @@ public final class ProcessRuntime implements PodRuntime {
     return sandbox.snapshot();
   }
 
-  /** The environment Kubernetes gives a container, in order, {@code $(VAR)} expanded. */
-  static Map<String, String> env(Container container, Pod pod, String podIP) {
-    Map<String, String> env = new LinkedHashMap<>();
+  /**
+   * The environment Kubernetes gives a container, in order — the service variables, {@code envFrom}
+   * sources, then {@code env} — later names replacing earlier ones, {@code $(VAR)} expanded in
+   * {@code env} values.
+   */
+  static Map<String, String> env(Container container, Pod pod, String podIP, PodInputs inputs) {
+    Map<String, String> env = new LinkedHashMap<>(inputs.serviceEnv());
+    for (EnvFromSource from : list(container.getEnvFrom())) {
+      String prefix = from.getPrefix() == null ? "" : from.getPrefix();
+      if (from.getConfigMapRef() != null) {
+        ConfigMap cm = inputs.configMaps().get(from.getConfigMapRef().getName());
+        if (cm != null && cm.getData() != null) {
+          new TreeMap<>(cm.getData()).forEach((k, v) -> env.put(prefix + k, v));
+        }
+      }
+      if (from.getSecretRef() != null) {
+        Secret secret = inputs.secrets().get(from.getSecretRef().getName());
+        if (secret != null && secret.getData() != null) {
+          new TreeMap<>(secret.getData()).forEach((k, v) -> env.put(prefix + k, Volumes.text(v)));
+        }
+      }
+    }
     for (EnvVar var : list(container.getEnv())) {
-      if (var.getValue() != null) {
-        env.put(var.getName(), expand(var.getValue(), env));
-      } else if (var.getValueFrom() == null) {
-        env.put(var.getName(), "");
-      } else if (var.getValueFrom().getFieldRef() != null) {
-        String field = var.getValueFrom().getFieldRef().getFieldPath();
-        String value = FieldRefs.value(pod, podIP, field);
+      EnvVarSource from = var.getValueFrom();
+      if (var.getValue() != null || from == null) {
+        env.put(var.getName(), var.getValue() == null ? "" : expand(var.getValue(), env));
+      } else if (from.getFieldRef() != null) {
+        String value = FieldRefs.value(pod, podIP, from.getFieldRef().getFieldPath());
         if (value != null) {
           env.put(var.getName(), value);
+        }
+      } else if (from.getConfigMapKeyRef() != null) {
+        ConfigMap cm = inputs.configMaps().get(from.getConfigMapKeyRef().getName());
+        String value =
+            cm == null || cm.getData() == null
+                ? null
+                : cm.getData().get(from.getConfigMapKeyRef().getKey());
+        if (value != null) {
+          env.put(var.getName(), value);
+        }
+      } else if (from.getSecretKeyRef() != null) {
+        Secret secret = inputs.secrets().get(from.getSecretKeyRef().getName());
+        ByteBuffer value =
+            secret == null || secret.getData() == null
+                ? null
+                : secret.getData().get(from.getSecretKeyRef().getKey());
+        if (value != null) {
+          env.put(var.getName(), Volumes.text(value));
         }
       }
     }
@@ -487,19 +533,26 @@ public final class ProcessRuntime implements PodRuntime {
     volatile Run previous;
     volatile int restarts;
 
-    Slot(Container container, Pod pod, String podIP, Path sandboxDir) {
+    Slot(
+        Container container,
+        Pod pod,
+        String podIP,
+        PodInputs inputs,
+        Map<String, Path> volumes,
+        Path sandboxDir) {
       this.name = container.getName();
       this.image = container.getImage() == null ? "" : container.getImage();
       this.imageID = imageID(image);
       this.dir = sandboxDir.resolve(name);
-      this.env = env(container, pod, podIP);
+      this.env = env(container, pod, podIP, inputs);
       environment.put("HOSTNAME", pod.getMetadata().getName());
       environment.put("POD_IP", podIP);
       environment.putAll(env);
       this.command =
           catalog
               .command(container, podIP)
-              .map(line -> line.stream().map(arg -> expand(arg, env)).toList());
+              .map(line -> line.stream().map(arg -> expand(arg, env)).toList())
+              .map(line -> Volumes.mounting(container, volumes, line));
       this.workingDir = sandboxDir;
       String configured = container.getWorkingDir();
       try {

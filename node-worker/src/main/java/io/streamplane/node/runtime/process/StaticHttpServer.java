@@ -5,7 +5,10 @@ import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Locale;
@@ -14,12 +17,14 @@ import java.util.Locale;
  * The process runtime's stand-in for the {@code nginx} image: a tiny static HTTP server on the
  * JDK's {@code com.sun.net.httpserver}, run as its own process by {@link ProcessRuntime}.
  *
- * <p>Contract: {@code main --address <ip> --port <port>} (defaults {@code 0.0.0.0} and 80) serves
- * {@code GET /} (and {@code /index.html}) with nginx's "Welcome to nginx!" page, {@code HEAD} the
- * same headers, anything else 404; it prints one access line per request to stdout, in nginx's
- * combined format, and runs until the process is signalled.
+ * <p>Contract: {@code main --address <ip> --port <port> --root <dir>} (defaults {@code 0.0.0.0}, 80
+ * and {@code /usr/share/nginx/html}) serves the regular files under the root (a path ending in
+ * {@code /} is its {@code index.html}) — so a ConfigMap mounted there is served as by nginx — and
+ * otherwise {@code GET /} (and {@code /index.html}) with nginx's "Welcome to nginx!" page, {@code
+ * HEAD} the same headers, anything else 404; it prints one access line per request to stdout, in
+ * nginx's combined format, and runs until the process is signalled.
  *
- * <p>Limits: one page, no files, no configuration, no TLS.
+ * <p>Limits: no directory listings, no configuration, no TLS.
  */
 public final class StaticHttpServer {
 
@@ -38,6 +43,9 @@ public final class StaticHttpServer {
   private static final DateTimeFormatter TIME =
       DateTimeFormatter.ofPattern("dd/MMM/yyyy:HH:mm:ss Z", Locale.ROOT);
 
+  /** Where files are served from, when it exists (nginx's {@code /usr/share/nginx/html}). */
+  private static Path root = Path.of("/usr/share/nginx/html");
+
   private StaticHttpServer() {}
 
   public static void main(String[] args) throws IOException {
@@ -47,6 +55,7 @@ public final class StaticHttpServer {
       switch (args[i]) {
         case "--address" -> address = args[++i];
         case "--port" -> port = Integer.parseInt(args[++i]);
+        case "--root" -> root = Path.of(args[++i]).toAbsolutePath().normalize();
         default -> throw new IllegalArgumentException("unknown argument: " + args[i]);
       }
     }
@@ -57,6 +66,18 @@ public final class StaticHttpServer {
     System.out.flush();
   }
 
+  /** The regular file under the root that {@code path} names ("/" is index.html), or null. */
+  private static Path file(String path) {
+    try {
+      String name = URLDecoder.decode(path, StandardCharsets.UTF_8);
+      Path file = root.resolve((name.endsWith("/") ? name + "index.html" : name).substring(1));
+      file = file.normalize();
+      return file.startsWith(root) && Files.isRegularFile(file) ? file : null;
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
   private static void handle(HttpExchange exchange) throws IOException {
     String method = exchange.getRequestMethod();
     String path = exchange.getRequestURI().getRawPath();
@@ -64,7 +85,13 @@ public final class StaticHttpServer {
     boolean head = "HEAD".equals(method);
     int status;
     byte[] body;
-    if (page && ("GET".equals(method) || head)) {
+    Path file = file(path);
+    if (file != null && ("GET".equals(method) || head)) {
+      status = 200;
+      body = Files.readAllBytes(file);
+      String type = Files.probeContentType(file);
+      exchange.getResponseHeaders().set("Content-Type", type == null ? "text/plain" : type);
+    } else if (page && ("GET".equals(method) || head)) {
       status = 200;
       body = PAGE.getBytes(StandardCharsets.UTF_8);
       exchange.getResponseHeaders().set("Content-Type", "text/html");

@@ -2,6 +2,7 @@ package io.streamplane.node.runtime.simulated;
 
 import io.streamplane.api.Container;
 import io.streamplane.api.Pod;
+import io.streamplane.node.runtime.PodInputs;
 import io.streamplane.node.runtime.PodRuntime;
 import io.streamplane.node.runtime.PodSandbox;
 import io.streamplane.node.runtime.RuntimeContainer;
@@ -75,7 +76,7 @@ public final class SimulatedRuntime implements PodRuntime {
   }
 
   @Override
-  public CompletableFuture<PodSandbox> start(Pod pod, String podIP) {
+  public CompletableFuture<PodSandbox> start(Pod pod, String podIP, PodInputs inputs) {
     CompletableFuture<PodSandbox> started = new CompletableFuture<>();
     scheduler.schedule(
         () -> {

@@ -4,14 +4,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.streamplane.api.ConfigMap;
+import io.streamplane.api.ConfigMapEnvSource;
+import io.streamplane.api.ConfigMapVolumeSource;
 import io.streamplane.api.Container;
 import io.streamplane.api.ContainerPort;
+import io.streamplane.api.EmptyDirVolumeSource;
+import io.streamplane.api.EnvFromSource;
 import io.streamplane.api.EnvVar;
+import io.streamplane.api.EnvVarSource;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.Pod;
 import io.streamplane.api.PodSpec;
+import io.streamplane.api.Secret;
+import io.streamplane.api.SecretKeySelector;
+import io.streamplane.api.SecretVolumeSource;
+import io.streamplane.api.Volume;
+import io.streamplane.api.VolumeMount;
 import io.streamplane.node.logs.ContainerLogReader;
 import io.streamplane.node.logs.LogOptions;
+import io.streamplane.node.runtime.PodInputs;
 import io.streamplane.node.runtime.PodSandbox;
 import io.streamplane.node.runtime.RuntimeContainer;
 import io.streamplane.node.runtime.RuntimeContainer.State;
@@ -22,11 +34,13 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -211,7 +225,10 @@ class ProcessRuntimeTest {
     main.setCommand(List.of("/bin/sh", "-c", "sleep 30"));
 
     assertThatThrownBy(
-            () -> runtime.start(pod("p7", List.of(init), List.of(main)), "127.0.0.1").get())
+            () ->
+                runtime
+                    .start(pod("p7", List.of(init), List.of(main)), "127.0.0.1", PodInputs.NONE)
+                    .get())
         .isInstanceOf(ExecutionException.class)
         .hasMessageContaining("init container init exited with code 7");
     assertThat(runtime.running()).isZero();
@@ -226,7 +243,7 @@ class ProcessRuntimeTest {
   }
 
   private PodSandbox start(Pod pod) throws Exception {
-    return runtime.start(pod, "127.0.0.1").get(30, TimeUnit.SECONDS);
+    return runtime.start(pod, "127.0.0.1", PodInputs.NONE).get(30, TimeUnit.SECONDS);
   }
 
   @Test
@@ -283,6 +300,90 @@ class ProcessRuntimeTest {
           .until(() -> !left.isAlive());
       assertThat(next.running()).isZero();
     }
+  }
+
+  @Test
+  void configMapAndSecretReachTheContainerAsEnvironmentAndMountedFiles() throws Exception {
+    Container c = container("app", "busybox");
+    c.setCommand(
+        List.of(
+            "/bin/sh",
+            "-c",
+            "echo \"$PREFIX_mode $PASSWORD $KUBERNETES_SERVICE_HOST\"; cat /etc/app/conf/mode;"
+                + " cat /etc/app/creds/password; echo; echo kept > /work/x; cat /work/x"));
+    c.setEnvFrom(
+        List.of(
+            EnvFromSource.newBuilder()
+                .setPrefix("PREFIX_")
+                .setConfigMapRef(ConfigMapEnvSource.newBuilder().setName("conf").build())
+                .build()));
+    c.setEnv(
+        List.of(
+            EnvVar.newBuilder()
+                .setName("PASSWORD")
+                .setValueFrom(
+                    EnvVarSource.newBuilder()
+                        .setSecretKeyRef(
+                            SecretKeySelector.newBuilder()
+                                .setName("creds")
+                                .setKey("password")
+                                .build())
+                        .build())
+                .build()));
+    Path mounts = root.resolve("mount-targets");
+    c.setVolumeMounts(
+        List.of(
+            mount("conf", mounts.resolve("conf"), true),
+            mount("creds", mounts.resolve("creds"), true),
+            mount("work", Path.of("/work"), false)));
+    c.setCommand(
+        c.getCommand().stream().map(arg -> arg.replace("/etc/app", mounts.toString())).toList());
+    Pod pod = pod("p-inputs", List.of(), List.of(c));
+    pod.getSpec()
+        .setVolumes(
+            List.of(
+                Volume.newBuilder()
+                    .setName("conf")
+                    .setConfigMap(ConfigMapVolumeSource.newBuilder().setName("conf").build())
+                    .build(),
+                Volume.newBuilder()
+                    .setName("creds")
+                    .setSecret(SecretVolumeSource.newBuilder().setSecretName("creds").build())
+                    .build(),
+                Volume.newBuilder()
+                    .setName("work")
+                    .setEmptyDir(EmptyDirVolumeSource.newBuilder().build())
+                    .build()));
+    PodInputs inputs =
+        new PodInputs(
+            Map.of("conf", ConfigMap.newBuilder().setData(Map.of("mode", "fast\n")).build()),
+            Map.of(
+                "creds",
+                Secret.newBuilder()
+                    .setData(
+                        Map.of(
+                            "password", ByteBuffer.wrap("s3cret".getBytes(StandardCharsets.UTF_8))))
+                    .build()),
+            Map.of("KUBERNETES_SERVICE_HOST", "127.0.0.1"));
+
+    PodSandbox sandbox = runtime.start(pod, "127.0.0.1", inputs).get(30, TimeUnit.SECONDS);
+    Path log = runtime.logFile(sandbox, "app").orElseThrow();
+    await("the container to exit")
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> runtime.status(sandbox).containers().get(0).state() == State.EXITED);
+    assertThat(read(log).lines().toList())
+        .containsExactly("fast", " s3cret 127.0.0.1", "fast", "s3cret", "kept");
+    assertThat(Files.exists(Path.of("/work/x")))
+        .as("the emptyDir is mounted only in the container's mount namespace")
+        .isFalse();
+  }
+
+  private static VolumeMount mount(String name, Path path, boolean readOnly) {
+    return VolumeMount.newBuilder()
+        .setName(name)
+        .setMountPath(path.toString())
+        .setReadOnly(readOnly)
+        .build();
   }
 
   private static Pod pod(String name, List<Container> init, List<Container> containers) {

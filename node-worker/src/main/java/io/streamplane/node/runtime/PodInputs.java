@@ -1,0 +1,25 @@
+package io.streamplane.node.runtime;
+
+import io.streamplane.api.ConfigMap;
+import io.streamplane.api.Secret;
+import java.util.Map;
+
+/**
+ * What a pod's containers read from outside the pod spec, fetched by the node before the start: the
+ * ConfigMaps and Secrets of its namespace that its volumes, {@code env} and {@code envFrom} name
+ * (by name; one that does not exist is absent), and the variables every container gets for reaching
+ * the API server ({@code KUBERNETES_SERVICE_HOST}, {@code KUBERNETES_SERVICE_PORT}).
+ */
+public record PodInputs(
+    Map<String, ConfigMap> configMaps,
+    Map<String, Secret> secrets,
+    Map<String, String> serviceEnv) {
+
+  public static final PodInputs NONE = new PodInputs(Map.of(), Map.of(), Map.of());
+
+  public PodInputs {
+    configMaps = Map.copyOf(configMaps);
+    secrets = Map.copyOf(secrets);
+    serviceEnv = Map.copyOf(serviceEnv);
+  }
+}

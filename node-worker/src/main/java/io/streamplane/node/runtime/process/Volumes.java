@@ -1,0 +1,183 @@
+package io.streamplane.node.runtime.process;
+
+import io.streamplane.api.ConfigMap;
+import io.streamplane.api.Container;
+import io.streamplane.api.KeyToPath;
+import io.streamplane.api.Pod;
+import io.streamplane.api.Secret;
+import io.streamplane.api.Volume;
+import io.streamplane.api.VolumeMount;
+import io.streamplane.node.runtime.PodInputs;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A pod's volumes for the process runtime, and the mounts that put them where containers expect
+ * them.
+ *
+ * <p>Contract: {@link #prepare} makes each volume a directory on the host — {@code emptyDir}: an
+ * empty {@code <volumesDir>/<name>} shared by the pod's containers; {@code configMap} and {@code
+ * secret}: the same, holding one file per key (or per {@code items} entry, at its {@code path}),
+ * from what the node read before the start; {@code hostPath}: the host path itself, created as a
+ * directory when missing and its type is unset or {@code DirectoryOrCreate}. {@link #mounting}
+ * wraps a container's command line so that it runs in a private mount namespace ({@code unshare
+ * --mount}) in which each of its {@code volumeMounts} is bind-mounted at its {@code mountPath}
+ * ({@code subPath} inside the volume, read-only when asked), then {@code exec}s the command, which
+ * keeps its pid.
+ *
+ * <p>Limits: the mounts need {@code unshare} (util-linux) and root; without them the container's
+ * start fails. A {@code mountPath} missing on the host is created there (empty) so the mount has a
+ * target; the mount itself is seen only by the container. Files are not refreshed when the
+ * ConfigMap or Secret changes; {@code defaultMode} and {@code mode} are not applied;
+ * persistentVolumeClaim volumes are refused.
+ */
+final class Volumes {
+
+  private Volumes() {}
+
+  /** Each volume's directory on the host, by volume name. */
+  static Map<String, Path> prepare(Pod pod, PodInputs inputs, Path volumesDir) {
+    Map<String, Path> dirs = new LinkedHashMap<>();
+    List<Volume> volumes = pod.getSpec() == null ? null : pod.getSpec().getVolumes();
+    if (volumes == null) {
+      return dirs;
+    }
+    try {
+      for (Volume volume : volumes) {
+        Path dir = volumesDir.resolve(volume.getName());
+        if (volume.getHostPath() != null) {
+          Path host = Path.of(volume.getHostPath().getPath());
+          String type = volume.getHostPath().getType();
+          if ((type == null || type.isEmpty() || type.equals("DirectoryOrCreate"))
+              && !Files.exists(host)) {
+            Files.createDirectories(host);
+          }
+          dirs.put(volume.getName(), host);
+        } else if (volume.getConfigMap() != null) {
+          ConfigMap cm = inputs.configMaps().get(volume.getConfigMap().getName());
+          Map<String, byte[]> files = new LinkedHashMap<>();
+          if (cm != null && cm.getData() != null) {
+            cm.getData().forEach((k, v) -> files.put(k, v.getBytes(StandardCharsets.UTF_8)));
+          }
+          if (cm != null && cm.getBinaryData() != null) {
+            cm.getBinaryData().forEach((k, v) -> files.put(k, bytes(v)));
+          }
+          dirs.put(volume.getName(), write(dir, files, volume.getConfigMap().getItems()));
+        } else if (volume.getSecret() != null) {
+          Secret secret = inputs.secrets().get(volume.getSecret().getSecretName());
+          Map<String, byte[]> files = new LinkedHashMap<>();
+          if (secret != null && secret.getData() != null) {
+            secret.getData().forEach((k, v) -> files.put(k, bytes(v)));
+          }
+          dirs.put(volume.getName(), write(dir, files, volume.getSecret().getItems()));
+        } else if (volume.getPersistentVolumeClaim() != null) {
+          throw new IllegalStateException(
+              "volume " + volume.getName() + ": persistentVolumeClaim is not supported");
+        } else {
+          dirs.put(volume.getName(), Files.createDirectories(dir)); // emptyDir
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot prepare the volumes of the pod", e);
+    }
+    return dirs;
+  }
+
+  /**
+   * The command line that mounts {@code container}'s volumes and then runs {@code command}; {@code
+   * command} itself when it mounts nothing.
+   */
+  static List<String> mounting(
+      Container container, Map<String, Path> volumes, List<String> command) {
+    List<VolumeMount> mounts = container.getVolumeMounts();
+    if (mounts == null || mounts.isEmpty()) {
+      return command;
+    }
+    StringBuilder script = new StringBuilder("set -e\n");
+    for (VolumeMount mount : mounts) {
+      Path volume = volumes.get(mount.getName());
+      if (volume == null) {
+        throw new IllegalStateException(
+            "container " + container.getName() + " mounts unknown volume " + mount.getName());
+      }
+      Path source =
+          mount.getSubPath() == null || mount.getSubPath().isEmpty()
+              ? volume
+              : volume.resolve(mount.getSubPath());
+      String target = quote(mount.getMountPath());
+      script.append(Files.isDirectory(source) ? "mkdir -p " + target : touch(mount.getMountPath()));
+      script.append("\nmount --bind ").append(quote(source.toString())).append(' ').append(target);
+      if (Boolean.TRUE.equals(mount.getReadOnly())) {
+        script.append("\nmount -o remount,bind,ro ").append(target);
+      }
+      script.append('\n');
+    }
+    script.append("exec \"$@\"\n");
+    List<String> line = new ArrayList<>();
+    line.addAll(
+        List.of(
+            "unshare",
+            "--mount",
+            "--propagation",
+            "private",
+            "/bin/sh",
+            "-c",
+            script.toString(),
+            "streamplane-mounts"));
+    line.addAll(command);
+    return line;
+  }
+
+  /** A text value of a Secret's data, as an environment variable holds it. */
+  static String text(ByteBuffer value) {
+    return new String(bytes(value), StandardCharsets.UTF_8);
+  }
+
+  private static String touch(String path) {
+    return "mkdir -p \"$(dirname "
+        + quote(path)
+        + ")\"; [ -e "
+        + quote(path)
+        + " ] || : > "
+        + quote(path);
+  }
+
+  private static Path write(Path dir, Map<String, byte[]> files, List<KeyToPath> items)
+      throws IOException {
+    Files.createDirectories(dir);
+    if (items == null || items.isEmpty()) {
+      for (var file : files.entrySet()) {
+        Files.write(dir.resolve(file.getKey()), file.getValue());
+      }
+      return dir;
+    }
+    for (KeyToPath item : items) {
+      byte[] content = files.get(item.getKey());
+      if (content != null) {
+        Path target = dir.resolve(item.getPath());
+        Files.createDirectories(target.getParent());
+        Files.write(target, content);
+      }
+    }
+    return dir;
+  }
+
+  private static byte[] bytes(ByteBuffer buffer) {
+    ByteBuffer copy = buffer.duplicate();
+    byte[] out = new byte[copy.remaining()];
+    copy.get(out);
+    return out;
+  }
+
+  private static String quote(String text) {
+    return "'" + text.replace("'", "'\\''") + "'";
+  }
+}
