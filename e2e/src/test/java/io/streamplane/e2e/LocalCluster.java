@@ -8,9 +8,9 @@ import java.util.List;
 
 /**
  * A {@code ./streamplane up} cluster in its own directories and on free ports, started as a real
- * process, with a {@link Kubectl} pointed at its kubeconfig. Without {@code --nodes} among the extra
- * arguments it runs no node workers (the tests of the control plane alone register their own Node
- * objects or none).
+ * process, with a {@link Kubectl} pointed at its kubeconfig. Without {@code --nodes} among the
+ * extra arguments it runs no node workers (the tests of the control plane alone register their own
+ * Node objects or none).
  */
 final class LocalCluster implements AutoCloseable {
 
@@ -58,6 +58,30 @@ final class LocalCluster implements AutoCloseable {
 
   String kafkaBootstrap() {
     return "127.0.0.1:" + kafkaPort;
+  }
+
+  /**
+   * Starts {@code ./streamplane node --runtime process} as its own OS process against this cluster,
+   * keeping its pods under {@code rootDir}, and waits until it says it is running (not until its
+   * Node is registered).
+   */
+  Launcher startProcessNode(String name, Path rootDir) throws IOException {
+    Launcher node =
+        Launcher.startLabelled(
+            name,
+            "node",
+            "--name",
+            name,
+            "--runtime",
+            "process",
+            "--api-server",
+            apiUrl(),
+            "--bootstrap-server",
+            kafkaBootstrap(),
+            "--root-dir",
+            rootDir.toString());
+    node.awaitLine("Ctrl-C to stop", START);
+    return node;
   }
 
   LocalCluster start() throws IOException {
