@@ -23,7 +23,7 @@ final class Launcher implements AutoCloseable {
   private final Process process;
   private final List<String> output = new ArrayList<>();
 
-  private Launcher(Process process) {
+  private Launcher(String label, Process process) {
     this.process = process;
     Thread reader =
         new Thread(
@@ -35,7 +35,7 @@ final class Launcher implements AutoCloseable {
                   synchronized (output) {
                     output.add(line);
                   }
-                  System.out.println("[streamplane] " + line);
+                  System.out.println("[" + label + "] " + line);
                 }
               } catch (IOException e) {
                 // the process ended; nothing more to read
@@ -47,10 +47,16 @@ final class Launcher implements AutoCloseable {
   }
 
   static Launcher start(String... args) throws IOException {
+    return startLabelled("streamplane", args);
+  }
+
+  /** Like {@link #start}, with its output prefixed by {@code [label]} rather than the default. */
+  static Launcher startLabelled(String label, String... args) throws IOException {
     List<String> command = new ArrayList<>();
     command.add(repositoryRoot().resolve("streamplane").toString());
     command.addAll(List.of(args));
     return new Launcher(
+        label,
         new ProcessBuilder(command)
             .directory(repositoryRoot().toFile())
             .redirectErrorStream(true)
@@ -93,6 +99,11 @@ final class Launcher implements AutoCloseable {
       throw new AssertionError("the launcher did not stop within " + timeout);
     }
     return process.exitValue();
+  }
+
+  /** The running process (the JVM: the script execs java), e.g. to find its children. */
+  ProcessHandle handle() {
+    return process.toHandle();
   }
 
   /** kill -9: the process ends at once, without running its shutdown hooks. */

@@ -60,6 +60,30 @@ final class LocalCluster implements AutoCloseable {
     return "127.0.0.1:" + kafkaPort;
   }
 
+  /**
+   * Starts {@code ./streamplane node --runtime process} as its own OS process against this cluster,
+   * keeping its pods under {@code rootDir}, and waits until it says it is running (not until its
+   * Node is registered).
+   */
+  Launcher startProcessNode(String name, Path rootDir) throws IOException {
+    Launcher node =
+        Launcher.startLabelled(
+            name,
+            "node",
+            "--name",
+            name,
+            "--runtime",
+            "process",
+            "--api-server",
+            apiUrl(),
+            "--bootstrap-server",
+            kafkaBootstrap(),
+            "--root-dir",
+            rootDir.toString());
+    node.awaitLine("Ctrl-C to stop", START);
+    return node;
+  }
+
   LocalCluster start() throws IOException {
     launcher = Launcher.start(args);
     launcher.awaitLine("ready.", START);
