@@ -233,6 +233,81 @@ class NodesE2E {
     assertThat(kubectl.run("get", "pod", "stubborn").exitCode()).isNotZero();
   }
 
+  @Test
+  void aConfigMapMountedIntoNginxIsServedAndAMissingOneHoldsThePodUntilItExists() throws Exception {
+    kubectl
+        .runWithInput(
+            """
+            apiVersion: v1
+            kind: Pod
+            metadata:
+              name: site
+            spec:
+              containers:
+              - name: nginx
+                image: nginx:1.14.2
+                ports:
+                - containerPort: 80
+                env:
+                - name: TITLE
+                  valueFrom:
+                    configMapKeyRef: {name: site-content, key: title}
+                volumeMounts:
+                - name: html
+                  mountPath: /usr/share/nginx/html
+                  readOnly: true
+              volumes:
+              - name: html
+                configMap:
+                  name: site-content
+                  items:
+                  - {key: page, path: index.html}
+            """,
+            "apply",
+            "-f",
+            "-")
+        .expectSuccess();
+    await("site to wait for its ConfigMap")
+        .atMost(RUNNING)
+        .until(
+            () ->
+                kubectl
+                    .run("get", "pod", "site", "--no-headers")
+                    .out()
+                    .contains("CreateContainerConfigError"));
+    assertThat(
+            kubectl
+                .run(
+                    "get",
+                    "pod",
+                    "site",
+                    "-o",
+                    "jsonpath={.status.containerStatuses[0].state.waiting.message}")
+                .out())
+        .isEqualTo("configmap \"site-content\" not found");
+
+    kubectl
+        .run(
+            "create",
+            "configmap",
+            "site-content",
+            "--from-literal=title=streamplane",
+            "--from-literal=page=<h1>served from a ConfigMap</h1>")
+        .expectSuccess();
+    await("site to run once its ConfigMap exists").atMost(RUNNING).until(() -> ready("site"));
+    String ip = kubectl.run("get", "pod", "site", "-o", "jsonpath={.status.podIP}").out();
+    HttpResponse<String> page =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create("http://" + ip + "/"))
+                    .timeout(Duration.ofSeconds(10))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(page.statusCode()).isEqualTo(200);
+    assertThat(page.body()).isEqualTo("<h1>served from a ConfigMap</h1>");
+    kubectl.run("delete", "pod", "site", "--wait=false").expectSuccess();
+  }
+
   private JsonNode json(String... args) throws Exception {
     return JSON.readTree(kubectl.run(args).expectSuccess().out());
   }

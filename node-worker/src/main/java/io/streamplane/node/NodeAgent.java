@@ -381,8 +381,9 @@ public final class NodeAgent implements AutoCloseable {
               ticking =
                   latest != null
                       && !deleted
-                      && (sandbox != null || retryStartAt != null)
-                      && !PodStatuses.isTerminal(current);
+                      && (retryStartAt != null
+                          || (sandbox != null
+                              && (!PodStatuses.isTerminal(current) || anyRunning(sandbox))));
             }
             if (again) {
               scheduler.execute(this::runNext);
@@ -420,16 +421,22 @@ public final class NodeAgent implements AutoCloseable {
       return sync();
     }
 
+    private boolean anyRunning(PodSandbox box) {
+      return runtime.status(box).containers().stream()
+          .anyMatch(c -> c.state() == RuntimeContainer.State.RUNNING);
+    }
+
     private CompletableFuture<Void> startSandbox() {
       Pod pod = current;
       String previousIP = pod.getStatus() == null ? null : pod.getStatus().getPodIP();
       String ip = addresses.allocate(previousIP);
       boolean adopted = PodStatuses.isRunningAt(pod, ip);
-      CompletableFuture<Pod> accepted =
-          adopted
+      boolean accepted = adopted || PodStatuses.isPendingOn(pod, options.hostIP());
+      CompletableFuture<Pod> ready =
+          accepted
               ? CompletableFuture.completedFuture(pod)
               : writeStatus(pod, p -> PodStatuses.pending(p, options.hostIP(), clock.instant()), 0);
-      return accepted.thenCompose(
+      return ready.thenCompose(
           stored -> {
             if (stored == null) {
               addresses.release(ip);

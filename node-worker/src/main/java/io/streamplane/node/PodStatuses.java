@@ -263,6 +263,19 @@ public final class PodStatuses {
         .build();
   }
 
+  /**
+   * True when {@code pod}'s status already says this node accepted it and its containers wait
+   * (phase Pending, the node's host IP): a retried start need not write that again.
+   */
+  public static boolean isPendingOn(Pod pod, String hostIP) {
+    PodStatus status = pod.getStatus();
+    return status != null
+        && "Pending".equals(status.getPhase())
+        && hostIP.equals(status.getHostIP())
+        && status.getContainerStatuses() != null
+        && !status.getContainerStatuses().isEmpty();
+  }
+
   /** The phase in {@code pod}'s status is Succeeded or Failed: nothing of it runs again. */
   public static boolean isTerminal(Pod pod) {
     String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();

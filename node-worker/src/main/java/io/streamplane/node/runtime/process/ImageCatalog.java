@@ -77,6 +77,16 @@ public final class ImageCatalog {
     return colon >= 0 ? name.substring(0, colon) : name;
   }
 
+  /**
+   * The port a container of a serving image listens on once it is up ({@code nginx}: its first
+   * container port), or 0. Only for containers that run the image's own entrypoint (no {@code
+   * command}).
+   */
+  public int listenPort(Container container) {
+    boolean own = container.getCommand() == null || container.getCommand().isEmpty();
+    return own && "nginx".equals(bareName(container.getImage())) ? firstPort(container) : 0;
+  }
+
   /** The image's entry, if the catalog knows it. */
   public Optional<Entry> lookup(Container container, String podIP) {
     BiFunction<Container, String, Entry> entry = images.get(bareName(container.getImage()));

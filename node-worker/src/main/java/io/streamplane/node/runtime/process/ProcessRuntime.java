@@ -17,6 +17,8 @@ import io.streamplane.node.runtime.RuntimeContainer;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -66,7 +68,9 @@ import org.slf4j.LoggerFactory;
  * run's log is the next lower number, also across a node restart). A container whose image the
  * catalog cannot resolve and that has no command stays CREATED (Waiting) with reason {@code
  * ErrImagePull}; one whose process cannot be started stays CREATED with {@code RunContainerError}.
- * Container ids are {@code process://<pid>}.
+ * Container ids are {@code process://<pid>}. A container running a serving image's own entrypoint
+ * ({@code nginx}) has started once its server accepts connections on the pod IP and port (at most
+ * 15 s), as the real image would be almost at once.
  *
  * <p>{@code status} reads each process: RUNNING, or EXITED with its exit code and reason {@code
  * Completed} (0) or {@code Error}. {@code restartContainer} runs an EXITED container again; {@code
@@ -97,6 +101,8 @@ public final class ProcessRuntime implements PodRuntime {
       Pattern.compile("\\$\\$|\\$\\(([A-Za-z_][A-Za-z0-9_.\\-]*)\\)");
 
   private static final String PID_SUFFIX = ".pid";
+
+  private static final Duration LISTEN_TIMEOUT = Duration.ofSeconds(15);
 
   private final Path root;
   private final ImageCatalog catalog;
@@ -528,6 +534,8 @@ public final class ProcessRuntime implements PodRuntime {
     final Map<String, String> env;
     final Map<String, String> environment = new LinkedHashMap<>();
     final Optional<List<String>> command;
+    final int listenPort;
+    final String podIP;
     Path workingDir;
     volatile Run current;
     volatile Run previous;
@@ -553,6 +561,8 @@ public final class ProcessRuntime implements PodRuntime {
               .command(container, podIP)
               .map(line -> line.stream().map(arg -> expand(arg, env)).toList())
               .map(line -> Volumes.mounting(container, volumes, line));
+      this.listenPort = catalog.listenPort(container);
+      this.podIP = podIP;
       this.workingDir = sandboxDir;
       String configured = container.getWorkingDir();
       try {
@@ -601,6 +611,31 @@ public final class ProcessRuntime implements PodRuntime {
       }
     }
 
+    /**
+     * For a serving image, waits (at most {@link #LISTEN_TIMEOUT}) until its server accepts
+     * connections, so the container counts as started when a real one would: the stand-ins are JVMs
+     * that take a moment to bind, real nginx binds at once.
+     */
+    private void awaitListening(Process process) {
+      if (listenPort == 0) {
+        return;
+      }
+      long deadline = System.nanoTime() + LISTEN_TIMEOUT.toNanos();
+      while (process.isAlive() && System.nanoTime() < deadline) {
+        try (Socket socket = new Socket()) {
+          socket.connect(new InetSocketAddress(podIP, listenPort), 200);
+          return;
+        } catch (IOException e) {
+          try {
+            Thread.sleep(50);
+          } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            return;
+          }
+        }
+      }
+    }
+
     private Run launch(int attempt) {
       Run run = new Run(name, image, imageID, attempt);
       if (command.isEmpty()) {
@@ -628,6 +663,7 @@ public final class ProcessRuntime implements PodRuntime {
         log.pump(process.getInputStream(), "stdout");
         log.pump(process.getErrorStream(), "stderr");
         run.process = process;
+        awaitListening(process);
         Path pidFile = dir.resolve(attempt + PID_SUFFIX);
         long started = process.info().startInstant().map(Instant::toEpochMilli).orElse(-1L);
         Files.writeString(pidFile, process.pid() + " " + started);
