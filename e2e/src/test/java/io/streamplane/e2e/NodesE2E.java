@@ -126,6 +126,14 @@ class NodesE2E {
     assertThat(last.path("exitCode").asInt()).isEqualTo(1);
     assertThat(last.path("reason").asText()).isEqualTo("Error");
     assertThat(kubectl.run("logs", "crash", "--previous").expectSuccess().out()).contains("boom");
+    await("the kubelet's events in kubectl describe")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              String described = kubectl.run("describe", "pod", "crash").out();
+              return described.contains("Started container crash")
+                  && described.contains("Back-off restarting failed container crash");
+            });
     kubectl.run("delete", "pod", "crash", "--wait=false").expectSuccess();
   }
 
@@ -188,6 +196,9 @@ class NodesE2E {
         .atMost(RUNNING)
         .until(() -> phase("probed").equals("Running"));
     assertThat(ready("probed")).as("ready before the readiness probe passed").isFalse();
+    await("the failed readiness probe in kubectl describe")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> kubectl.run("describe", "pod", "probed").out().contains("Readiness probe failed"));
     Files.createFile(flag);
     await("probed to become ready once its readiness probe passes")
         .atMost(RUNNING)

@@ -1,6 +1,8 @@
 package io.streamplane.node;
 
 import io.streamplane.api.Container;
+import io.streamplane.api.Event;
+import io.streamplane.api.EventSource;
 import io.streamplane.api.Lease;
 import io.streamplane.api.LifecycleHandler;
 import io.streamplane.api.Node;
@@ -14,6 +16,7 @@ import io.streamplane.node.runtime.PodRuntime;
 import io.streamplane.node.runtime.PodSandbox;
 import io.streamplane.node.runtime.RuntimeContainer;
 import io.streamplane.schema.objects.KubeObjects;
+import io.streamplane.schema.objects.PodEvents;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -546,7 +549,17 @@ public final class NodeAgent implements AutoCloseable {
                     c.containerID(), spec, c.startedAt() == null ? now : c.startedAt());
             runs.put(c.name(), run);
             if (c.state() == RuntimeContainer.State.RUNNING && spec != null) {
+              if (c.restartCount() == 0) {
+                event(pod, "Normal", "Pulled", pulled(c.image()), c.containerID());
+              }
+              event(pod, "Normal", "Created", "Created container: " + c.name(), c.containerID());
+              event(pod, "Normal", "Started", "Started container " + c.name(), c.containerID());
               actions.add(postStart(box, spec, c.name()));
+            } else if (c.state() == RuntimeContainer.State.CREATED && c.reason() != null) {
+              event(pod, "Warning", "Failed", "Error: " + c.reason(), c.name() + c.reason());
+              if (c.message() != null) {
+                event(pod, "Warning", "Failed", c.message(), c.name() + c.message());
+              }
             }
           }
           Duration backOff = null;
@@ -559,6 +572,16 @@ public final class NodeAgent implements AutoCloseable {
                   options.name(),
                   podKey,
                   c.name());
+              event(
+                  pod,
+                  "Normal",
+                  "Killing",
+                  "Container "
+                      + c.name()
+                      + " failed "
+                      + (run.started() ? "liveness" : "startup")
+                      + " probe, will be restarted",
+                  c.containerID());
               actions.add(runtime.stopContainer(box, c.name(), grace(pod)));
             }
           } else if (c.state() == RuntimeContainer.State.EXITED
@@ -568,6 +591,22 @@ public final class NodeAgent implements AutoCloseable {
             Instant at = (c.finishedAt() == null ? now : c.finishedAt()).plus(wait);
             if (!now.isBefore(at)) {
               actions.add(runtime.restartContainer(box, c.name()));
+            } else if (!run.backOffReported) {
+              run.backOffReported = true;
+              event(
+                  pod,
+                  "Warning",
+                  "BackOff",
+                  "Back-off restarting failed container "
+                      + c.name()
+                      + " in pod "
+                      + pod.getMetadata().getName()
+                      + "_"
+                      + pod.getMetadata().getNamespace()
+                      + "("
+                      + pod.getMetadata().getUid()
+                      + ")",
+                  c.containerID());
             }
             backOff = wait.isZero() ? kubelet.backOffBase() : wait;
           }
@@ -617,6 +656,12 @@ public final class NodeAgent implements AutoCloseable {
                     options.name(),
                     podKey,
                     name);
+                event(
+                    current,
+                    "Warning",
+                    "FailedPostStartHook",
+                    "PostStartHook failed",
+                    name + box.id() + "postStart");
                 return runtime.stopContainer(box, name, Duration.ZERO);
               });
     }
@@ -634,6 +679,9 @@ public final class NodeAgent implements AutoCloseable {
       }
       List<CompletableFuture<Boolean>> hooks = new ArrayList<>();
       for (RuntimeContainer c : runtime.status(box).containers()) {
+        if (c.state() == RuntimeContainer.State.RUNNING) {
+          event(pod, "Normal", "Killing", "Stopping container " + c.name(), c.containerID());
+        }
         Container spec = containerSpec(pod, c.name());
         LifecycleHandler hook =
             spec == null || spec.getLifecycle() == null ? null : spec.getLifecycle().getPreStop();
@@ -646,6 +694,33 @@ public final class NodeAgent implements AutoCloseable {
       return CompletableFuture.allOf(hooks.toArray(CompletableFuture[]::new))
           .completeOnTimeout(null, grace.toMillis(), TimeUnit.MILLISECONDS)
           .handle((v, f) -> null);
+    }
+
+    /**
+     * Records a kubelet Event about the pod (fire and forget: a lost Event is only a missing line
+     * in {@code kubectl describe}); {@code seed} names the occurrence, so one that is seen on
+     * several syncs is recorded once.
+     */
+    private void event(Pod pod, String type, String reason, String message, String seed) {
+      if (pod == null) {
+        return;
+      }
+      Event event =
+          PodEvents.about(
+              pod,
+              EventSource.newBuilder().setComponent("kubelet").setHost(options.name()).build(),
+              type,
+              reason,
+              message,
+              clock.instant(),
+              pod.getMetadata().getUid() + "/" + reason + "/" + seed);
+      api.post("/api/v1/namespaces/" + pod.getMetadata().getNamespace() + "/events", event)
+          .whenComplete(
+              (reply, failure) -> {
+                if (failure != null || (!reply.ok() && reply.status() != 409)) {
+                  LOG.debug("node {}: event {} not recorded: {}", options.name(), reason, reply);
+                }
+              });
     }
 
     private synchronized void remember(Pod stored) {
@@ -695,6 +770,7 @@ public final class NodeAgent implements AutoCloseable {
       final ProbeWorker liveness;
       final ProbeWorker readiness;
       boolean killing;
+      boolean backOffReported;
 
       ContainerRun(String containerID, Container spec, Instant started) {
         this.containerID = containerID;
@@ -760,10 +836,24 @@ public final class NodeAgent implements AutoCloseable {
                     worker.timeout())
                 .thenAccept(
                     ok -> {
+                      boolean firstFailure;
                       synchronized (PodWorker.this) {
                         worker.record(ok);
+                        firstFailure = worker.consecutiveFailures() == 1;
+                      }
+                      if (firstFailure) {
+                        event(
+                            current,
+                            "Warning",
+                            "Unhealthy",
+                            kind(worker) + " probe failed",
+                            spec.getName() + kind(worker) + now);
                       }
                     }));
+      }
+
+      private String kind(ProbeWorker worker) {
+        return worker == liveness ? "Liveness" : worker == readiness ? "Readiness" : "Startup";
       }
     }
 
@@ -871,6 +961,10 @@ public final class NodeAgent implements AutoCloseable {
   private static Duration remaining(Duration grace, long beganNanos) {
     Duration left = grace.minusNanos(System.nanoTime() - beganNanos);
     return left.isNegative() ? Duration.ZERO : left;
+  }
+
+  private static String pulled(String image) {
+    return "Container image \"" + image + "\" already present on machine";
   }
 
   private static Duration grace(Pod pod) {

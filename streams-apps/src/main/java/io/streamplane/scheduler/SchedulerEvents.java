@@ -2,20 +2,16 @@ package io.streamplane.scheduler;
 
 import io.streamplane.api.Event;
 import io.streamplane.api.EventSource;
-import io.streamplane.api.ObjectMeta;
-import io.streamplane.api.ObjectReference;
 import io.streamplane.api.Pod;
 import io.streamplane.controller.Intent;
 import io.streamplane.log.CommandVerb;
 import io.streamplane.log.Preconditions;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.UserInfo;
+import io.streamplane.schema.objects.PodEvents;
 import io.streamplane.schema.objects.ResourceKey;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
-import java.util.UUID;
 import org.apache.kafka.streams.processor.api.Record;
 
 /**
@@ -35,41 +31,14 @@ public final class SchedulerEvents {
 
   /** An Event about a pod, named as Kubernetes' recorder names them ({@code <pod>.<hex>}). */
   public static Event about(Pod pod, String type, String reason, String message, Instant now) {
-    ObjectMeta meta = pod.getMetadata();
-    String suffix =
-        Long.toHexString(
-            UUID.nameUUIDFromBytes(
-                        (meta.getUid() + "/" + reason + "/" + message + "/" + now.toEpochMilli())
-                            .getBytes(StandardCharsets.UTF_8))
-                    .getMostSignificantBits()
-                & 0xffffffffffffL);
-    Instant at = now.truncatedTo(ChronoUnit.SECONDS);
-    return Event.newBuilder()
-        .setApiVersion("v1")
-        .setKind("Event")
-        .setMetadata(
-            ObjectMeta.newBuilder()
-                .setName(meta.getName() + "." + suffix)
-                .setNamespace(meta.getNamespace())
-                .build())
-        .setInvolvedObject(
-            ObjectReference.newBuilder()
-                .setKind("Pod")
-                .setApiVersion("v1")
-                .setNamespace(meta.getNamespace())
-                .setName(meta.getName())
-                .setUid(meta.getUid())
-                .setResourceVersion(meta.getResourceVersion())
-                .build())
-        .setReason(reason)
-        .setMessage(message)
-        .setType(type)
-        .setSource(EventSource.newBuilder().setComponent(COMPONENT).build())
-        .setFirstTimestamp(at)
-        .setLastTimestamp(at)
-        .setCount(1)
-        .setReportingComponent(COMPONENT)
-        .build();
+    return PodEvents.about(
+        pod,
+        EventSource.newBuilder().setComponent(COMPONENT).build(),
+        type,
+        reason,
+        message,
+        now,
+        pod.getMetadata().getUid() + "/" + reason + "/" + message + "/" + now.toEpochMilli());
   }
 
   /** A command for an intent, keyed by its resource, as the scheduler's actor. */

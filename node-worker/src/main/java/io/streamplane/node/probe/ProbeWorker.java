@@ -42,6 +42,11 @@ public final class ProbeWorker {
     return !result && failures >= orDefault(probe.getFailureThreshold(), 3);
   }
 
+  /** Failures since the last success. */
+  public int consecutiveFailures() {
+    return failures;
+  }
+
   public Duration timeout() {
     return Duration.ofSeconds(Math.max(1, orDefault(probe.getTimeoutSeconds(), 1)));
   }

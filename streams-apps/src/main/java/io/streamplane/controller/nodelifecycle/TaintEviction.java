@@ -3,18 +3,15 @@ package io.streamplane.controller.nodelifecycle;
 import io.streamplane.api.Event;
 import io.streamplane.api.EventSource;
 import io.streamplane.api.ObjectMeta;
-import io.streamplane.api.ObjectReference;
 import io.streamplane.api.Pod;
 import io.streamplane.api.Taint;
 import io.streamplane.api.Toleration;
 import io.streamplane.scheduler.framework.TaintTolerationPlugin;
-import java.nio.charset.StandardCharsets;
+import io.streamplane.schema.objects.PodEvents;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.function.Function;
 
 /**
@@ -111,37 +108,13 @@ public final class TaintEviction {
    */
   static Event evictionEvent(Pod pod, Instant now) {
     ObjectMeta meta = pod.getMetadata();
-    String suffix =
-        Long.toHexString(
-            UUID.nameUUIDFromBytes(
-                        ("TaintManagerEviction/" + meta.getUid()).getBytes(StandardCharsets.UTF_8))
-                    .getMostSignificantBits()
-                & 0xffffffffffffL);
-    Instant at = now.truncatedTo(ChronoUnit.SECONDS);
-    return Event.newBuilder()
-        .setApiVersion("v1")
-        .setKind("Event")
-        .setMetadata(
-            ObjectMeta.newBuilder()
-                .setName(meta.getName() + "." + suffix)
-                .setNamespace(meta.getNamespace())
-                .build())
-        .setInvolvedObject(
-            ObjectReference.newBuilder()
-                .setKind("Pod")
-                .setApiVersion("v1")
-                .setNamespace(meta.getNamespace())
-                .setName(meta.getName())
-                .setUid(meta.getUid())
-                .build())
-        .setReason("TaintManagerEviction")
-        .setMessage("Marking for deletion Pod " + meta.getNamespace() + "/" + meta.getName())
-        .setType("Normal")
-        .setSource(EventSource.newBuilder().setComponent(COMPONENT).build())
-        .setFirstTimestamp(at)
-        .setLastTimestamp(at)
-        .setCount(1)
-        .setReportingComponent(COMPONENT)
-        .build();
+    return PodEvents.about(
+        pod,
+        EventSource.newBuilder().setComponent(COMPONENT).build(),
+        "Normal",
+        "TaintManagerEviction",
+        "Marking for deletion Pod " + meta.getNamespace() + "/" + meta.getName(),
+        now,
+        "TaintManagerEviction/" + meta.getUid());
   }
 }
