@@ -198,7 +198,9 @@ class NodesE2E {
     assertThat(ready("probed")).as("ready before the readiness probe passed").isFalse();
     await("the failed readiness probe in kubectl describe")
         .atMost(Duration.ofSeconds(30))
-        .until(() -> kubectl.run("describe", "pod", "probed").out().contains("Readiness probe failed"));
+        .until(
+            () ->
+                kubectl.run("describe", "pod", "probed").out().contains("Readiness probe failed"));
     Files.createFile(flag);
     await("probed to become ready once its readiness probe passes")
         .atMost(RUNNING)
