@@ -2,6 +2,7 @@ package io.streamplane.scheduler.framework;
 
 import io.streamplane.api.Node;
 import io.streamplane.api.NodeStatus;
+import io.streamplane.schema.objects.Quantities;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -17,9 +17,9 @@ import org.slf4j.LoggerFactory;
  * OOMKilled}.
  *
  * <p>Limits: {@link #detect} answers empty when the cgroup file system is not writable (not root,
- * read-only mount): containers then run unlimited. A container's process joins its group just
- * after it started, so what it forks in its first instants is not limited. Requests are not
- * enforced (no CPU shares), as most single-node setups of Kubernetes.
+ * read-only mount): containers then run unlimited. A container's process joins its group just after
+ * it started, so what it forks in its first instants is not limited. Requests are not enforced (no
+ * CPU shares), as most single-node setups of Kubernetes.
  */
 final class Cgroups {
 
@@ -55,8 +55,8 @@ final class Cgroups {
   }
 
   /**
-   * Puts {@code pid} in a new group {@code id} limited to {@code memoryBytes} and {@code
-   * cpuMillis} (0: no limit). Nothing is made when both are 0. False when the kernel refused.
+   * Puts {@code pid} in a new group {@code id} limited to {@code memoryBytes} and {@code cpuMillis}
+   * (0: no limit). Nothing is made when both are 0. False when the kernel refused.
    */
   boolean limit(String id, long pid, long memoryBytes, long cpuMillis) {
     if (memoryBytes <= 0 && cpuMillis <= 0) {

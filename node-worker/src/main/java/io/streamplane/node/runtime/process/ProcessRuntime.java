@@ -14,6 +14,7 @@ import io.streamplane.node.runtime.PodInputs;
 import io.streamplane.node.runtime.PodRuntime;
 import io.streamplane.node.runtime.PodSandbox;
 import io.streamplane.node.runtime.RuntimeContainer;
+import io.streamplane.schema.objects.Quantities;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -85,11 +86,14 @@ import org.slf4j.LoggerFactory;
  * at their mount paths ({@link Volumes}); the environment also holds {@code envFrom} sources,
  * configMap and secret key refs, and the API server's service variables ({@link PodInputs}).
  *
- * <p>Limits: no resource limits, no isolation (processes share the host's users, files and network;
- * the pod IP is only what servers bind to). Processes are killed, never adopted, after a node
- * restart. {@code stop} and {@code close} reach the descendants a container's process has at that
- * moment: a child left behind by a main process that already exited is not tracked (there is no
- * cgroup or process group to find it by).
+ * <p>A container's {@code resources.limits} of memory and cpu become a control group ({@link
+ * Cgroups}) where the OS allows; a run the kernel killed for its memory ends {@code OOMKilled}.
+ *
+ * <p>Limits: no isolation (processes share the host's users, files and network; the pod IP is only
+ * what servers bind to). Processes are killed, never adopted, after a node restart. {@code stop}
+ * and {@code close} reach the descendants a container's process has at that moment: a child left
+ * behind by a main process that already exited is not tracked (there is no cgroup or process group
+ * to find it by).
  */
 public final class ProcessRuntime implements PodRuntime {
 
@@ -109,9 +113,11 @@ public final class ProcessRuntime implements PodRuntime {
   private final Clock clock;
   private final ExecutorService executor;
   private final Map<String, Sandbox> sandboxes = new ConcurrentHashMap<>();
+  private final Optional<Cgroups> cgroups;
 
   public ProcessRuntime(Path root, ImageCatalog catalog, Clock clock) {
     this.root = root;
+    this.cgroups = Cgroups.detect(Path.of("/sys/fs/cgroup"));
     this.catalog = catalog;
     this.clock = clock;
     AtomicInteger threads = new AtomicInteger();
@@ -536,6 +542,9 @@ public final class ProcessRuntime implements PodRuntime {
     final Optional<List<String>> command;
     final int listenPort;
     final String podIP;
+    final String group;
+    final long memoryLimit;
+    final long cpuLimit;
     Path workingDir;
     volatile Run current;
     volatile Run previous;
@@ -563,6 +572,13 @@ public final class ProcessRuntime implements PodRuntime {
               .map(line -> Volumes.mounting(container, volumes, line));
       this.listenPort = catalog.listenPort(container);
       this.podIP = podIP;
+      this.group = sandboxDir.getFileName() + "_" + name;
+      Map<String, String> limits =
+          container.getResources() == null || container.getResources().getLimits() == null
+              ? Map.of()
+              : container.getResources().getLimits();
+      this.memoryLimit = limits.containsKey("memory") ? Quantities.value(limits.get("memory")) : 0;
+      this.cpuLimit = limits.containsKey("cpu") ? Quantities.milliValue(limits.get("cpu")) : 0;
       this.workingDir = sandboxDir;
       String configured = container.getWorkingDir();
       try {
@@ -660,6 +676,8 @@ public final class ProcessRuntime implements PodRuntime {
           log.close();
           throw e;
         }
+        String runGroup = group + "_" + attempt;
+        cgroups.ifPresent(c -> c.limit(runGroup, process.pid(), memoryLimit, cpuLimit));
         log.pump(process.getInputStream(), "stdout");
         log.pump(process.getErrorStream(), "stderr");
         run.process = process;
@@ -671,6 +689,11 @@ public final class ProcessRuntime implements PodRuntime {
             .onExit()
             .thenRun(
                 () -> {
+                  cgroups.ifPresent(
+                      c -> {
+                        run.oomKilled = c.oomKilled(runGroup);
+                        c.remove(runGroup);
+                      });
                   run.finishedAt = clock.instant();
                   try {
                     Files.deleteIfExists(pidFile);
@@ -700,6 +723,7 @@ public final class ProcessRuntime implements PodRuntime {
     volatile Process process;
     volatile Instant startedAt;
     volatile Instant finishedAt;
+    volatile boolean oomKilled;
     volatile String reason;
     volatile String message;
 
@@ -741,7 +765,7 @@ public final class ProcessRuntime implements PodRuntime {
           startedAt,
           finished,
           exit,
-          exit == 0 ? "Completed" : "Error",
+          exit == 0 ? "Completed" : oomKilled ? "OOMKilled" : "Error",
           null);
     }
   }

@@ -16,6 +16,7 @@ import io.streamplane.api.EnvVarSource;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.Pod;
 import io.streamplane.api.PodSpec;
+import io.streamplane.api.ResourceRequirements;
 import io.streamplane.api.Secret;
 import io.streamplane.api.SecretKeySelector;
 import io.streamplane.api.SecretVolumeSource;
@@ -376,6 +377,26 @@ class ProcessRuntimeTest {
     assertThat(Files.exists(Path.of("/work/x")))
         .as("the emptyDir is mounted only in the container's mount namespace")
         .isFalse();
+  }
+
+  @Test
+  void aContainerExceedingItsMemoryLimitIsOomKilled() throws Exception {
+    Container c = container("hog", "busybox");
+    c.setCommand(
+        List.of("/bin/sh", "-c", "x=$(head -c 200000000 /dev/zero | tr '\\0' a); echo survived"));
+    c.setResources(
+        ResourceRequirements.newBuilder()
+            .setLimits(Map.of("memory", "32Mi", "cpu", "500m"))
+            .build());
+    PodSandbox sandbox = start(pod("p-oom", List.of(), List.of(c)));
+    await("the hog to be killed")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> runtime.status(sandbox).containers().get(0).state() == State.EXITED);
+
+    RuntimeContainer hog = runtime.status(sandbox).containers().get(0);
+    assertThat(hog.reason()).isEqualTo("OOMKilled");
+    assertThat(hog.exitCode()).isEqualTo(137);
+    assertThat(read(runtime.logFile(sandbox, "hog").orElseThrow())).doesNotContain("survived");
   }
 
   private static VolumeMount mount(String name, Path path, boolean readOnly) {

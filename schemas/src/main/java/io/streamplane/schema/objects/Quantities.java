@@ -1,4 +1,4 @@
-package io.streamplane.scheduler.framework;
+package io.streamplane.schema.objects;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -6,7 +6,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Kubernetes {@code resource.Quantity} strings as numbers, for the scheduler's arithmetic.
+ * Kubernetes {@code resource.Quantity} strings as numbers, for the scheduler's and the nodes'
+ * arithmetic.
  *
  * <p>Accepts what Kubernetes' parser accepts: an optionally signed decimal ({@code 1}, {@code 0.5},
  * {@code .5}, {@code 1.}) followed by at most one suffix: decimal SI ({@code n u m k M G T P E}),

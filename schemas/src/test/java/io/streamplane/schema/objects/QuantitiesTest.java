@@ -1,4 +1,4 @@
-package io.streamplane.scheduler.framework;
+package io.streamplane.schema.objects;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
