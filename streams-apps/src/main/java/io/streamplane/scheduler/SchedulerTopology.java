@@ -11,6 +11,7 @@ import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.scheduler.binder.Binder;
 import io.streamplane.scheduler.framework.SchedulerConfig;
+import io.streamplane.scheduler.queue.AssumedPods;
 import io.streamplane.scheduler.queue.SchedulingQueue;
 import io.streamplane.schema.serde.AvroSerde;
 import io.streamplane.topics.Topics;
@@ -74,8 +75,10 @@ public final class SchedulerTopology {
                 topics.bindRejections().name(),
                 Consumed.with(Serdes.String(), topics.bindRejections().valueSerde()))
             .mapValues(rejection -> (SpecificRecord) rejection);
+    // One per instance: every queue task sees what the others have just proposed.
+    AssumedPods assumed = new AssumedPods();
     pods.merge(rejections)
-        .process(() -> new SchedulingQueue(config, schedulerId), SchedulingQueue.QUEUE)
+        .process(() -> new SchedulingQueue(config, schedulerId, assumed), SchedulingQueue.QUEUE)
         .split()
         .branch(
             (key, value) -> value instanceof BindRequest,

@@ -36,6 +36,8 @@ import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -45,6 +47,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
@@ -54,7 +57,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Four schedulers race to place a burst of pods of random sizes on three tight nodes, through one
  * binder: after every binding no node holds more requests than it has allocatable, every pod that
- * fits somewhere is bound, and stopping a scheduler in the middle of the burst loses no pod.
+ * fits somewhere is bound, and stopping a scheduler in the middle of the burst loses no pod. And
+ * best-effort replicas spread evenly over equal nodes.
  */
 @ExtendWith(KafkaBrokerExtension.class)
 class SchedulingIT {
@@ -129,6 +133,198 @@ class SchedulingIT {
         running.get(i).close();
       }
     }
+  }
+
+  /**
+   * Best-effort replicas (no requests, as {@code kubectl create deployment --replicas=6}) spread
+   * over equal nodes, as kube-scheduler's LeastAllocated spreads them with its non-zero defaults: a
+   * burst sees this scheduler's own proposals (assumed pods, across all its pod partitions), and
+   * pods placed earlier — here bound by hand, which the scheduler never proposed — count through
+   * the binder's node-usage records. Small nodes, so that 100m / 200Mi move the integer score.
+   */
+  @Test
+  void bestEffortReplicasSpreadEvenlyOverEqualNodes(EmbeddedKafkaBroker broker, @TempDir Path state)
+      throws Exception {
+    TopicLayout layout =
+        TopicLayout.singleBroker(
+            KafkaBrokerExtension.uniqueName("spread").replaceAll("[^a-zA-Z0-9_-]", "-"));
+    List<AutoCloseable> running = new ArrayList<>();
+    try (Admin admin = Admin.create(broker.clientProperties())) {
+      new TopicInitializer(admin).ensure(List.of(Topics.schemasSpec(layout)));
+      KafkaSchemaCatalog catalog =
+          new KafkaSchemaCatalog(broker.bootstrapServers(), layout.topicName(Topics.SCHEMAS));
+      running.add(catalog);
+      Topics topics = new Topics(layout, catalog);
+      new TopicInitializer(admin).ensure(topics.all());
+      String bootstrap = broker.bootstrapServers();
+
+      Map<String, String> nodeOf = new ConcurrentHashMap<>();
+      Map<String, Map<String, Long>> usage = new ConcurrentHashMap<>();
+      running.add(followBindings(bootstrap, topics, nodeOf));
+      running.add(followUsage(bootstrap, topics, usage));
+
+      running.add(StoreApp.start(topics, bootstrap, state.resolve("store")));
+      running.add(SchedulerApp.startBinder(topics, bootstrap, state.resolve("binder")));
+      running.add(
+          SchedulerApp.startScheduler(
+              topics, SchedulerConfig.defaults(), "s", bootstrap, state.resolve("scheduler")));
+
+      try (KafkaProducer<String, ResourceCommand> producer = producer(bootstrap, topics)) {
+        Map<String, String> small = Map.of("cpu", "2", "memory", "4Gi", "pods", "110");
+        for (int n = 0; n < NODES; n++) {
+          send(producer, topics, "nodes", null, "node-" + n, node("node-" + n, small));
+        }
+        producer.flush();
+        await("every node in node-usage")
+            .atMost(Duration.ofMinutes(1))
+            .until(() -> usage.size() == NODES);
+
+        // A Deployment's burst: 6 replicas, keyed over several pod partitions.
+        for (int p = 0; p < 6; p++) {
+          send(producer, topics, "pods", "default", "web-" + p, bestEffortPod("web-" + p, null));
+        }
+        producer.flush();
+        await("the burst to be bound")
+            .atMost(Duration.ofMinutes(1))
+            .until(
+                () -> countPerNode(nodeOf, "web-").values().stream().mapToInt(i -> i).sum() == 6);
+        assertThat(countPerNode(nodeOf, "web-"))
+            .as("6 best-effort replicas on 3 equal nodes")
+            .containsOnly(Map.entry("node-0", 2), Map.entry("node-1", 2), Map.entry("node-2", 2));
+
+        // 3 more on node-0, bound by hand: only the binder's node-usage tells the scheduler.
+        for (int p = 0; p < 3; p++) {
+          send(
+              producer,
+              topics,
+              "pods",
+              "default",
+              "hand-" + p,
+              bestEffortPod("hand-" + p, "node-0"));
+        }
+        producer.flush();
+        await("node-0's usage to count them")
+            .atMost(Duration.ofMinutes(1))
+            .until(() -> usage.get("node-0").get("pods") == 5);
+        assertThat(usage.get("node-0"))
+            .as("node-usage carries the non-zero sums")
+            .containsEntry("cpu", 0L)
+            .containsEntry(Resources.NON_ZERO_CPU, 500L)
+            .containsEntry(Resources.NON_ZERO_MEMORY, 5 * 200L << 20);
+
+        for (int p = 0; p < 4; p++) {
+          send(producer, topics, "pods", "default", "api-" + p, bestEffortPod("api-" + p, null));
+        }
+        producer.flush();
+        await("the second burst to be bound")
+            .atMost(Duration.ofMinutes(1))
+            .until(
+                () -> countPerNode(nodeOf, "api-").values().stream().mapToInt(i -> i).sum() == 4);
+        assertThat(countPerNode(nodeOf, "api-"))
+            .as("4 more replicas go to the two less loaded nodes")
+            .containsOnly(Map.entry("node-1", 2), Map.entry("node-2", 2));
+      }
+    } finally {
+      for (int i = running.size() - 1; i >= 0; i--) {
+        running.get(i).close();
+      }
+    }
+  }
+
+  private static Map<String, Integer> countPerNode(Map<String, String> nodeOf, String prefix) {
+    Map<String, Integer> counts = new HashMap<>();
+    nodeOf.forEach(
+        (pod, node) -> {
+          if (pod.startsWith(prefix)) {
+            counts.merge(node, 1, Integer::sum);
+          }
+        });
+    return counts;
+  }
+
+  /** Follows events: the node of every bound pod, by pod name. */
+  private static AutoCloseable followBindings(
+      String bootstrap, Topics topics, Map<String, String> nodeOf) {
+    return follow(
+        bootstrap,
+        topics.events().name(),
+        topics.events().spec().partitions(),
+        topics.events().valueSerde().deserializer(),
+        (key, event) -> {
+          if (event.getObject() instanceof Pod pod && pod.getSpec().getNodeName() != null) {
+            nodeOf.put(pod.getMetadata().getName(), pod.getSpec().getNodeName());
+          }
+        });
+  }
+
+  /** Follows node-usage: the allocated map of every node. */
+  private static AutoCloseable followUsage(
+      String bootstrap, Topics topics, Map<String, Map<String, Long>> usage) {
+    return follow(
+        bootstrap,
+        topics.nodeUsage().name(),
+        topics.nodeUsage().spec().partitions(),
+        topics.nodeUsage().valueSerde().deserializer(),
+        (key, record) -> {
+          if (record != null) {
+            usage.put(key, Map.copyOf(record.getAllocated()));
+          }
+        });
+  }
+
+  /** Reads a whole topic from the start, record by record, until closed. */
+  private static <V> AutoCloseable follow(
+      String bootstrap,
+      String topic,
+      int partitionCount,
+      Deserializer<V> values,
+      BiConsumer<String, V> onRecord) {
+    AtomicBoolean stop = new AtomicBoolean();
+    Thread thread =
+        new Thread(
+            () -> {
+              Map<String, Object> props =
+                  Map.of(
+                      ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                      bootstrap,
+                      ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+                      "read_committed");
+              try (KafkaConsumer<String, V> consumer =
+                  new KafkaConsumer<>(props, new StringDeserializer(), values)) {
+                List<TopicPartition> partitions = new ArrayList<>();
+                for (int p = 0; p < partitionCount; p++) {
+                  partitions.add(new TopicPartition(topic, p));
+                }
+                consumer.assign(partitions);
+                consumer.seekToBeginning(partitions);
+                while (!stop.get()) {
+                  for (var record : consumer.poll(Duration.ofMillis(200))) {
+                    onRecord.accept(record.key(), record.value());
+                  }
+                }
+              }
+            },
+            "follow-" + topic);
+    thread.setDaemon(true);
+    thread.start();
+    return () -> {
+      stop.set(true);
+      thread.join();
+    };
+  }
+
+  private static Pod bestEffortPod(String name, String nodeName) {
+    return Pod.newBuilder()
+        .setApiVersion("v1")
+        .setKind("Pod")
+        .setMetadata(ObjectMeta.newBuilder().setName(name).setNamespace("default").build())
+        .setSpec(
+            PodSpec.newBuilder()
+                .setNodeName(nodeName)
+                .setContainers(
+                    List.of(Container.newBuilder().setName("c").setImage("busybox").build()))
+                .build())
+        .build();
   }
 
   /** Pods not bound although some node still has room for them. */
@@ -253,8 +449,11 @@ class SchedulingIT {
   }
 
   private static Node node(String name) {
-    Map<String, String> size =
-        Map.of("cpu", "16", "memory", "32Gi", "pods", Long.toString(NODE_SIZE.pods()));
+    return node(
+        name, Map.of("cpu", "16", "memory", "32Gi", "pods", Long.toString(NODE_SIZE.pods())));
+  }
+
+  private static Node node(String name, Map<String, String> size) {
     return Node.newBuilder()
         .setApiVersion("v1")
         .setKind("Node")

@@ -38,11 +38,14 @@ import org.apache.kafka.streams.state.KeyValueStore;
  *
  * <p>Invariant: the requests held in a node's ledger never exceed its allocatable, whatever the
  * number of schedulers proposing; every place granted is written to {@code node-usage}, the
- * schedulers' view. Places are released when a pod is deleted or finishes (Succeeded, Failed), and
- * when a BIND was not confirmed by the pod's event within {@link #CONFIRM_WITHIN} (the pod was
- * deleted, or bound elsewhere, in between). Pods bound without the scheduler (spec.nodeName set by
- * hand) are counted when their event arrives, even if that over-commits the node, as the kubelet
- * would still run them.
+ * schedulers' view. Each ledger entry and each {@code NodeUsage.allocated} holds a pod's (a node's)
+ * requests and also its non-zero CPU and memory ({@link PodRequests#toMap}): only the requests are
+ * checked against allocatable; the non-zero sums are there for the schedulers' LeastAllocated
+ * score, so that best-effort pods spread. Places are released when a pod is deleted or finishes
+ * (Succeeded, Failed), and when a BIND was not confirmed by the pod's event within {@link
+ * #CONFIRM_WITHIN} (the pod was deleted, or bound elsewhere, in between). Pods bound without the
+ * scheduler (spec.nodeName set by hand) are counted when their event arrives, even if that
+ * over-commits the node, as the kubelet would still run them.
  */
 public final class Binder implements Processor<String, SpecificRecord, String, SpecificRecord> {
 
@@ -97,7 +100,7 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
     Resources allocatable = Resources.allocatableOf(known.getNode());
     Resources wanted = Resources.fromMap(request.getRequests());
     List<String> insufficient =
-        wanted.insufficientIn(allocatable.minus(allocated(ledger))).stream()
+        wanted.insufficientIn(allocatable.minus(allocated(ledger).requests())).stream()
             .map(name -> name.equals(Resources.PODS) ? "Too many pods" : "Insufficient " + name)
             .toList();
     if (!insufficient.isEmpty()) {
@@ -156,7 +159,7 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
                 timestamp));
       }
     } else {
-      pods.put(podKey, PodRequests.of(pod).requests().toMap());
+      pods.put(podKey, PodRequests.of(pod).toMap());
       changed = true;
     }
     if (!changed) {
@@ -229,10 +232,11 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
         .build();
   }
 
-  static Resources allocated(NodeLedger ledger) {
-    Resources sum = Resources.ZERO;
+  /** The sums, real and non-zero, over the pods of a ledger. */
+  static PodRequests allocated(NodeLedger ledger) {
+    PodRequests sum = PodRequests.NONE;
     for (Map<String, Long> requests : ledger.getPods().values()) {
-      sum = sum.plus(Resources.fromMap(requests));
+      sum = sum.plus(PodRequests.fromMap(requests));
     }
     return sum;
   }

@@ -8,8 +8,10 @@ import io.streamplane.api.Node;
  * requested.pods()} is their number).
  *
  * <p>{@code nonZeroRequested} is the same sum with kube-scheduler's non-zero defaults (see {@link
- * PodRequests#nonZeroRequests}); LeastAllocated scores with it. The three-argument constructor uses
- * {@code requested} for both, which is exact when every placed pod requests CPU and memory.
+ * PodRequests#nonZeroRequests}); LeastAllocated scores with it. {@link #of(Node, PodRequests)}
+ * builds a node from both sums (as the binder's {@code NodeUsage} carries them). The three-argument
+ * constructor uses {@code requested} for both, which is exact only when every placed pod requests
+ * CPU and memory: a node of best-effort pods would look empty to LeastAllocated.
  *
  * <p>Immutable: {@link #withPod} and {@link #withoutPod} return new values.
  */
@@ -23,6 +25,12 @@ public record NodeInfo(
   /** A node with nothing placed on it yet. */
   public static NodeInfo of(Node node) {
     return new NodeInfo(node, Resources.allocatableOf(node), Resources.ZERO, Resources.ZERO);
+  }
+
+  /** A node with {@code placed} (the sums over the pods placed on it) already requested. */
+  public static NodeInfo of(Node node, PodRequests placed) {
+    return new NodeInfo(
+        node, Resources.allocatableOf(node), placed.requests(), placed.nonZeroRequests());
   }
 
   public String name() {

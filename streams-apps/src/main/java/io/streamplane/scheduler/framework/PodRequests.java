@@ -23,6 +23,13 @@ import java.util.Map;
  * defaulting does this at admission, and it is repeated here (it is idempotent) so that pods stored
  * without that defaulting are accounted for the same way.
  *
+ * <p>The same pair also holds a sum over pods (a node's ledger, {@link #plus}). {@link #toMap}
+ * writes it as one map — the requests under the Kubernetes resource names, as {@link
+ * Resources#toMap}, plus the non-zero CPU and memory under {@link Resources#NON_ZERO_CPU} and
+ * {@link Resources#NON_ZERO_MEMORY} — so it travels in {@code BindRequest.requests} and {@code
+ * NodeUsage.allocated} without a schema change; readers of the requests alone ({@link
+ * Resources#fromMap}) ignore the two extra keys.
+ *
  * <p>Limits: restartable ("sidecar") init containers and pod-level resources are not modelled (the
  * schema has neither); a malformed quantity throws IllegalArgumentException.
  */
@@ -33,6 +40,47 @@ public record PodRequests(Resources requests, Resources nonZeroRequests) {
 
   /** kube-scheduler's {@code DefaultMemoryRequest}, 200 MiB. */
   public static final long DEFAULT_MEMORY_REQUEST = 200L * 1024 * 1024;
+
+  /** Nothing requested, no pod: the sum over an empty node. */
+  public static final PodRequests NONE = new PodRequests(Resources.ZERO, Resources.ZERO);
+
+  /** Both sums, per dimension. */
+  public PodRequests plus(PodRequests other) {
+    return new PodRequests(
+        requests.plus(other.requests), nonZeroRequests.plus(other.nonZeroRequests));
+  }
+
+  /**
+   * The requests' four keys ({@link Resources#toMap}) plus {@link Resources#NON_ZERO_CPU} and
+   * {@link Resources#NON_ZERO_MEMORY}; the non-zero ephemeral storage and pod count are always the
+   * requests' own, so they are not repeated.
+   */
+  public Map<String, Long> toMap() {
+    Map<String, Long> map = requests.toMap();
+    map.put(Resources.NON_ZERO_CPU, nonZeroRequests.milliCpu());
+    map.put(Resources.NON_ZERO_MEMORY, nonZeroRequests.memory());
+    return map;
+  }
+
+  /**
+   * The inverse of {@link #toMap}. A map without the non-zero keys (written before they existed)
+   * reads as non-zero = requests, which is exact for pods that request both CPU and memory.
+   */
+  public static PodRequests fromMap(Map<String, Long> map) {
+    Resources requests = Resources.fromMap(map);
+    Long cpu = map.get(Resources.NON_ZERO_CPU);
+    Long memory = map.get(Resources.NON_ZERO_MEMORY);
+    if (cpu == null && memory == null) {
+      return new PodRequests(requests, requests);
+    }
+    return new PodRequests(
+        requests,
+        new Resources(
+            cpu == null ? requests.milliCpu() : cpu,
+            memory == null ? requests.memory() : memory,
+            requests.ephemeralStorage(),
+            requests.pods()));
+  }
 
   public static PodRequests of(Pod pod) {
     PodSpec spec = pod.getSpec();

@@ -15,7 +15,9 @@ import java.util.Map;
  * <p>Contract: {@link #insufficientIn} follows Kubernetes' {@code fitsRequest}: a dimension this
  * request leaves at zero never fails, however full the node is, so a pod without requests still
  * fits a node whose CPU is fully requested. {@link #toMap} / {@link #fromMap} use the Kubernetes
- * resource names ({@code cpu} in milli-units) so a ledger can be stored as a plain map.
+ * resource names ({@code cpu} in milli-units) so a ledger can be stored as a plain map; the same
+ * maps may also hold {@link #NON_ZERO_CPU} and {@link #NON_ZERO_MEMORY} (see {@link
+ * PodRequests#toMap}), which {@link #fromMap} ignores: they are not requests.
  *
  * <p>Limits: extended resources ({@code nvidia.com/gpu}), hugepages and attachable volumes are not
  * accounted for; quantities for them are ignored. Sums saturate instead of overflowing.
@@ -26,6 +28,18 @@ public record Resources(long milliCpu, long memory, long ephemeralStorage, long 
   public static final String MEMORY = "memory";
   public static final String EPHEMERAL_STORAGE = "ephemeral-storage";
   public static final String PODS = "pods";
+
+  /**
+   * Keys of the non-zero CPU (milli) and memory sums in the same maps as the requests ({@code
+   * BindRequest.requests}, {@code NodeUsage.allocated}, the binder's ledger). The colon makes them
+   * impossible as Kubernetes resource names, so they cannot clash with a real resource.
+   */
+  public static final String NON_ZERO_CPU = "non-zero:cpu";
+
+  public static final String NON_ZERO_MEMORY = "non-zero:memory";
+
+  private static final List<String> KEYS =
+      List.of(CPU, MEMORY, EPHEMERAL_STORAGE, PODS, NON_ZERO_CPU, NON_ZERO_MEMORY);
 
   public static final Resources ZERO = new Resources(0, 0, 0, 0);
 
@@ -90,10 +104,13 @@ public record Resources(long milliCpu, long memory, long ephemeralStorage, long 
     return map;
   }
 
-  /** The inverse of {@link #toMap}; a missing key is zero, an unknown key is an error. */
+  /**
+   * The inverse of {@link #toMap}; a missing key is zero, {@link #NON_ZERO_CPU} and {@link
+   * #NON_ZERO_MEMORY} are ignored, any other key is an error.
+   */
   public static Resources fromMap(Map<String, Long> map) {
     for (String key : map.keySet()) {
-      if (!List.of(CPU, MEMORY, EPHEMERAL_STORAGE, PODS).contains(key)) {
+      if (!KEYS.contains(key)) {
         throw new IllegalArgumentException(
             "unknown resource '" + key + "'; expected cpu, memory, ephemeral-storage or pods");
       }

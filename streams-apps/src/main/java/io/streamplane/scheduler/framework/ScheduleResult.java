@@ -2,10 +2,11 @@ package io.streamplane.scheduler.framework;
 
 /**
  * The outcome of one scheduling decision: the chosen node, or Kubernetes' FailedScheduling message.
- * {@code requests} are the pod's requests (what a binder adds to the node's ledger), present in
+ * {@code requests} are the pod's requests, real and non-zero (what a binder adds to the node's
+ * ledger, and what the scheduler assumes on the node until its view shows the binding), present in
  * both cases.
  */
-public record ScheduleResult(String nodeName, Resources requests, String failureMessage) {
+public record ScheduleResult(String nodeName, PodRequests requests, String failureMessage) {
 
   public ScheduleResult {
     if ((nodeName == null) == (failureMessage == null)) {
@@ -13,11 +14,11 @@ public record ScheduleResult(String nodeName, Resources requests, String failure
     }
   }
 
-  public static ScheduleResult placed(String nodeName, Resources requests) {
+  public static ScheduleResult placed(String nodeName, PodRequests requests) {
     return new ScheduleResult(nodeName, requests, null);
   }
 
-  public static ScheduleResult failed(Resources requests, String message) {
+  public static ScheduleResult failed(PodRequests requests, String message) {
     return new ScheduleResult(null, requests, message);
   }
 

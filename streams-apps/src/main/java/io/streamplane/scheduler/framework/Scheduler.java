@@ -66,7 +66,7 @@ public final class Scheduler {
     PodRequests requests = PodRequests.of(pod);
     int all = nodes.size();
     if (all == 0) {
-      return ScheduleResult.failed(requests.requests(), NO_NODES);
+      return ScheduleResult.failed(requests, NO_NODES);
     }
     SplittableRandom random = new SplittableRandom(seed);
     int toFind = config.numFeasibleNodesToFind(all);
@@ -86,14 +86,13 @@ public final class Scheduler {
 
     if (feasible.isEmpty()) {
       boolean never = pod.getSpec() != null && "Never".equals(pod.getSpec().getPreemptionPolicy());
-      return ScheduleResult.failed(requests.requests(), FitError.message(all, rejections, never));
+      return ScheduleResult.failed(requests, FitError.message(all, rejections, never));
     }
     if (feasible.size() == 1) {
-      return ScheduleResult.placed(feasible.get(0).name(), requests.requests());
+      return ScheduleResult.placed(feasible.get(0).name(), requests);
     }
     long[] totals = totalScores(pod, requests, feasible, config.scoreWeights());
-    return ScheduleResult.placed(
-        feasible.get(selectHost(totals, random)).name(), requests.requests());
+    return ScheduleResult.placed(feasible.get(selectHost(totals, random)).name(), requests);
   }
 
   private static Rejection firstRejection(Pod pod, PodRequests requests, NodeInfo node) {

@@ -12,7 +12,7 @@ import io.streamplane.log.QueuedPod;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.scheduler.SchedulerEvents;
 import io.streamplane.scheduler.framework.NodeInfo;
-import io.streamplane.scheduler.framework.Resources;
+import io.streamplane.scheduler.framework.PodRequests;
 import io.streamplane.scheduler.framework.ScheduleResult;
 import io.streamplane.scheduler.framework.Scheduler;
 import io.streamplane.scheduler.framework.SchedulerConfig;
@@ -51,8 +51,12 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * when the view of the nodes changes, or when the binder rejects it. Several schedulers race
  * safely: the binder never over-commits a node.
  *
- * <p>Limits: no preemption; placements made by this instance but not yet visible in {@code
- * node-usage} are remembered for two seconds, so a burst does not pile onto one node.
+ * <p>Placements made by this scheduler instance but not yet visible in its view are counted on
+ * their nodes ({@link AssumedPods}, shared by all the instance's queue tasks), with their non-zero
+ * requests, so that a burst of replicas — even best-effort ones — spreads over the nodes instead of
+ * piling onto the one the stale view makes look emptiest.
+ *
+ * <p>Limits: no preemption.
  */
 public final class SchedulingQueue
     implements Processor<String, SpecificRecord, String, SpecificRecord> {
@@ -63,7 +67,6 @@ public final class SchedulingQueue
   static final Duration BIND_WAIT = Duration.ofSeconds(10);
   static final Duration INITIAL_BACKOFF = Duration.ofSeconds(1);
   static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
-  static final Duration IN_FLIGHT = Duration.ofSeconds(2);
   static final int MAX_PER_TICK = 1000;
   static final Duration VIEW_REFRESH = Duration.ofMillis(500);
 
@@ -72,7 +75,7 @@ public final class SchedulingQueue
   private ProcessorContext<String, SpecificRecord> context;
   private KeyValueStore<String, QueuedPod> queue;
   private ReadOnlyKeyValueStore<String, NodeUsage> nodes;
-  private final Map<String, InFlight> inFlight = new HashMap<>();
+  private final AssumedPods assumed;
 
   /** In-memory index of the queue store (pod key → notBefore), so a tick decodes only due pods. */
   private Map<String, Long> dueAt;
@@ -86,11 +89,13 @@ public final class SchedulingQueue
   private long viewFingerprint;
   private long sequence;
 
-  private record InFlight(String node, Resources requests, long at) {}
-
-  public SchedulingQueue(SchedulerConfig config, String schedulerId) {
+  /**
+   * @param assumed the pods this scheduler instance has proposed, shared by all its queue tasks
+   */
+  public SchedulingQueue(SchedulerConfig config, String schedulerId, AssumedPods assumed) {
     this.config = config;
     this.schedulerId = schedulerId;
+    this.assumed = assumed;
   }
 
   @Override
@@ -109,12 +114,19 @@ public final class SchedulingQueue
         QueuedPod.Builder entry =
             queued == null ? QueuedPod.newBuilder().setNotBefore(0) : QueuedPod.newBuilder(queued);
         save(record.key(), entry.setPod(pod).build());
-      } else if (queued != null) {
-        forget(record.key());
+      } else {
+        if (event.getType() != EventType.DELETED && holdsAPlace(pod)) {
+          assumed.bound(record.key(), context.currentSystemTimeMs());
+        } else {
+          assumed.forget(record.key());
+        }
+        if (queued != null) {
+          forget(record.key());
+        }
       }
     } else if (record.value() instanceof BindRejection rejection) {
       QueuedPod queued = queue.get(record.key());
-      inFlight.remove(record.key());
+      assumed.rejected(record.key(), rejection.getRequest().getNodeName());
       if (queued != null) {
         // Retry at once: the view that made the proposal was stale, a fresher one is coming.
         save(
@@ -125,6 +137,15 @@ public final class SchedulingQueue
                 .build());
       }
     }
+  }
+
+  /** Bound and not finished: its node's ledger counts it. */
+  private static boolean holdsAPlace(Pod pod) {
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    return pod.getSpec() != null
+        && pod.getSpec().getNodeName() != null
+        && !"Succeeded".equals(phase)
+        && !"Failed".equals(phase);
   }
 
   /** Unbound, not being deleted, not finished, and meant for this scheduler. */
@@ -143,7 +164,6 @@ public final class SchedulingQueue
   }
 
   private void tick(long nowMs) {
-    inFlight.values().removeIf(f -> nowMs - f.at() > IN_FLIGHT.toMillis());
     if (dueAt == null) {
       index();
     }
@@ -161,7 +181,7 @@ public final class SchedulingQueue
     List<KeyValue<String, QueuedPod>> due = new ArrayList<>();
     for (Map.Entry<String, Long> entry : dueAt.entrySet()) {
       boolean retryOnNewView =
-          viewChanged && failed.contains(entry.getKey()) && !inFlight.containsKey(entry.getKey());
+          viewChanged && failed.contains(entry.getKey()) && !assumed.proposed(entry.getKey());
       if (entry.getValue() <= nowMs || retryOnNewView) {
         QueuedPod queued = queue.get(entry.getKey());
         if (queued != null) {
@@ -169,9 +189,19 @@ public final class SchedulingQueue
         }
       }
     }
+    if (due.isEmpty()) {
+      return;
+    }
     due.sort(ORDER);
+    // The view with what this instance has proposed and the view cannot show yet; each placement
+    // of this tick is added as it is made, so the next pod sees it.
+    List<NodeInfo> seen = assumed.applyTo(view, viewRefreshedAt, nowMs);
+    Map<String, Integer> index = new HashMap<>();
+    for (int i = 0; i < seen.size(); i++) {
+      index.put(seen.get(i).name(), i);
+    }
     for (KeyValue<String, QueuedPod> entry : due.subList(0, Math.min(due.size(), MAX_PER_TICK))) {
-      attempt(entry.key, entry.value, view, nowMs);
+      attempt(entry.key, entry.value, seen, index, nowMs);
     }
   }
 
@@ -205,19 +235,24 @@ public final class SchedulingQueue
 
   private void forget(String podKey) {
     queue.delete(podKey);
-    inFlight.remove(podKey);
     if (dueAt != null) {
       dueAt.remove(podKey);
       failed.remove(podKey);
     }
   }
 
-  private void attempt(String podKey, QueuedPod queued, List<NodeInfo> view, long nowMs) {
+  private void attempt(
+      String podKey,
+      QueuedPod queued,
+      List<NodeInfo> seen,
+      Map<String, Integer> index,
+      long nowMs) {
     Pod pod = queued.getPod();
-    ScheduleResult result =
-        Scheduler.schedule(pod, withInFlight(view), config, seed(podKey, queued));
+    ScheduleResult result = Scheduler.schedule(pod, seen, config, seed(podKey, queued));
     if (result.scheduled()) {
-      inFlight.put(podKey, new InFlight(result.nodeName(), result.requests(), nowMs));
+      assumed.assume(podKey, result.nodeName(), result.requests(), nowMs);
+      int at = index.get(result.nodeName());
+      seen.set(at, seen.get(at).withPod(result.requests()));
       save(
           podKey,
           QueuedPod.newBuilder(queued)
@@ -294,33 +329,11 @@ public final class SchedulingQueue
       while (it.hasNext()) {
         NodeUsage usage = it.next().value;
         if (usage != null && usage.getNode() != null) {
-          view.add(
-              new NodeInfo(
-                  usage.getNode(),
-                  Resources.allocatableOf(usage.getNode()),
-                  Resources.fromMap(usage.getAllocated())));
+          view.add(NodeInfo.of(usage.getNode(), PodRequests.fromMap(usage.getAllocated())));
         }
       }
     }
     return view;
-  }
-
-  /** The view plus what this instance proposed but the binder has not reported yet. */
-  private List<NodeInfo> withInFlight(List<NodeInfo> view) {
-    if (inFlight.isEmpty()) {
-      return view;
-    }
-    Map<String, Resources> extra = new HashMap<>();
-    inFlight.values().forEach(f -> extra.merge(f.node(), f.requests(), Resources::plus));
-    List<NodeInfo> adjusted = new ArrayList<>(view.size());
-    for (NodeInfo node : view) {
-      Resources more = extra.get(node.node().getMetadata().getName());
-      adjusted.add(
-          more == null
-              ? node
-              : new NodeInfo(node.node(), node.allocatable(), node.requested().plus(more)));
-    }
-    return adjusted;
   }
 
   private static long fingerprint(List<NodeInfo> view) {

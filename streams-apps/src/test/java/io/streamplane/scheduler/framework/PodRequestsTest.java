@@ -65,4 +65,41 @@ class PodRequestsTest {
     assertThat(PodRequests.of(pod(PodSpec.newBuilder().build())).requests())
         .isEqualTo(new Resources(0, 0, 0, 1));
   }
+
+  @Test
+  void aMapCarriesBothSumsAndReadersOfTheRequestsAloneIgnoreTheNonZeroKeys() {
+    PodRequests bestEffort = PodRequests.of(pod(spec(container(null, null)).build()));
+
+    Map<String, Long> map = bestEffort.toMap();
+
+    assertThat(map)
+        .containsExactly(
+            Map.entry("cpu", 0L),
+            Map.entry("memory", 0L),
+            Map.entry("ephemeral-storage", 0L),
+            Map.entry("pods", 1L),
+            Map.entry("non-zero:cpu", 100L),
+            Map.entry("non-zero:memory", 200L << 20));
+    assertThat(PodRequests.fromMap(map)).isEqualTo(bestEffort);
+    assertThat(Resources.fromMap(map)).isEqualTo(new Resources(0, 0, 0, 1));
+  }
+
+  @Test
+  void aMapWrittenBeforeTheNonZeroKeysReadsAsNonZeroEqualToRequests() {
+    Resources requests = new Resources(250, 64L << 20, 0, 1);
+
+    assertThat(PodRequests.fromMap(requests.toMap()))
+        .isEqualTo(new PodRequests(requests, requests));
+  }
+
+  @Test
+  void sumsAddBothPairs() {
+    PodRequests bestEffort = PodRequests.of(pod(spec(container(null, null)).build()));
+    PodRequests small = PodRequests.of(pod("250m", "64Mi"));
+
+    PodRequests sum = PodRequests.NONE.plus(bestEffort).plus(small);
+
+    assertThat(sum.requests()).isEqualTo(new Resources(250, 64L << 20, 0, 2));
+    assertThat(sum.nonZeroRequests()).isEqualTo(new Resources(350, (200L + 64) << 20, 0, 2));
+  }
 }

@@ -25,6 +25,15 @@ class ResourcesTest {
   }
 
   @Test
+  void fromMapIgnoresTheNonZeroSumsThatShareItsMaps() {
+    Map<String, Long> map = new java.util.HashMap<>(new Resources(0, 0, 0, 2).toMap());
+    map.put(Resources.NON_ZERO_CPU, 200L);
+    map.put(Resources.NON_ZERO_MEMORY, 400L << 20);
+
+    assertThat(Resources.fromMap(map)).isEqualTo(new Resources(0, 0, 0, 2));
+  }
+
+  @Test
   void fromMapRejectsUnknownResources() {
     assertThatThrownBy(() -> Resources.fromMap(Map.of("nvidia.com/gpu", 1L)))
         .isInstanceOf(IllegalArgumentException.class)

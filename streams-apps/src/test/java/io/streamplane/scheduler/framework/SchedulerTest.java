@@ -93,7 +93,7 @@ class SchedulerTest {
       ScheduleResult result =
           Scheduler.schedule(pod("1", "1Gi"), List.of(busy, idle), DEFAULTS, seed);
       assertThat(result.nodeName()).isEqualTo("idle");
-      assertThat(result.requests()).isEqualTo(new Resources(1000, 1L << 30, 0, 1));
+      assertThat(result.requests().requests()).isEqualTo(new Resources(1000, 1L << 30, 0, 1));
     }
   }
 
@@ -178,5 +178,37 @@ class SchedulerTest {
     assertThatThrownBy(() -> Scheduler.schedule(Pod.newBuilder().build(), List.of(), custom, 0))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("this is 'my-scheduler'");
+  }
+
+  @Test
+  void bestEffortPodsSpreadEvenlyWhenEachDecisionSeesThePreviousOnes() {
+    Pod bestEffort = pod(spec(container(null, null)).build());
+    for (long seed = 0; seed < 20; seed++) {
+      List<NodeInfo> nodes =
+          new ArrayList<>(
+              List.of(info("a", "4", "8Gi"), info("b", "4", "8Gi"), info("c", "4", "8Gi")));
+      for (int i = 0; i < 6; i++) {
+        ScheduleResult result = Scheduler.schedule(bestEffort, nodes, DEFAULTS, seed * 6 + i);
+        int at = List.of("a", "b", "c").indexOf(result.nodeName());
+        nodes.set(at, nodes.get(at).withPod(result.requests()));
+      }
+      assertThat(nodes).extracting(n -> n.requested().pods()).containsExactly(2L, 2L, 2L);
+    }
+  }
+
+  @Test
+  void aNodeOfBestEffortPodsAsTheBinderReportsItIsNotMistakenForAnEmptyOne() {
+    PodRequests bestEffort = PodRequests.of(pod(spec(container(null, null)).build()));
+    Map<String, Long> allocated = bestEffort.plus(bestEffort).toMap(); // NodeUsage.allocated
+    NodeInfo busy =
+        NodeInfo.of(node("busy", "4", "8Gi", "110").build(), PodRequests.fromMap(allocated));
+    NodeInfo idle = info("idle", "4", "8Gi");
+
+    for (long seed = 0; seed < 20; seed++) {
+      ScheduleResult result =
+          Scheduler.schedule(
+              pod(spec(container(null, null)).build()), List.of(busy, idle), DEFAULTS, seed);
+      assertThat(result.nodeName()).isEqualTo("idle");
+    }
   }
 }
