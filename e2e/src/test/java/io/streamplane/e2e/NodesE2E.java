@@ -321,6 +321,87 @@ class NodesE2E {
     kubectl.run("delete", "pod", "site", "--wait=false").expectSuccess();
   }
 
+  @Test
+  void initContainersRunInOrderAndAFailingOneHoldsThePodInInit() throws Exception {
+    Path marker = home.resolve("init-order");
+    kubectl
+        .runWithInput(
+            """
+            apiVersion: v1
+            kind: Pod
+            metadata:
+              name: inits
+            spec:
+              initContainers:
+              - name: first
+                image: busybox
+                command: ["/bin/sh", "-c", "echo first >> %s"]
+              - name: second
+                image: busybox
+                command: ["/bin/sh", "-c", "echo second >> %s"]
+              containers:
+              - name: app
+                image: busybox
+                command: ["/bin/sh", "-c", "cat %s; sleep 3600"]
+            ---
+            apiVersion: v1
+            kind: Pod
+            metadata:
+              name: init-fails
+            spec:
+              restartPolicy: Never
+              initContainers:
+              - name: check
+                image: busybox
+                command: ["/bin/sh", "-c", "exit 3"]
+              containers:
+              - name: app
+                image: busybox
+                command: ["sleep", "3600"]
+            ---
+            apiVersion: v1
+            kind: Pod
+            metadata:
+              name: init-loops
+            spec:
+              initContainers:
+              - name: check
+                image: busybox
+                command: ["/bin/sh", "-c", "exit 1"]
+              containers:
+              - name: app
+                image: busybox
+                command: ["sleep", "3600"]
+            """
+                .formatted(marker, marker, marker),
+            "apply",
+            "-f",
+            "-")
+        .expectSuccess();
+    await("inits to run").atMost(RUNNING).until(() -> phase("inits").equals("Running"));
+    assertThat(Files.readString(marker)).isEqualTo("first\nsecond\n");
+    JsonNode inits = json("get", "pod", "inits", "-o", "json").path("status");
+    assertThat(inits.path("initContainerStatuses")).hasSize(2);
+    assertThat(inits.path("initContainerStatuses").get(1).path("state").path("terminated").path("reason").asText())
+        .isEqualTo("Completed");
+
+    await("init-fails to fail in its init container")
+        .atMost(RUNNING)
+        .until(() -> phase("init-fails").equals("Failed"));
+    assertThat(kubectl.run("get", "pod", "init-fails", "--no-headers").out()).contains("Init:Error");
+
+    await("init-loops to back off in its init container")
+        .atMost(RUNNING)
+        .until(
+            () ->
+                kubectl
+                    .run("get", "pod", "init-loops", "--no-headers")
+                    .out()
+                    .contains("Init:CrashLoopBackOff"));
+    assertThat(phase("init-loops")).isEqualTo("Pending");
+    kubectl.run("delete", "pod", "inits", "init-fails", "init-loops", "--wait=false").expectSuccess();
+  }
+
   private JsonNode json(String... args) throws Exception {
     return JSON.readTree(kubectl.run(args).expectSuccess().out());
   }

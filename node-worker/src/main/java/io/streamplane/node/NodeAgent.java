@@ -12,6 +12,7 @@ import io.streamplane.api.Probe;
 import io.streamplane.node.GatewayClient.Reply;
 import io.streamplane.node.probe.Handlers;
 import io.streamplane.node.probe.ProbeWorker;
+import io.streamplane.node.runtime.InitContainerFailed;
 import io.streamplane.node.runtime.PodRuntime;
 import io.streamplane.node.runtime.PodSandbox;
 import io.streamplane.node.runtime.RuntimeContainer;
@@ -474,8 +475,39 @@ public final class NodeAgent implements AutoCloseable {
       String message = rootMessage(error);
       LOG.info("node {} pod {}: start failed: {}", options.name(), podKey, message);
       Throwable cause = error;
-      while (cause.getCause() != null && !(cause instanceof PodInputsResolver.MissingInput)) {
+      while (cause.getCause() != null
+          && !(cause instanceof PodInputsResolver.MissingInput)
+          && !(cause instanceof InitContainerFailed)) {
         cause = cause.getCause();
+      }
+      if (cause instanceof InitContainerFailed init) {
+        boolean retry = !"Never".equals(restartPolicy(pod));
+        Duration wait;
+        int restarts;
+        synchronized (this) {
+          if (retry) {
+            startFailures++;
+            wait = kubelet.backOff(startFailures - 1);
+            retryStartAt = clock.instant().plus(wait);
+          } else {
+            wait = null;
+            failure = new PodStatuses.Failure(null, null);
+          }
+          restarts = startFailures;
+        }
+        Duration shown = wait == null ? null : wait.isZero() ? kubelet.backOffBase() : wait;
+        return writeStatus(
+                pod,
+                p ->
+                    PodStatuses.initFailed(
+                        p,
+                        init.initContainers(),
+                        retry ? restarts - 1 : 0,
+                        shown,
+                        options.hostIP(),
+                        clock.instant()),
+                0)
+            .thenAccept(this::remember);
       }
       if (cause instanceof PodInputsResolver.MissingInput missing) {
         synchronized (this) {

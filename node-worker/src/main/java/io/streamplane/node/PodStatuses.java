@@ -248,8 +248,122 @@ public final class PodStatuses {
         .setPodIP(sandbox.podIP())
         .setPodIPs(List.of(new PodIP(sandbox.podIP())))
         .setStartTime(previous.getStartTime() == null ? second : previous.getStartTime())
+        .setInitContainerStatuses(initStatuses(sandbox))
         .setContainerStatuses(statuses)
         .setQosClass(qosClass(pod))
+        .build();
+  }
+
+  /** The init containers of a started sandbox: all Completed. */
+  private static List<ContainerStatus> initStatuses(PodSandbox sandbox) {
+    List<ContainerStatus> statuses = new ArrayList<>();
+    for (RuntimeContainer init : sandbox.initContainers()) {
+      statuses.add(
+          ContainerStatus.newBuilder()
+              .setName(init.name())
+              .setImage(init.image())
+              .setImageID(init.imageID() == null ? "" : init.imageID())
+              .setContainerID(init.containerID())
+              .setReady(true)
+              .setStarted(false)
+              .setRestartCount(0)
+              .setState(ContainerState.newBuilder().setTerminated(terminated(init)).build())
+              .build());
+    }
+    return statuses.isEmpty() ? null : statuses;
+  }
+
+  /**
+   * The status of a pod whose init container {@code inits}' last one failed: Pending with {@code
+   * Init:CrashLoopBackOff} while the start waits {@code backOff} to be retried, or, with no retry
+   * ({@code backOff} null: restartPolicy Never), Failed with {@code Init:Error}. Earlier init
+   * containers read Completed, later ones and the containers wait in PodInitializing.
+   */
+  public static PodStatus initFailed(
+      Pod pod,
+      List<RuntimeContainer> inits,
+      int restarts,
+      Duration backOff,
+      String hostIP,
+      Instant now) {
+    Instant second = now.truncatedTo(ChronoUnit.SECONDS);
+    PodStatus pending = pending(pod, hostIP, now, "PodInitializing", null);
+    PodStatus previous = pod.getStatus() == null ? new PodStatus() : pod.getStatus();
+    List<ContainerStatus> initStatuses = new ArrayList<>();
+    List<String> incomplete = new ArrayList<>();
+    List<Container> specs =
+        pod.getSpec().getInitContainers() == null ? List.of() : pod.getSpec().getInitContainers();
+    for (int i = 0; i < specs.size(); i++) {
+      Container spec = specs.get(i);
+      ContainerStatus.Builder status =
+          ContainerStatus.newBuilder()
+              .setName(spec.getName())
+              .setImage(spec.getImage())
+              .setImageID("")
+              .setReady(false)
+              .setStarted(false)
+              .setRestartCount(0);
+      if (i < inits.size() - 1) {
+        RuntimeContainer done = inits.get(i);
+        status
+            .setImageID(done.imageID())
+            .setContainerID(done.containerID())
+            .setReady(true)
+            .setState(ContainerState.newBuilder().setTerminated(terminated(done)).build());
+      } else if (i == inits.size() - 1) {
+        RuntimeContainer failed = inits.get(i);
+        incomplete.add(spec.getName());
+        status
+            .setImageID(failed.imageID() == null ? "" : failed.imageID())
+            .setContainerID(failed.containerID())
+            .setRestartCount(restarts);
+        ContainerState ended =
+            failed.state() == RuntimeContainer.State.CREATED
+                ? waiting(failed.reason(), failed.message())
+                : ContainerState.newBuilder().setTerminated(terminated(failed)).build();
+        if (backOff != null && failed.state() != RuntimeContainer.State.CREATED) {
+          status
+              .setState(
+                  waiting(
+                      "CrashLoopBackOff",
+                      "back-off "
+                          + backOff.toSeconds()
+                          + "s restarting failed container="
+                          + spec.getName()
+                          + " pod="
+                          + pod.getMetadata().getName()
+                          + "_"
+                          + pod.getMetadata().getNamespace()
+                          + "("
+                          + pod.getMetadata().getUid()
+                          + ")"))
+              .setLastState(ended);
+        } else {
+          status.setState(ended);
+        }
+      } else {
+        incomplete.add(spec.getName());
+        status.setState(waiting("PodInitializing", null));
+      }
+      initStatuses.add(status.build());
+    }
+    List<PodCondition> conditions = new ArrayList<>();
+    for (PodCondition condition : pending.getConditions()) {
+      conditions.add(
+          "Initialized".equals(condition.getType())
+              ? condition(
+                  previous,
+                  "Initialized",
+                  "False",
+                  "ContainersNotInitialized",
+                  "containers with incomplete status: [" + String.join(" ", incomplete) + "]",
+                  second)
+              : condition);
+    }
+    return PodStatus.newBuilder(pending)
+        .setPhase(backOff == null ? "Failed" : "Pending")
+        .setConditions(conditions)
+        .setInitContainerStatuses(initStatuses)
         .build();
   }
 

@@ -12,6 +12,7 @@ import io.streamplane.api.PodStatus;
 import io.streamplane.api.ResourceRequirements;
 import io.streamplane.node.runtime.PodSandbox;
 import io.streamplane.node.runtime.RuntimeContainer;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -113,6 +114,52 @@ class PodStatusesTest {
     assertThat(PodStatuses.qosClass(bestEffort)).isEqualTo("BestEffort");
     assertThat(PodStatuses.qosClass(guaranteed)).isEqualTo("Guaranteed");
     assertThat(PodStatuses.qosClass(burstable)).isEqualTo("Burstable");
+  }
+
+  @Test
+  void aFailedInitContainerBacksOffUnderAlwaysAndFailsThePodUnderNever() {
+    Pod pod = pod("app", "busybox");
+    pod.getSpec()
+        .setInitContainers(
+            List.of(
+                Container.newBuilder().setName("first").setImage("busybox").build(),
+                Container.newBuilder().setName("second").setImage("busybox").build()));
+    List<RuntimeContainer> ran =
+        List.of(exited("first", 0, "Completed"), exited("second", 2, "Error"));
+
+    PodStatus retrying =
+        PodStatuses.initFailed(pod, ran, 1, Duration.ofSeconds(10), "127.0.0.1", T1);
+    assertThat(retrying.getPhase()).isEqualTo("Pending");
+    assertThat(condition(retrying, "Initialized").getStatus()).isEqualTo("False");
+    assertThat(condition(retrying, "Initialized").getMessage())
+        .isEqualTo("containers with incomplete status: [second]");
+    ContainerStatus first = retrying.getInitContainerStatuses().get(0);
+    assertThat(first.getState().getTerminated().getReason()).isEqualTo("Completed");
+    ContainerStatus second = retrying.getInitContainerStatuses().get(1);
+    assertThat(second.getState().getWaiting().getReason()).isEqualTo("CrashLoopBackOff");
+    assertThat(second.getLastState().getTerminated().getExitCode()).isEqualTo(2);
+    assertThat(second.getRestartCount()).isEqualTo(1);
+    assertThat(retrying.getContainerStatuses().get(0).getState().getWaiting().getReason())
+        .isEqualTo("PodInitializing");
+
+    PodStatus failed = PodStatuses.initFailed(pod, ran, 0, null, "127.0.0.1", T1);
+    assertThat(failed.getPhase()).isEqualTo("Failed");
+    assertThat(failed.getInitContainerStatuses().get(1).getState().getTerminated().getReason())
+        .isEqualTo("Error");
+  }
+
+  private static RuntimeContainer exited(String name, int code, String reason) {
+    return new RuntimeContainer(
+        name,
+        "busybox",
+        "busybox@sha256:ab",
+        "process://" + name,
+        RuntimeContainer.State.EXITED,
+        T0,
+        T1,
+        code,
+        reason,
+        null);
   }
 
   private static PodCondition condition(PodStatus status, String type) {

@@ -10,6 +10,7 @@ import io.streamplane.api.Secret;
 import io.streamplane.node.logs.ContainerLogWriter;
 import io.streamplane.node.logs.DirectoryLogLocator;
 import io.streamplane.node.logs.LogLocator;
+import io.streamplane.node.runtime.InitContainerFailed;
 import io.streamplane.node.runtime.PodInputs;
 import io.streamplane.node.runtime.PodRuntime;
 import io.streamplane.node.runtime.PodSandbox;
@@ -314,20 +315,23 @@ public final class ProcessRuntime implements PodRuntime {
     }
     Instant createdAt = clock.instant();
     Map<String, Path> volumes = Volumes.prepare(pod, inputs, dir.resolve("volumes"));
+    List<RuntimeContainer> inits = new ArrayList<>();
     for (Container init : list(pod.getSpec() == null ? null : pod.getSpec().getInitContainers())) {
       Slot slot = new Slot(init, pod, podIP, inputs, volumes, dir);
       Run run = slot.current;
       if (run.process == null) {
+        inits.add(run.snapshot(clock));
         throw new CompletionException(
-            new IllegalStateException(
-                "init container " + init.getName() + " did not start: " + run.message));
+            new InitContainerFailed(
+                "init container " + init.getName() + " did not start: " + run.message, inits));
       }
       try {
         int exit = run.process.waitFor();
+        inits.add(run.snapshot(clock));
         if (exit != 0) {
           throw new CompletionException(
-              new IllegalStateException(
-                  "init container " + init.getName() + " exited with code " + exit));
+              new InitContainerFailed(
+                  "init container " + init.getName() + " exited with code " + exit, inits));
         }
       } catch (InterruptedException e) {
         terminate(List.of(run.process), Duration.ZERO);
@@ -346,6 +350,7 @@ public final class ProcessRuntime implements PodRuntime {
             podIP,
             createdAt,
             dir,
+            List.copyOf(inits),
             List.copyOf(slots));
     sandboxes.put(sandbox.id, sandbox);
     return sandbox.snapshot();
@@ -776,14 +781,23 @@ public final class ProcessRuntime implements PodRuntime {
     final String podIP;
     final Instant createdAt;
     final Path dir;
+    final List<RuntimeContainer> inits;
     final List<Slot> slots;
 
-    Sandbox(String id, String podKey, String podIP, Instant createdAt, Path dir, List<Slot> slots) {
+    Sandbox(
+        String id,
+        String podKey,
+        String podIP,
+        Instant createdAt,
+        Path dir,
+        List<RuntimeContainer> inits,
+        List<Slot> slots) {
       this.id = id;
       this.podKey = podKey;
       this.podIP = podIP;
       this.createdAt = createdAt;
       this.dir = dir;
+      this.inits = inits;
       this.slots = slots;
     }
 
@@ -798,7 +812,7 @@ public final class ProcessRuntime implements PodRuntime {
 
     PodSandbox snapshot() {
       return new PodSandbox(
-          id, podKey, podIP, createdAt, slots.stream().map(Slot::snapshot).toList());
+          id, podKey, podIP, createdAt, inits, slots.stream().map(Slot::snapshot).toList());
     }
 
     List<Process> processes() {
