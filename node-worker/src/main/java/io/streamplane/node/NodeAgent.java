@@ -580,13 +580,15 @@ public final class NodeAgent implements AutoCloseable {
                 new ContainerRun(
                     c.containerID(), spec, c.startedAt() == null ? now : c.startedAt());
             runs.put(c.name(), run);
-            if (c.state() == RuntimeContainer.State.RUNNING && spec != null) {
+            if (c.containerID() != null && spec != null) { // a new run, maybe already ended
               if (c.restartCount() == 0) {
                 event(pod, "Normal", "Pulled", pulled(c.image()), c.containerID());
               }
               event(pod, "Normal", "Created", "Created container: " + c.name(), c.containerID());
               event(pod, "Normal", "Started", "Started container " + c.name(), c.containerID());
-              actions.add(postStart(box, spec, c.name()));
+              if (c.state() == RuntimeContainer.State.RUNNING) {
+                actions.add(postStart(box, spec, c.name()));
+              }
             } else if (c.state() == RuntimeContainer.State.CREATED && c.reason() != null) {
               event(pod, "Warning", "Failed", "Error: " + c.reason(), c.name() + c.reason());
               if (c.message() != null) {
