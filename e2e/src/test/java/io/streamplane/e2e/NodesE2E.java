@@ -382,13 +382,21 @@ class NodesE2E {
     assertThat(Files.readString(marker)).isEqualTo("first\nsecond\n");
     JsonNode inits = json("get", "pod", "inits", "-o", "json").path("status");
     assertThat(inits.path("initContainerStatuses")).hasSize(2);
-    assertThat(inits.path("initContainerStatuses").get(1).path("state").path("terminated").path("reason").asText())
+    assertThat(
+            inits
+                .path("initContainerStatuses")
+                .get(1)
+                .path("state")
+                .path("terminated")
+                .path("reason")
+                .asText())
         .isEqualTo("Completed");
 
     await("init-fails to fail in its init container")
         .atMost(RUNNING)
         .until(() -> phase("init-fails").equals("Failed"));
-    assertThat(kubectl.run("get", "pod", "init-fails", "--no-headers").out()).contains("Init:Error");
+    assertThat(kubectl.run("get", "pod", "init-fails", "--no-headers").out())
+        .contains("Init:Error");
 
     await("init-loops to back off in its init container")
         .atMost(RUNNING)
@@ -399,7 +407,9 @@ class NodesE2E {
                     .out()
                     .contains("Init:CrashLoopBackOff"));
     assertThat(phase("init-loops")).isEqualTo("Pending");
-    kubectl.run("delete", "pod", "inits", "init-fails", "init-loops", "--wait=false").expectSuccess();
+    kubectl
+        .run("delete", "pod", "inits", "init-fails", "init-loops", "--wait=false")
+        .expectSuccess();
   }
 
   private JsonNode json(String... args) throws Exception {

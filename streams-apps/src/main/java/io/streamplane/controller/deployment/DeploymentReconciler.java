@@ -613,7 +613,8 @@ public final class DeploymentReconciler {
 
     private int scaleDownOldReplicaSets(List<ReplicaSetPlan> old) {
       int minAvailable = desired - maxUnavailable();
-      int available = allReplicaSets().stream().mapToInt(ReplicaSetPlan::availableReplicas).sum();
+      int available =
+          allReplicaSets().stream().mapToInt(ReplicaSetPlan::countableAvailableReplicas).sum();
       if (available <= minAvailable) {
         return 0;
       }

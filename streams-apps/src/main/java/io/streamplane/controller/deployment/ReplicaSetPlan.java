@@ -129,6 +129,15 @@ final class ReplicaSetPlan {
         : status.getAvailableReplicas();
   }
 
+  /**
+   * The available replicas a rollout can count on: at most the spec's. Right after a scale-down the
+   * status, written before it, still counts the pods being deleted; counting them would let the old
+   * ReplicaSets be scaled down twice for the same pods and break maxUnavailable.
+   */
+  int countableAvailableReplicas() {
+    return Math.min(replicas(), availableReplicas());
+  }
+
   /** Whether the ReplicaSet controller has seen the current spec (generation unknown: yes). */
   boolean statusIsCurrent() {
     Long generation = KubeObjects.meta(observed).getGeneration();

@@ -263,6 +263,24 @@ class DeploymentReconcilerTest {
     assertThat(cluster.replicasByRevision()).isEqualTo(Map.of("1", 5, "2", 5));
   }
 
+  @Test
+  void availableReplicasBeyondAReplicaSetsSpecAreNotCountedWhileItsPodsAreDeleted() {
+    Cluster cluster = Cluster.rolledOut(deployment(4, "nginx:1.27")); // surge 1, unavailable 1
+    cluster.setTemplate(template("nginx:1.28"));
+    cluster.apply(cluster.reconcile(T0.plusSeconds(60))); // new 1, old 3
+    cluster.apply(cluster.reconcile(T0.plusSeconds(61))); // new 2, old 3
+    assertThat(cluster.replicasByRevision()).isEqualTo(Map.of("1", 3, "2", 2));
+    // The old ReplicaSet's status is not yet updated: it still reports its four pods available,
+    // though one of them is being deleted. One new pod is available.
+    cluster.setAvailable("1", 4);
+    cluster.setAvailable("2", 1);
+
+    cluster.apply(cluster.reconcile(T0.plusSeconds(62)));
+
+    // 3 old + 1 new can be counted on: only one old replica may go (3 must stay available).
+    assertThat(cluster.replicasByRevision()).isEqualTo(Map.of("1", 2, "2", 2));
+  }
+
   static Stream<Arguments> rollingSettings() {
     return Stream.of(
         Arguments.of(10, "25%", "25%", 3, 2),
