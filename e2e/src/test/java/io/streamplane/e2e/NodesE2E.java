@@ -412,6 +412,45 @@ class NodesE2E {
         .expectSuccess();
   }
 
+  @Test
+  void aPodDeletedAndCreatedAgainUnderTheSameNameRunsOnlyTheNewOne() throws Exception {
+    String manifest =
+        """
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: again
+        spec:
+          terminationGracePeriodSeconds: 1
+          nodeName: node-1
+          containers:
+          - name: app
+            image: busybox
+            command: ["sleep", "3600"]
+        """;
+    kubectl.runWithInput(manifest, "apply", "-f", "-").expectSuccess();
+    await("again to run").atMost(RUNNING).until(() -> phase("again").equals("Running"));
+    long first = pid("again");
+    String firstUid = kubectl.run("get", "pod", "again", "-o", "jsonpath={.metadata.uid}").out();
+
+    kubectl.run("delete", "pod", "again", "--wait=true", "--timeout=60s").expectSuccess();
+    kubectl.runWithInput(manifest, "apply", "-f", "-").expectSuccess();
+    await("the new again to run")
+        .atMost(RUNNING)
+        .until(
+            () ->
+                phase("again").equals("Running")
+                    && !kubectl
+                        .run("get", "pod", "again", "-o", "jsonpath={.metadata.uid}")
+                        .out()
+                        .equals(firstUid));
+    long second = pid("again");
+    assertThat(second).isNotEqualTo(first);
+    assertThat(ProcessHandle.of(first).map(ProcessHandle::isAlive).orElse(false)).isFalse();
+    assertThat(ProcessHandle.of(second).map(ProcessHandle::isAlive)).contains(true);
+    kubectl.run("delete", "pod", "again", "--wait=false").expectSuccess();
+  }
+
   private JsonNode json(String... args) throws Exception {
     return JSON.readTree(kubectl.run(args).expectSuccess().out());
   }

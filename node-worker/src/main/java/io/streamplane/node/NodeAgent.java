@@ -312,6 +312,7 @@ public final class NodeAgent implements AutoCloseable {
    */
   private final class PodWorker {
     private final String podKey;
+    private String owner; // the uid of the pod whose state this worker holds
     private Pod latest;
     private Pod current;
     private boolean dirty;
@@ -402,6 +403,28 @@ public final class NodeAgent implements AutoCloseable {
     private CompletableFuture<Void> step(Pod pod) {
       if (pod == null) {
         return stopSandbox(Duration.ZERO);
+      }
+      String uid = pod.getMetadata().getUid();
+      if (owner == null) {
+        owner = uid;
+      } else if (!owner.equals(uid)) {
+        // Another pod under the same name (deleted and created again before this worker was
+        // forgotten): what ran for the old one stops, and the new one starts from nothing.
+        return stopSandbox(Duration.ZERO)
+            .thenRun(
+                () -> {
+                  synchronized (this) {
+                    owner = uid;
+                    current = pod;
+                    deleted = false;
+                    written = null;
+                    failure = null;
+                    startFailures = 0;
+                    retryStartAt = null;
+                    runs.clear();
+                    dirty = true; // start the new pod in the next step
+                  }
+                });
       }
       if (pod.getMetadata().getDeletionTimestamp() != null) {
         if (deleted) {
