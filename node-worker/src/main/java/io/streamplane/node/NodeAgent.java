@@ -43,16 +43,23 @@ import org.slf4j.LoggerFactory;
  * {@link PodRuntime}, writing their status back.
  *
  * <p>Contract: the bindings it is given ({@link #onBinding}, in topic order, from a {@link
- * BindingsConsumer}) are the desired state; each pod has one sync at a time, and a newer binding
- * arriving meanwhile is synced after it. A new pod is started and goes Pending then Running; a pod
- * with a deletionTimestamp is stopped (within its grace period) and then deleted with grace period
- * 0, which ends its graceful deletion; a tombstone stops the pod with no API call. Status writes
- * carry the pod's resourceVersion and are retried on Conflict with a fresh read. Every periodic
- * task runs on the shared scheduler and never blocks it: HTTP calls are asynchronous.
+ * BindingsConsumer}) are the desired state; each pod has one sync at a time, and a newer binding,
+ * or the periodic sync of a pod with a sandbox ({@link KubeletConfig#syncPeriod()}), runs the next
+ * one. A new pod: the ConfigMaps and Secrets it names are read, the runtime starts it (a failed
+ * start is retried after the crash-loop back-off, or ends the pod Failed under restartPolicy
+ * Never). A running pod: exited containers are restarted as restartPolicy and the back-off allow,
+ * probes run when due, a container failing its liveness or startup probe is killed, a pod past its
+ * activeDeadlineSeconds is stopped, and the status ({@link PodStatuses#observed}) is written when
+ * it changed, with kubelet Events for what happened. A pod with a deletionTimestamp: preStop hooks,
+ * stop within its grace period, then DELETE with grace period 0, which ends its graceful deletion;
+ * a tombstone stops the pod with no API call; another uid under the same name stops the old one
+ * first. Status writes carry the pod's resourceVersion and are retried on Conflict with a fresh
+ * read. Every periodic task runs on the shared scheduler and never blocks it: HTTP calls and
+ * runtime calls are asynchronous.
  *
- * <p>Limits: a pod whose start fails is left Pending (no retry yet); a node that restarts starts
- * its pods again in the runtime and keeps their IPs when they are free, which is all adoption means
- * for the simulated runtime. No node status other than the heartbeat is ever updated.
+ * <p>Limits: a node that restarts starts its pods again (the process runtime has killed what the
+ * previous node left running) and keeps their IPs when they are free; restart counts start again
+ * from 0. No node status other than the heartbeat is ever updated.
  */
 public final class NodeAgent implements AutoCloseable {
 
