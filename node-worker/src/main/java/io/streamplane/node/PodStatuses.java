@@ -32,7 +32,8 @@ import java.util.stream.Collectors;
  * is set once, so writing the same status twice changes nothing but nothing older is lost.
  * Timestamps are whole seconds, as metav1.Time serialises.
  *
- * <p>Limits: init containers are not reported ({@code initContainerStatuses} stays empty).
+ * <p>Limits: init containers are reported once they all completed ({@code observed}) or one failed
+ * ({@code initFailed}), not while they run.
  */
 public final class PodStatuses {
 
