@@ -50,9 +50,10 @@ public final class NodeRuntimeOptions {
 
   @Option(
       names = "--root-dir",
-      defaultValue = ".streamplane/pods",
       description =
-          "Where the process runtime keeps pod directories and logs (default: ${DEFAULT-VALUE}).")
+          "Where the process runtime keeps pod directories and logs; a node starting on it kills"
+              + " what a previous node left running there, so nodes must not share one (default:"
+              + " .streamplane/nodes/<node name>, the first node's for a fleet).")
   Path rootDir;
 
   @Option(
@@ -91,7 +92,8 @@ public final class NodeRuntimeOptions {
             cluster.bootstrapServers,
             topics.bindings(),
             nodes,
-            choice.factory(rootDir),
+            choice.factory(
+                rootDir != null ? rootDir : Path.of(".streamplane", "nodes", nodes.get(0).name())),
             choice.kubelet().withBackOffBase(crashLoopBackOff));
     System.out.println(
         what + " against " + apiServer + " (runtime " + choice.flag() + "). Ctrl-C to stop.");
