@@ -100,6 +100,17 @@ public final class GatewayClient implements AutoCloseable {
     return json.toAvro(reply.body(), type).record();
   }
 
+  /**
+   * The body of {@code reply} as {@code type}; an IllegalStateException naming {@code what} unless
+   * it is a success.
+   */
+  <T extends SpecificRecord> T expect(Reply reply, Class<T> type, String what) {
+    if (!reply.ok()) {
+      throw new IllegalStateException(what + ": " + reply);
+    }
+    return decode(reply, type);
+  }
+
   private HttpRequest.Builder request(String path) {
     return HttpRequest.newBuilder(base.resolve(path.startsWith("/") ? path.substring(1) : path))
         .timeout(TIMEOUT)

@@ -1,31 +1,13 @@
 package io.streamplane.node;
 
-import io.streamplane.api.Container;
-import io.streamplane.api.Event;
-import io.streamplane.api.EventSource;
 import io.streamplane.api.Lease;
-import io.streamplane.api.LifecycleHandler;
 import io.streamplane.api.Node;
 import io.streamplane.api.Pod;
-import io.streamplane.api.PodStatus;
-import io.streamplane.api.Probe;
-import io.streamplane.node.GatewayClient.Reply;
 import io.streamplane.node.probe.Handlers;
-import io.streamplane.node.probe.ProbeWorker;
-import io.streamplane.node.runtime.InitContainerFailed;
 import io.streamplane.node.runtime.PodRuntime;
-import io.streamplane.node.runtime.PodSandbox;
-import io.streamplane.node.runtime.RuntimeContainer;
-import io.streamplane.schema.objects.KubeObjects;
-import io.streamplane.schema.objects.PodEvents;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -33,29 +15,21 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One node (the kubelet's job): registers its Node through the gateway, renews its Lease every 10 s
  * and refreshes its conditions' heartbeat every 40 s, and runs the pods bound to it through a
- * {@link PodRuntime}, writing their status back.
+ * {@link PodRuntime}, one {@link PodWorker} (the pod's sync loop) each, writing their status back.
  *
  * <p>Contract: the bindings it is given ({@link #onBinding}, in topic order, from a {@link
- * BindingsConsumer}) are the desired state; each pod has one sync at a time, and a newer binding,
- * or the periodic sync of a pod with a sandbox ({@link KubeletConfig#syncPeriod()}), runs the next
- * one. A new pod: the ConfigMaps and Secrets it names are read, the runtime starts it (a failed
- * start is retried after the crash-loop back-off, or ends the pod Failed under restartPolicy
- * Never). A running pod: exited containers are restarted as restartPolicy and the back-off allow,
- * probes run when due, a container failing its liveness or startup probe is killed, a pod past its
- * activeDeadlineSeconds is stopped, and the status ({@link PodStatuses#observed}) is written when
- * it changed, with kubelet Events for what happened. A pod with a deletionTimestamp: preStop hooks,
- * stop within its grace period, then DELETE with grace period 0, which ends its graceful deletion;
- * a tombstone stops the pod with no API call; another uid under the same name stops the old one
- * first. Status writes carry the pod's resourceVersion and are retried on Conflict with a fresh
- * read. Every periodic task runs on the shared scheduler and never blocks it: HTTP calls and
- * runtime calls are asynchronous.
+ * BindingsConsumer}) are the desired state; each goes to its pod's worker, created on the pod's
+ * first binding and forgotten once it has finished (its pod left the node, no step is running and
+ * its sandbox is stopped). After {@link #close} it takes no more bindings and its workers schedule
+ * no more periodic syncs. Registration, Lease renewals and heartbeats run one round at a time; a
+ * Conflict is retried with a fresh read. Every periodic task runs on the shared scheduler and never
+ * blocks it: HTTP calls and runtime calls are asynchronous.
  *
  * <p>Limits: a node that restarts starts its pods again (the process runtime has killed what the
  * previous node left running) and keeps their IPs when they are free; restart counts start again
@@ -70,23 +44,18 @@ public final class NodeAgent implements AutoCloseable {
   /** Heartbeat of the Node's conditions, every this many lease renewals (40 s). */
   private static final int HEARTBEAT_EVERY = 4;
 
-  private static final int MAX_CONFLICT_RETRIES = 5;
-
-  /** How long a postStart hook may run (Kubernetes bounds it only by the grace period). */
-  private static final Duration HOOK_TIMEOUT = Duration.ofSeconds(30);
+  /** How many times a write that met a Conflict is read again and retried. */
+  static final int MAX_CONFLICT_RETRIES = 5;
 
   private final NodeOptions options;
   private final GatewayClient api;
   private final PodRuntime runtime;
   private final ScheduledExecutorService scheduler;
   private final Clock clock;
-  private final PodAddresses addresses;
   private final String bootID = UUID.randomUUID().toString();
   private final Map<String, PodWorker> pods = new ConcurrentHashMap<>();
   private final AtomicLong errors = new AtomicLong();
-  private final KubeletConfig kubelet;
-  private final Handlers handlers;
-  private final PodInputsResolver inputs;
+  private final PodWorker.Context podContext;
 
   private volatile boolean registered;
   private volatile boolean closed;
@@ -104,15 +73,25 @@ public final class NodeAgent implements AutoCloseable {
       Clock clock,
       KubeletConfig kubelet,
       Handlers handlers) {
-    this.kubelet = kubelet;
-    this.handlers = handlers;
-    this.inputs = new PodInputsResolver(api);
     this.options = options;
     this.api = api;
     this.runtime = runtime;
     this.scheduler = scheduler;
     this.clock = clock;
-    this.addresses = new PodAddresses(options.podCIDR());
+    this.podContext =
+        new PodWorker.Context(
+            options,
+            api,
+            runtime,
+            scheduler,
+            clock,
+            new PodAddresses(options.podCIDR()),
+            kubelet,
+            handlers,
+            new PodInputsResolver(api),
+            errors,
+            () -> closed,
+            this::forgetIfGone);
   }
 
   public String name() {
@@ -153,7 +132,14 @@ public final class NodeAgent implements AutoCloseable {
     if (closed) {
       return;
     }
-    pods.computeIfAbsent(podKey, PodWorker::new).update(pod);
+    pods.computeIfAbsent(podKey, key -> new PodWorker(key, podContext)).update(pod);
+  }
+
+  /** A worker's callback when it has nothing left to do: forgets it unless a binding came since. */
+  private synchronized void forgetIfGone(PodWorker worker) {
+    if (worker.finished()) {
+      pods.remove(worker.podKey(), worker);
+    }
   }
 
   @Override
@@ -215,8 +201,8 @@ public final class NodeAgent implements AutoCloseable {
                             api.put(
                                 nodePath(),
                                 NodeObjects.reRegistered(
-                                    expect(current, Node.class, "read Node"), wanted)))
-                    .thenApply(updated -> expect(updated, Node.class, "update Node"));
+                                    api.expect(current, Node.class, "read Node"), wanted)))
+                    .thenApply(updated -> api.expect(updated, Node.class, "update Node"));
               }
               throw new IllegalStateException("register Node: " + reply);
             })
@@ -233,7 +219,7 @@ public final class NodeAgent implements AutoCloseable {
 
   private CompletableFuture<Node> putNodeStatus(Node wanted) {
     return api.put(nodePath() + "/status", wanted)
-        .thenApply(reply -> expect(reply, Node.class, "write Node status"));
+        .thenApply(reply -> api.expect(reply, Node.class, "write Node status"));
   }
 
   private CompletableFuture<Void> heartbeat(int attempt) {
@@ -248,14 +234,14 @@ public final class NodeAgent implements AutoCloseable {
                 return api.get(nodePath())
                     .thenCompose(
                         fresh -> {
-                          Node read = expect(fresh, Node.class, "read Node");
+                          Node read = api.expect(fresh, Node.class, "read Node");
                           synchronized (this) {
                             node = NodeObjects.withStatus(read, current.getStatus());
                           }
                           return heartbeat(attempt + 1);
                         });
               }
-              Node stored = expect(reply, Node.class, "heartbeat");
+              Node stored = api.expect(reply, Node.class, "heartbeat");
               synchronized (this) {
                 node = stored;
               }
@@ -281,11 +267,11 @@ public final class NodeAgent implements AutoCloseable {
                             if (created.status() == 409 && attempt < MAX_CONFLICT_RETRIES) {
                               return renewLease(attempt + 1);
                             }
-                            rememberLease(expect(created, Lease.class, "create Lease"));
+                            rememberLease(api.expect(created, Lease.class, "create Lease"));
                             return CompletableFuture.completedFuture(null);
                           });
                 }
-                rememberLease(expect(reply, Lease.class, "read Lease"));
+                rememberLease(api.expect(reply, Lease.class, "read Lease"));
                 return renewLease(attempt + 1);
               });
     }
@@ -299,7 +285,7 @@ public final class NodeAgent implements AutoCloseable {
                 }
                 return renewLease(attempt + 1);
               }
-              rememberLease(expect(reply, Lease.class, "renew Lease"));
+              rememberLease(api.expect(reply, Lease.class, "renew Lease"));
               return CompletableFuture.completedFuture(null);
             });
   }
@@ -310,735 +296,6 @@ public final class NodeAgent implements AutoCloseable {
     }
   }
 
-  // ------------------------------------------------------------------ pods
-
-  /**
-   * The sync loop of one pod: at most one step runs at a time; a binding arriving during a step, or
-   * the periodic sync of a pod with a sandbox, marks the worker dirty and the next step runs when
-   * the current one ends.
-   */
-  private final class PodWorker {
-    private final String podKey;
-    private String owner; // the uid of the pod whose state this worker holds
-    private Pod latest;
-    private Pod current;
-    private boolean dirty;
-    private boolean busy;
-    private boolean tickScheduled;
-    private PodSandbox sandbox;
-    private boolean deleted;
-    private PodStatus written;
-    private PodStatuses.Failure failure;
-    private int startFailures;
-    private Instant retryStartAt;
-    private final Map<String, ContainerRun> runs = new HashMap<>();
-
-    PodWorker(String podKey) {
-      this.podKey = podKey;
-    }
-
-    synchronized void update(Pod pod) {
-      latest = pod;
-      current = pod == null ? current : fresher(current, pod);
-      poke();
-    }
-
-    private synchronized void poke() {
-      dirty = true;
-      if (!busy) {
-        busy = true;
-        scheduler.execute(this::runNext);
-      }
-    }
-
-    private synchronized void scheduleTick() {
-      if (tickScheduled || closed) {
-        return;
-      }
-      tickScheduled = true;
-      scheduler.schedule(
-          () -> {
-            synchronized (this) {
-              tickScheduled = false;
-            }
-            poke();
-          },
-          kubelet.syncPeriod().toMillis(),
-          TimeUnit.MILLISECONDS);
-    }
-
-    private void runNext() {
-      Pod target;
-      synchronized (this) {
-        dirty = false;
-        target = latest;
-      }
-      CompletableFuture<Void> step;
-      try {
-        step = step(target);
-      } catch (RuntimeException e) {
-        step = CompletableFuture.failedFuture(e);
-      }
-      step.whenComplete(
-          (v, failure) -> {
-            if (failure != null) {
-              errors.incrementAndGet();
-              LOG.warn("node {} pod {}: {}", options.name(), podKey, rootMessage(failure));
-            }
-            boolean again;
-            boolean ticking;
-            synchronized (this) {
-              again = dirty;
-              busy = again;
-              ticking =
-                  latest != null
-                      && !deleted
-                      && (retryStartAt != null
-                          || (sandbox != null
-                              && (!PodStatuses.isTerminal(current) || anyRunning(sandbox))));
-            }
-            if (again) {
-              scheduler.execute(this::runNext);
-            } else if (ticking) {
-              scheduleTick();
-            } else {
-              forgetIfGone(this);
-            }
-          });
-    }
-
-    private CompletableFuture<Void> step(Pod pod) {
-      if (pod == null) {
-        return stopSandbox(Duration.ZERO);
-      }
-      String uid = pod.getMetadata().getUid();
-      if (owner == null) {
-        owner = uid;
-      } else if (!owner.equals(uid)) {
-        // Another pod under the same name (deleted and created again before this worker was
-        // forgotten): what ran for the old one stops, and the new one starts from nothing.
-        return stopSandbox(Duration.ZERO)
-            .thenRun(
-                () -> {
-                  synchronized (this) {
-                    owner = uid;
-                    current = pod;
-                    deleted = false;
-                    written = null;
-                    failure = null;
-                    startFailures = 0;
-                    retryStartAt = null;
-                    runs.clear();
-                    dirty = true; // start the new pod in the next step
-                  }
-                });
-      }
-      if (pod.getMetadata().getDeletionTimestamp() != null) {
-        if (deleted) {
-          return CompletableFuture.completedFuture(null);
-        }
-        Duration grace = grace(pod);
-        long began = System.nanoTime();
-        return preStop(grace)
-            .thenCompose(v -> stopSandbox(remaining(grace, began)))
-            .thenCompose(v -> deletePod(pod));
-      }
-      if (sandbox == null) {
-        if (failure != null || PodStatuses.isTerminal(current)) {
-          return CompletableFuture.completedFuture(null); // a finished pod never runs again
-        }
-        if (retryStartAt != null && clock.instant().isBefore(retryStartAt)) {
-          return CompletableFuture.completedFuture(null);
-        }
-        return startSandbox();
-      }
-      return sync();
-    }
-
-    private boolean anyRunning(PodSandbox box) {
-      return runtime.status(box).containers().stream()
-          .anyMatch(c -> c.state() == RuntimeContainer.State.RUNNING);
-    }
-
-    private CompletableFuture<Void> startSandbox() {
-      Pod pod = current;
-      String previousIP = pod.getStatus() == null ? null : pod.getStatus().getPodIP();
-      String ip = addresses.allocate(previousIP);
-      boolean adopted = PodStatuses.isRunningAt(pod, ip);
-      boolean accepted = adopted || PodStatuses.isPendingOn(pod, options.hostIP());
-      CompletableFuture<Pod> ready =
-          accepted
-              ? CompletableFuture.completedFuture(pod)
-              : writeStatus(pod, p -> PodStatuses.pending(p, options.hostIP(), clock.instant()), 0);
-      return ready.thenCompose(
-          stored -> {
-            if (stored == null) {
-              addresses.release(ip);
-              return CompletableFuture.<Void>completedFuture(null); // the pod is gone
-            }
-            remember(stored);
-            return inputs
-                .resolve(stored)
-                .thenCompose(resolved -> runtime.start(stored, ip, resolved))
-                .handle(
-                    (started, startFailure) -> {
-                      synchronized (this) {
-                        if (startFailure == null) {
-                          sandbox = started;
-                          retryStartAt = null;
-                          return null;
-                        }
-                      }
-                      addresses.release(ip);
-                      return startFailed(stored, startFailure);
-                    })
-                .thenCompose(next -> next == null ? sync() : next);
-          });
-    }
-
-    /**
-     * A start that failed: retried after the back-off — showing CreateContainerConfigError while a
-     * ConfigMap or Secret it needs is missing — or, for any other failure under restartPolicy
-     * Never, the pod Failed.
-     */
-    private CompletableFuture<Void> startFailed(Pod pod, Throwable error) {
-      String message = rootMessage(error);
-      LOG.info("node {} pod {}: start failed: {}", options.name(), podKey, message);
-      Throwable cause = error;
-      while (cause.getCause() != null
-          && !(cause instanceof PodInputsResolver.MissingInput)
-          && !(cause instanceof InitContainerFailed)) {
-        cause = cause.getCause();
-      }
-      if (cause instanceof InitContainerFailed init) {
-        boolean retry = !"Never".equals(restartPolicy(pod));
-        Duration wait;
-        int restarts;
-        synchronized (this) {
-          if (retry) {
-            startFailures++;
-            wait = kubelet.backOff(startFailures - 1);
-            retryStartAt = clock.instant().plus(wait);
-          } else {
-            wait = null;
-            failure = new PodStatuses.Failure(null, null);
-          }
-          restarts = startFailures;
-        }
-        Duration shown = wait == null ? null : wait.isZero() ? kubelet.backOffBase() : wait;
-        return writeStatus(
-                pod,
-                p ->
-                    PodStatuses.initFailed(
-                        p,
-                        init.initContainers(),
-                        retry ? restarts - 1 : 0,
-                        shown,
-                        options.hostIP(),
-                        clock.instant()),
-                0)
-            .thenAccept(this::remember);
-      }
-      if (cause instanceof PodInputsResolver.MissingInput missing) {
-        synchronized (this) {
-          startFailures++;
-          retryStartAt = clock.instant().plus(kubelet.backOff(startFailures));
-        }
-        return writeStatus(
-                pod,
-                p ->
-                    PodStatuses.pending(
-                        p,
-                        options.hostIP(),
-                        clock.instant(),
-                        "CreateContainerConfigError",
-                        missing.getMessage()),
-                0)
-            .thenAccept(this::remember);
-      }
-      if ("Never".equals(restartPolicy(pod))) {
-        synchronized (this) {
-          failure = new PodStatuses.Failure("StartError", message);
-        }
-        return writeStatus(
-                pod,
-                p -> PodStatuses.failedToStart(p, message, options.hostIP(), clock.instant()),
-                0)
-            .thenAccept(this::remember);
-      }
-      synchronized (this) {
-        startFailures++;
-        retryStartAt = clock.instant().plus(kubelet.backOff(startFailures));
-      }
-      return CompletableFuture.completedFuture(null);
-    }
-
-    /**
-     * One periodic sync of a running sandbox: restarts what restartPolicy and the back-off allow,
-     * kills what failed its liveness or startup probe or outlived activeDeadlineSeconds, runs the
-     * probes that are due, and writes the status when it changed.
-     */
-    private CompletableFuture<Void> sync() {
-      PodSandbox box;
-      Pod pod;
-      synchronized (this) {
-        box = sandbox;
-        pod = current;
-      }
-      if (box == null || pod == null) {
-        return CompletableFuture.completedFuture(null);
-      }
-      PodSandbox observed = runtime.status(box);
-      Instant now = clock.instant();
-      List<CompletableFuture<?>> actions = new ArrayList<>();
-      Map<String, PodStatuses.ContainerView> views = new HashMap<>();
-      synchronized (this) {
-        if (failure == null && deadlineExceeded(pod, now)) {
-          failure =
-              new PodStatuses.Failure(
-                  "DeadlineExceeded",
-                  "Pod was active on the node longer than the specified deadline");
-          for (RuntimeContainer c : observed.containers()) {
-            actions.add(runtime.stopContainer(box, c.name(), grace(pod)));
-          }
-        }
-        for (RuntimeContainer c : observed.containers()) {
-          Container spec = containerSpec(pod, c.name());
-          ContainerRun run = runs.get(c.name());
-          if (run == null || !Objects.equals(run.containerID, c.containerID())) {
-            run =
-                new ContainerRun(
-                    c.containerID(), spec, c.startedAt() == null ? now : c.startedAt());
-            runs.put(c.name(), run);
-            if (c.containerID() != null && spec != null) { // a new run, maybe already ended
-              if (c.restartCount() == 0) {
-                event(pod, "Normal", "Pulled", pulled(c.image()), c.containerID());
-              }
-              event(pod, "Normal", "Created", "Created container: " + c.name(), c.containerID());
-              event(pod, "Normal", "Started", "Started container " + c.name(), c.containerID());
-              if (c.state() == RuntimeContainer.State.RUNNING) {
-                actions.add(postStart(box, spec, c.name()));
-              }
-            } else if (c.state() == RuntimeContainer.State.CREATED && c.reason() != null) {
-              event(pod, "Warning", "Failed", "Error: " + c.reason(), c.name() + c.reason());
-              if (c.message() != null) {
-                event(pod, "Warning", "Failed", c.message(), c.name() + c.message());
-              }
-            }
-          }
-          Duration backOff = null;
-          if (c.state() == RuntimeContainer.State.RUNNING && failure == null && spec != null) {
-            actions.addAll(run.probe(box, spec, now));
-            if (run.failedForGood() && !run.killing) {
-              run.killing = true;
-              LOG.info(
-                  "node {} pod {}: container {} failed its liveness probe, killing it",
-                  options.name(),
-                  podKey,
-                  c.name());
-              event(
-                  pod,
-                  "Normal",
-                  "Killing",
-                  "Container "
-                      + c.name()
-                      + " failed "
-                      + (run.started() ? "liveness" : "startup")
-                      + " probe, will be restarted",
-                  c.containerID());
-              actions.add(runtime.stopContainer(box, c.name(), grace(pod)));
-            }
-          } else if (c.state() == RuntimeContainer.State.EXITED
-              && failure == null
-              && restarts(restartPolicy(pod), c.exitCode())) {
-            Duration wait = kubelet.backOff(c.restartCount());
-            Instant at = (c.finishedAt() == null ? now : c.finishedAt()).plus(wait);
-            if (!now.isBefore(at)) {
-              actions.add(runtime.restartContainer(box, c.name()));
-            } else if (!run.backOffReported) {
-              run.backOffReported = true;
-              event(
-                  pod,
-                  "Warning",
-                  "BackOff",
-                  "Back-off restarting failed container "
-                      + c.name()
-                      + " in pod "
-                      + pod.getMetadata().getName()
-                      + "_"
-                      + pod.getMetadata().getNamespace()
-                      + "("
-                      + pod.getMetadata().getUid()
-                      + ")",
-                  c.containerID());
-            }
-            backOff = wait.isZero() ? kubelet.backOffBase() : wait;
-          }
-          views.put(c.name(), run.view(backOff));
-        }
-      }
-      PodStatuses.Failure failed;
-      PodStatus last;
-      synchronized (this) {
-        failed = failure;
-        last = written;
-      }
-      Function<Pod, PodStatus> statusOf =
-          p ->
-              PodStatuses.observed(
-                  p,
-                  observed,
-                  name -> views.getOrDefault(name, PodStatuses.ContainerView.PLAIN),
-                  failed,
-                  options.hostIP(),
-                  now);
-      PodStatus status = statusOf.apply(pod);
-      CompletableFuture<Void> write =
-          last != null && KubeObjects.same(status, last)
-              ? CompletableFuture.completedFuture(null)
-              : writeStatus(pod, statusOf, 0).thenAccept(this::remember);
-      return CompletableFuture.allOf(actions.toArray(CompletableFuture[]::new))
-          .handle((v, f) -> (Void) null)
-          .thenCompose(v -> write);
-    }
-
-    private CompletableFuture<Void> postStart(PodSandbox box, Container spec, String name) {
-      LifecycleHandler hook =
-          spec.getLifecycle() == null ? null : spec.getLifecycle().getPostStart();
-      if (hook == null) {
-        return CompletableFuture.completedFuture(null);
-      }
-      return handlers
-          .run(box, spec, hook.getExec(), hook.getHttpGet(), hook.getTcpSocket(), HOOK_TIMEOUT)
-          .thenCompose(
-              ok -> {
-                if (ok) {
-                  return CompletableFuture.completedFuture(null);
-                }
-                LOG.info(
-                    "node {} pod {}: postStart hook of {} failed, killing it",
-                    options.name(),
-                    podKey,
-                    name);
-                event(
-                    current,
-                    "Warning",
-                    "FailedPostStartHook",
-                    "PostStartHook failed",
-                    name + box.id() + "postStart");
-                return runtime.stopContainer(box, name, Duration.ZERO);
-              });
-    }
-
-    /** Runs every container's preStop hook, together, for at most {@code grace}. */
-    private CompletableFuture<Void> preStop(Duration grace) {
-      PodSandbox box;
-      Pod pod;
-      synchronized (this) {
-        box = sandbox;
-        pod = current;
-      }
-      if (box == null || pod == null || grace.isZero()) {
-        return CompletableFuture.completedFuture(null);
-      }
-      List<CompletableFuture<Boolean>> hooks = new ArrayList<>();
-      for (RuntimeContainer c : runtime.status(box).containers()) {
-        if (c.state() == RuntimeContainer.State.RUNNING) {
-          event(pod, "Normal", "Killing", "Stopping container " + c.name(), c.containerID());
-        }
-        Container spec = containerSpec(pod, c.name());
-        LifecycleHandler hook =
-            spec == null || spec.getLifecycle() == null ? null : spec.getLifecycle().getPreStop();
-        if (hook != null && c.state() == RuntimeContainer.State.RUNNING) {
-          hooks.add(
-              handlers.run(
-                  box, spec, hook.getExec(), hook.getHttpGet(), hook.getTcpSocket(), grace));
-        }
-      }
-      return CompletableFuture.allOf(hooks.toArray(CompletableFuture[]::new))
-          .completeOnTimeout(null, grace.toMillis(), TimeUnit.MILLISECONDS)
-          .handle((v, f) -> null);
-    }
-
-    /**
-     * Records a kubelet Event about the pod (fire and forget: a lost Event is only a missing line
-     * in {@code kubectl describe}); {@code seed} names the occurrence, so one that is seen on
-     * several syncs is recorded once.
-     */
-    private void event(Pod pod, String type, String reason, String message, String seed) {
-      if (pod == null) {
-        return;
-      }
-      Event event =
-          PodEvents.about(
-              pod,
-              EventSource.newBuilder().setComponent("kubelet").setHost(options.name()).build(),
-              type,
-              reason,
-              message,
-              clock.instant(),
-              pod.getMetadata().getUid() + "/" + reason + "/" + seed);
-      api.post("/api/v1/namespaces/" + pod.getMetadata().getNamespace() + "/events", event)
-          .whenComplete(
-              (reply, failure) -> {
-                if (failure != null || (!reply.ok() && reply.status() != 409)) {
-                  LOG.debug("node {}: event {} not recorded: {}", options.name(), reason, reply);
-                }
-              });
-    }
-
-    private synchronized void remember(Pod stored) {
-      if (stored != null) {
-        current = fresher(current, stored);
-        written = stored.getStatus();
-      }
-    }
-
-    private CompletableFuture<Void> stopSandbox(Duration grace) {
-      PodSandbox running;
-      synchronized (this) {
-        running = sandbox;
-      }
-      if (running == null) {
-        return CompletableFuture.completedFuture(null);
-      }
-      return runtime
-          .stop(running, grace)
-          .thenRun(
-              () -> {
-                synchronized (this) {
-                  sandbox = null;
-                  runs.clear();
-                }
-                addresses.release(running.podIP());
-              });
-    }
-
-    private CompletableFuture<Void> deletePod(Pod pod) {
-      return api.delete(podPath(pod), "{\"gracePeriodSeconds\":0}")
-          .thenAccept(
-              reply -> {
-                if (!reply.ok() && reply.status() != 404) {
-                  throw new IllegalStateException("delete pod: " + reply);
-                }
-                synchronized (this) {
-                  deleted = true;
-                }
-              });
-    }
-
-    /** One run of one container: its id and its probes, new for every run. */
-    private final class ContainerRun {
-      final String containerID;
-      final ProbeWorker startup;
-      final ProbeWorker liveness;
-      final ProbeWorker readiness;
-      boolean killing;
-      boolean backOffReported;
-
-      ContainerRun(String containerID, Container spec, Instant started) {
-        this.containerID = containerID;
-        this.startup =
-            spec == null || spec.getStartupProbe() == null
-                ? null
-                : new ProbeWorker(spec.getStartupProbe(), false, started);
-        this.liveness =
-            spec == null || spec.getLivenessProbe() == null
-                ? null
-                : new ProbeWorker(spec.getLivenessProbe(), true, started);
-        this.readiness =
-            spec == null || spec.getReadinessProbe() == null
-                ? null
-                : new ProbeWorker(spec.getReadinessProbe(), false, started);
-      }
-
-      boolean started() {
-        return startup == null || startup.result();
-      }
-
-      boolean failedForGood() {
-        return (startup != null && !startup.result() && startup.failedForGood())
-            || (started() && liveness != null && liveness.failedForGood());
-      }
-
-      PodStatuses.ContainerView view(Duration backOff) {
-        return new PodStatuses.ContainerView(
-            started(), started() && (readiness == null || readiness.result()), backOff);
-      }
-
-      /** Starts the probes that are due: the startup probe until it passes, then the others. */
-      List<CompletableFuture<?>> probe(PodSandbox box, Container spec, Instant now) {
-        List<CompletableFuture<?>> running = new ArrayList<>();
-        if (!started()) {
-          run(startup, box, spec, now, running);
-          return running;
-        }
-        run(liveness, box, spec, now, running);
-        run(readiness, box, spec, now, running);
-        return running;
-      }
-
-      private void run(
-          ProbeWorker worker,
-          PodSandbox box,
-          Container spec,
-          Instant now,
-          List<CompletableFuture<?>> running) {
-        if (worker == null || !worker.due(now)) {
-          return;
-        }
-        worker.started(now);
-        Probe probe = worker.probe();
-        running.add(
-            handlers
-                .run(
-                    box,
-                    spec,
-                    probe.getExec(),
-                    probe.getHttpGet(),
-                    probe.getTcpSocket(),
-                    worker.timeout())
-                .thenAccept(
-                    ok -> {
-                      boolean firstFailure;
-                      synchronized (PodWorker.this) {
-                        worker.record(ok);
-                        firstFailure = worker.consecutiveFailures() == 1;
-                      }
-                      if (firstFailure) {
-                        event(
-                            current,
-                            "Warning",
-                            "Unhealthy",
-                            kind(worker) + " probe failed",
-                            spec.getName() + kind(worker) + now);
-                      }
-                    }));
-      }
-
-      private String kind(ProbeWorker worker) {
-        return worker == liveness ? "Liveness" : worker == readiness ? "Readiness" : "Startup";
-      }
-    }
-
-    synchronized boolean finished() {
-      return !busy && latest == null && sandbox == null;
-    }
-  }
-
-  private synchronized void forgetIfGone(PodWorker worker) {
-    if (worker.finished()) {
-      pods.remove(worker.podKey, worker);
-    }
-  }
-
-  /**
-   * Writes the status {@code status} computes from the pod, re-reading the pod and computing again
-   * on Conflict. Completes with the stored pod, or null when the pod no longer exists.
-   */
-  private CompletableFuture<Pod> writeStatus(
-      Pod pod, Function<Pod, PodStatus> status, int attempt) {
-    Pod wanted = Pod.newBuilder(pod).setStatus(status.apply(pod)).build();
-    return api.put(podPath(pod) + "/status", wanted)
-        .thenCompose(
-            reply -> {
-              if (reply.ok()) {
-                return CompletableFuture.completedFuture(api.decode(reply, Pod.class));
-              }
-              if (reply.status() == 404) {
-                return CompletableFuture.completedFuture(null);
-              }
-              if (reply.status() == 409 && attempt < MAX_CONFLICT_RETRIES) {
-                return api.get(podPath(pod))
-                    .thenCompose(
-                        fresh -> {
-                          if (fresh.status() == 404) {
-                            return CompletableFuture.completedFuture(null);
-                          }
-                          return writeStatus(
-                              expect(fresh, Pod.class, "read pod"), status, attempt + 1);
-                        });
-              }
-              throw new IllegalStateException("write pod status: " + reply);
-            });
-  }
-
-  private <T extends org.apache.avro.specific.SpecificRecord> T expect(
-      Reply reply, Class<T> type, String what) {
-    if (!reply.ok()) {
-      throw new IllegalStateException(what + ": " + reply);
-    }
-    return api.decode(reply, type);
-  }
-
-  /** Whether a container that exited with {@code exitCode} runs again under {@code policy}. */
-  static boolean restarts(String policy, Integer exitCode) {
-    return switch (policy) {
-      case "Never" -> false;
-      case "OnFailure" -> exitCode == null || exitCode != 0;
-      default -> true;
-    };
-  }
-
-  private static String restartPolicy(Pod pod) {
-    String policy = pod.getSpec() == null ? null : pod.getSpec().getRestartPolicy();
-    return policy == null ? "Always" : policy;
-  }
-
-  private static Container containerSpec(Pod pod, String name) {
-    if (pod.getSpec() == null || pod.getSpec().getContainers() == null) {
-      return null;
-    }
-    for (Container container : pod.getSpec().getContainers()) {
-      if (name.equals(container.getName())) {
-        return container;
-      }
-    }
-    return null;
-  }
-
-  private static boolean deadlineExceeded(Pod pod, Instant now) {
-    Long deadline = pod.getSpec() == null ? null : pod.getSpec().getActiveDeadlineSeconds();
-    Instant started = pod.getStatus() == null ? null : pod.getStatus().getStartTime();
-    return deadline != null && started != null && now.isAfter(started.plusSeconds(deadline));
-  }
-
-  /** The newer of two versions of one pod, by resourceVersion (either may be null). */
-  private static Pod fresher(Pod a, Pod b) {
-    if (a == null) {
-      return b;
-    }
-    if (b == null) {
-      return a;
-    }
-    return version(b) >= version(a) ? b : a;
-  }
-
-  private static long version(Pod pod) {
-    try {
-      return Long.parseLong(pod.getMetadata().getResourceVersion());
-    } catch (RuntimeException e) {
-      return -1;
-    }
-  }
-
-  private static Duration remaining(Duration grace, long beganNanos) {
-    Duration left = grace.minusNanos(System.nanoTime() - beganNanos);
-    return left.isNegative() ? Duration.ZERO : left;
-  }
-
-  private static String pulled(String image) {
-    return "Container image \"" + image + "\" already present on machine";
-  }
-
-  private static Duration grace(Pod pod) {
-    Long seconds = pod.getMetadata().getDeletionGracePeriodSeconds();
-    if (seconds == null && pod.getSpec() != null) {
-      seconds = pod.getSpec().getTerminationGracePeriodSeconds();
-    }
-    return Duration.ofSeconds(seconds == null ? 30 : seconds);
-  }
-
   private String nodePath() {
     return "/api/v1/nodes/" + options.name();
   }
@@ -1047,14 +304,8 @@ public final class NodeAgent implements AutoCloseable {
     return "/apis/coordination.k8s.io/v1/namespaces/" + NodeObjects.LEASE_NAMESPACE + "/leases";
   }
 
-  private static String podPath(Pod pod) {
-    return "/api/v1/namespaces/"
-        + pod.getMetadata().getNamespace()
-        + "/pods/"
-        + pod.getMetadata().getName();
-  }
-
-  private static String rootMessage(Throwable failure) {
+  /** The message of the innermost cause of {@code failure}, for a log line. */
+  static String rootMessage(Throwable failure) {
     Throwable cause = failure;
     while (cause.getCause() != null && cause.getCause() != cause) {
       cause = cause.getCause();
