@@ -253,7 +253,10 @@ final class PodWorker {
   }
 
   private CompletableFuture<Void> startSandbox() {
-    Pod pod = current;
+    Pod pod;
+    synchronized (this) {
+      pod = current;
+    }
     String previousIP = pod.getStatus() == null ? null : pod.getStatus().getPodIP();
     String ip = addresses.allocate(previousIP);
     boolean adopted = PodStatuses.isRunningAt(pod, ip);
@@ -406,7 +409,7 @@ final class PodWorker {
             event(pod, "Normal", "Created", "Created container: " + c.name(), c.containerID());
             event(pod, "Normal", "Started", "Started container " + c.name(), c.containerID());
             if (c.state() == RuntimeContainer.State.RUNNING) {
-              actions.add(postStart(box, spec, c.name()));
+              actions.add(postStart(pod, box, spec, c.name()));
             }
           } else if (c.state() == RuntimeContainer.State.CREATED && c.reason() != null) {
             event(pod, "Warning", "Failed", "Error: " + c.reason(), c.name() + c.reason());
@@ -491,7 +494,7 @@ final class PodWorker {
         .thenCompose(v -> write);
   }
 
-  private CompletableFuture<Void> postStart(PodSandbox box, Container spec, String name) {
+  private CompletableFuture<Void> postStart(Pod pod, PodSandbox box, Container spec, String name) {
     LifecycleHandler hook = spec.getLifecycle() == null ? null : spec.getLifecycle().getPostStart();
     if (hook == null) {
       return CompletableFuture.completedFuture(null);
@@ -509,7 +512,7 @@ final class PodWorker {
                   podKey,
                   name);
               event(
-                  current,
+                  pod,
                   "Warning",
                   "FailedPostStartHook",
                   "PostStartHook failed",
@@ -688,13 +691,15 @@ final class PodWorker {
               .thenAccept(
                   ok -> {
                     boolean firstFailure;
+                    Pod about;
                     synchronized (PodWorker.this) {
                       worker.record(ok);
                       firstFailure = worker.consecutiveFailures() == 1;
+                      about = current;
                     }
                     if (firstFailure) {
                       event(
-                          current,
+                          about,
                           "Warning",
                           "Unhealthy",
                           kind(worker) + " probe failed",
