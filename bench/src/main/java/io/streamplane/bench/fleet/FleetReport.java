@@ -1,5 +1,9 @@
 package io.streamplane.bench.fleet;
 
+import static io.streamplane.bench.ReportParts.cpuModel;
+import static io.streamplane.bench.ReportParts.memTotal;
+import static io.streamplane.bench.ReportParts.niceCeiling;
+
 import io.streamplane.bench.fleet.FleetBenchmark.Result;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -11,7 +15,6 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.ToDoubleFunction;
-import java.util.stream.Collectors;
 
 /** Writes the fleet benchmark's Markdown report and its SVG chart. */
 final class FleetReport {
@@ -320,42 +323,7 @@ final class FleetReport {
     return Double.isNaN(v) ? 0 : v;
   }
 
-  private static double niceCeiling(double value) {
-    double magnitude = Math.pow(10, Math.floor(Math.log10(value)));
-    for (double step : new double[] {1, 2, 2.5, 5, 10}) {
-      if (step * magnitude >= value) {
-        return step * magnitude;
-      }
-    }
-    return 10 * magnitude;
-  }
-
   private static String secs(double seconds) {
     return Double.isNaN(seconds) ? "timed out" : String.format(Locale.ROOT, "%.1f s", seconds);
-  }
-
-  private static String memTotal() {
-    try {
-      return Files.readAllLines(Path.of("/proc/meminfo")).stream()
-          .filter(l -> l.startsWith("MemTotal:"))
-          .map(l -> l.replaceAll("\\D+", ""))
-          .map(kb -> String.format(Locale.ROOT, "%.1f GiB", Long.parseLong(kb) / 1024.0 / 1024.0))
-          .findFirst()
-          .orElse("unknown");
-    } catch (IOException | RuntimeException e) {
-      return "unknown";
-    }
-  }
-
-  private static String cpuModel() {
-    try {
-      return Files.readAllLines(Path.of("/proc/cpuinfo")).stream()
-          .filter(l -> l.startsWith("model name"))
-          .map(l -> l.substring(l.indexOf(':') + 1).trim())
-          .distinct()
-          .collect(Collectors.joining(", "));
-    } catch (IOException | RuntimeException e) {
-      return "unknown";
-    }
   }
 }

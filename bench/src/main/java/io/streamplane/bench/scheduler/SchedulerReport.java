@@ -1,5 +1,8 @@
 package io.streamplane.bench.scheduler;
 
+import static io.streamplane.bench.ReportParts.cpuModel;
+import static io.streamplane.bench.ReportParts.niceCeiling;
+
 import io.streamplane.bench.scheduler.SchedulerBenchmark.Result;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -10,7 +13,6 @@ import java.time.ZoneOffset;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.stream.Collectors;
 
 /** Writes the scheduler benchmark's Markdown report and its SVG bar chart. */
 final class SchedulerReport {
@@ -207,29 +209,7 @@ final class SchedulerReport {
     return s.toString();
   }
 
-  private static double niceCeiling(double value) {
-    double magnitude = Math.pow(10, Math.floor(Math.log10(value)));
-    for (double step : new double[] {1, 2, 2.5, 5, 10}) {
-      if (step * magnitude >= value) {
-        return step * magnitude;
-      }
-    }
-    return 10 * magnitude;
-  }
-
   private static String micros(long nanos) {
     return String.format(Locale.ROOT, "%,.0f µs", nanos / 1000.0);
-  }
-
-  private static String cpuModel() {
-    try {
-      return Files.readAllLines(Path.of("/proc/cpuinfo")).stream()
-          .filter(l -> l.startsWith("model name"))
-          .map(l -> l.substring(l.indexOf(':') + 1).trim())
-          .distinct()
-          .collect(Collectors.joining(", "));
-    } catch (IOException | RuntimeException e) {
-      return "unknown";
-    }
   }
 }
