@@ -14,7 +14,6 @@ import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.kafka.embedded.KafkaBrokerExtension;
 import io.streamplane.log.CommandVerb;
 import io.streamplane.log.ResourceCommand;
-import io.streamplane.log.ResourceEvent;
 import io.streamplane.log.UserInfo;
 import io.streamplane.scheduler.framework.PodRequests;
 import io.streamplane.scheduler.framework.Resources;
@@ -23,6 +22,7 @@ import io.streamplane.schema.objects.ResourceKey;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.store.StoreApp;
 import io.streamplane.streams.StreamsApp;
+import io.streamplane.testing.LogTaps;
 import io.streamplane.topics.TopicInitializer;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
@@ -43,13 +43,10 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -103,7 +100,7 @@ class SchedulingIT {
         running.add(scheduler);
       }
 
-      try (KafkaProducer<String, ResourceCommand> producer = producer(bootstrap, topics)) {
+      try (KafkaProducer<String, ResourceCommand> producer = LogTaps.commands(bootstrap, topics)) {
         for (int n = 0; n < NODES; n++) {
           send(producer, topics, "nodes", null, "node-" + n, node("node-" + n));
         }
@@ -169,7 +166,7 @@ class SchedulingIT {
           SchedulerApp.startScheduler(
               topics, SchedulerConfig.defaults(), "s", bootstrap, state.resolve("scheduler")));
 
-      try (KafkaProducer<String, ResourceCommand> producer = producer(bootstrap, topics)) {
+      try (KafkaProducer<String, ResourceCommand> producer = LogTaps.commands(bootstrap, topics)) {
         Map<String, String> small = Map.of("cpu", "2", "memory", "4Gi", "pods", "110");
         for (int n = 0; n < NODES; n++) {
           send(producer, topics, "nodes", null, "node-" + n, node("node-" + n, small));
@@ -363,65 +360,26 @@ class SchedulingIT {
       Map<String, Resources> bound,
       Map<String, Resources> requests,
       List<String> overCommits) {
-    Thread thread =
-        new Thread(
-            () -> {
-              Map<String, Object> props =
-                  Map.of(
-                      ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                      bootstrap,
-                      ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-                      "read_committed");
-              try (KafkaConsumer<String, ResourceEvent> consumer =
-                  new KafkaConsumer<>(
-                      props,
-                      new StringDeserializer(),
-                      topics.events().valueSerde().deserializer())) {
-                List<TopicPartition> partitions = new ArrayList<>();
-                for (int p = 0; p < topics.events().spec().partitions(); p++) {
-                  partitions.add(new TopicPartition(topics.events().name(), p));
-                }
-                consumer.assign(partitions);
-                consumer.seekToBeginning(partitions);
-                while (!Thread.currentThread().isInterrupted()) {
-                  for (var record : consumer.poll(Duration.ofMillis(200))) {
-                    if (!(record.value().getObject() instanceof Pod pod)) {
-                      continue;
-                    }
-                    String name = pod.getMetadata().getName();
-                    requests.put(name, PodRequests.of(pod).requests());
-                    String node = pod.getSpec().getNodeName();
-                    if (node != null && !bound.containsKey(name)) {
-                      NODE_OF.put(name, node);
-                      bound.put(name, PodRequests.of(pod).requests());
-                      Resources sum = perNode(bound).get(node);
-                      if (!sum.fitsIn(NODE_SIZE)) {
-                        overCommits.add(name + " on " + node + ": " + sum);
-                      }
-                    }
-                  }
-                }
-              } catch (InterruptException e) {
-                // the test is over
-              }
-            },
-            "binding-observer");
-    thread.setDaemon(true);
-    thread.start();
-    return thread;
-  }
-
-  private static KafkaProducer<String, ResourceCommand> producer(String bootstrap, Topics topics) {
-    return new KafkaProducer<>(
-        Map.of(
-            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-            bootstrap,
-            ProducerConfig.ACKS_CONFIG,
-            "all",
-            ProducerConfig.LINGER_MS_CONFIG,
-            5),
-        new StringSerializer(),
-        topics.commands().valueSerde().serializer());
+    return LogTaps.followEvents(
+        bootstrap,
+        topics,
+        "binding-observer",
+        record -> {
+          if (!(record.value().getObject() instanceof Pod pod)) {
+            return;
+          }
+          String name = pod.getMetadata().getName();
+          requests.put(name, PodRequests.of(pod).requests());
+          String node = pod.getSpec().getNodeName();
+          if (node != null && !bound.containsKey(name)) {
+            NODE_OF.put(name, node);
+            bound.put(name, PodRequests.of(pod).requests());
+            Resources sum = perNode(bound).get(node);
+            if (!sum.fitsIn(NODE_SIZE)) {
+              overCommits.add(name + " on " + node + ": " + sum);
+            }
+          }
+        });
   }
 
   private static void send(

@@ -23,6 +23,7 @@ import io.streamplane.log.UserInfo;
 import io.streamplane.schema.objects.ResourceKey;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.store.StoreApp;
+import io.streamplane.testing.LogTaps;
 import io.streamplane.topics.TopicInitializer;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
@@ -37,15 +38,8 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.InterruptException;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -77,12 +71,14 @@ class NodeLifecycleIT {
       Topics topics = new Topics(layout, catalog);
       new TopicInitializer(admin).ensure(topics.all());
       String bootstrap = broker.bootstrapServers();
-      observer = observe(bootstrap, topics, latest);
+      observer =
+          LogTaps.followEvents(
+              bootstrap, topics, "node-lifecycle-observer", r -> latest.put(r.key(), r.value()));
       running.add(StoreApp.start(topics, bootstrap, state.resolve("store")));
       running.add(ControllersApp.start(topics, FAST, bootstrap, state.resolve("controllers")));
 
       Instant now = Instant.now();
-      try (KafkaProducer<String, ResourceCommand> producer = producer(bootstrap, topics)) {
+      try (KafkaProducer<String, ResourceCommand> producer = LogTaps.commands(bootstrap, topics)) {
         send(producer, topics, "nodes", "", null, node("dying", now));
         send(producer, topics, "leases", "coordination.k8s.io", "kube-node-lease", lease(now));
         send(producer, topics, "pods", "", "default", pod());
@@ -132,52 +128,6 @@ class NodeLifecycleIT {
             t ->
                 TaintEviction.UNREACHABLE.equals(t.getKey())
                     && TaintEviction.NO_EXECUTE.equals(t.getEffect()));
-  }
-
-  /** Follows events, keeping the latest one of each resource key. */
-  private static Thread observe(
-      String bootstrap, Topics topics, Map<String, ResourceEvent> latest) {
-    Thread thread =
-        new Thread(
-            () -> {
-              Map<String, Object> props =
-                  Map.of(
-                      ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                      bootstrap,
-                      ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-                      "read_committed");
-              try (KafkaConsumer<String, ResourceEvent> consumer =
-                  new KafkaConsumer<>(
-                      props,
-                      new StringDeserializer(),
-                      topics.events().valueSerde().deserializer())) {
-                List<TopicPartition> partitions = new ArrayList<>();
-                for (int p = 0; p < topics.events().spec().partitions(); p++) {
-                  partitions.add(new TopicPartition(topics.events().name(), p));
-                }
-                consumer.assign(partitions);
-                consumer.seekToBeginning(partitions);
-                while (!Thread.currentThread().isInterrupted()) {
-                  consumer
-                      .poll(Duration.ofMillis(200))
-                      .forEach(r -> latest.put(r.key(), r.value()));
-                }
-              } catch (InterruptException e) {
-                // the test is over
-              }
-            },
-            "node-lifecycle-observer");
-    thread.setDaemon(true);
-    thread.start();
-    return thread;
-  }
-
-  private static KafkaProducer<String, ResourceCommand> producer(String bootstrap, Topics topics) {
-    return new KafkaProducer<>(
-        Map.of(
-            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ProducerConfig.ACKS_CONFIG, "all"),
-        new StringSerializer(),
-        topics.commands().valueSerde().serializer());
   }
 
   private static void send(

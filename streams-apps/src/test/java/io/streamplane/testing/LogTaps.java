@@ -1,0 +1,82 @@
+package io.streamplane.testing;
+
+import io.streamplane.log.ResourceCommand;
+import io.streamplane.log.ResourceEvent;
+import io.streamplane.topics.Topics;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * How integration tests write to and watch the log as a client would: commands produced with {@code
+ * acks=all}, and a daemon thread following every {@code events} partition from the start ({@code
+ * read_committed}) until it is interrupted.
+ */
+public final class LogTaps {
+
+  private LogTaps() {}
+
+  /** A producer of commands (the caller closes it). */
+  public static KafkaProducer<String, ResourceCommand> commands(String bootstrap, Topics topics) {
+    return new KafkaProducer<>(
+        Map.of(
+            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            bootstrap,
+            ProducerConfig.ACKS_CONFIG,
+            "all",
+            ProducerConfig.LINGER_MS_CONFIG,
+            5),
+        new StringSerializer(),
+        topics.commands().valueSerde().serializer());
+  }
+
+  /** Starts a thread named {@code name} that hands every committed event to {@code each}. */
+  public static Thread followEvents(
+      String bootstrap,
+      Topics topics,
+      String name,
+      Consumer<ConsumerRecord<String, ResourceEvent>> each) {
+    Thread thread =
+        new Thread(
+            () -> {
+              Map<String, Object> props =
+                  Map.of(
+                      ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                      bootstrap,
+                      ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+                      "read_committed");
+              try (KafkaConsumer<String, ResourceEvent> consumer =
+                  new KafkaConsumer<>(
+                      props,
+                      new StringDeserializer(),
+                      topics.events().valueSerde().deserializer())) {
+                List<TopicPartition> partitions = new ArrayList<>();
+                for (int p = 0; p < topics.events().spec().partitions(); p++) {
+                  partitions.add(new TopicPartition(topics.events().name(), p));
+                }
+                consumer.assign(partitions);
+                consumer.seekToBeginning(partitions);
+                while (!Thread.currentThread().isInterrupted()) {
+                  consumer.poll(Duration.ofMillis(200)).forEach(each);
+                }
+              } catch (InterruptException e) {
+                // the test is over
+              }
+            },
+            name);
+    thread.setDaemon(true);
+    thread.start();
+    return thread;
+  }
+}
