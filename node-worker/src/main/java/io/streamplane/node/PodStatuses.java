@@ -161,10 +161,19 @@ public final class PodStatuses {
       boolean ready = false;
       if (run == null || run.state() == RuntimeContainer.State.CREATED) {
         waiting++;
-        status.setState(
-            waiting(
-                run == null || run.reason() == null ? "ContainerCreating" : run.reason(),
-                run == null ? null : run.message()));
+        if (run != null
+            && "ErrImagePull".equals(run.reason())
+            && wasWaitingForImage(previous, container.getName())) {
+          // As the kubelet: after the first failed pull, the container waits in back-off.
+          status.setState(
+              waiting(
+                  "ImagePullBackOff", "Back-off pulling image \"" + container.getImage() + "\""));
+        } else {
+          status.setState(
+              waiting(
+                  run == null || run.reason() == null ? "ContainerCreating" : run.reason(),
+                  run == null ? null : run.message()));
+        }
       } else if (run.state() == RuntimeContainer.State.RUNNING) {
         active++;
         ready = view.ready() && view.started() && failure == null;
@@ -253,6 +262,22 @@ public final class PodStatuses {
         .setContainerStatuses(statuses)
         .setQosClass(qosClass(pod))
         .build();
+  }
+
+  /** True when {@code previous} already shows the container waiting for its image. */
+  private static boolean wasWaitingForImage(PodStatus previous, String container) {
+    if (previous.getContainerStatuses() == null) {
+      return false;
+    }
+    for (ContainerStatus status : previous.getContainerStatuses()) {
+      if (container.equals(status.getName())
+          && status.getState() != null
+          && status.getState().getWaiting() != null) {
+        String reason = status.getState().getWaiting().getReason();
+        return "ErrImagePull".equals(reason) || "ImagePullBackOff".equals(reason);
+      }
+    }
+    return false;
   }
 
   /** The init containers of a started sandbox: all Completed. */

@@ -148,6 +148,45 @@ class PodStatusesTest {
         .isEqualTo("Error");
   }
 
+  @Test
+  void anImageThatCannotBePulledShowsErrImagePullThenImagePullBackOff() {
+    Pod pod = pod("app", "example.com/unknown:1");
+    PodSandbox sandbox =
+        new PodSandbox(
+            "sb",
+            "default/p",
+            "127.1.0.2",
+            T1,
+            List.of(
+                new RuntimeContainer(
+                    "app",
+                    "example.com/unknown:1",
+                    "",
+                    null,
+                    RuntimeContainer.State.CREATED,
+                    null,
+                    null,
+                    null,
+                    "ErrImagePull",
+                    "image \"example.com/unknown:1\" is not in the node's image catalog")));
+
+    PodStatus first =
+        PodStatuses.observed(
+            pod, sandbox, c -> PodStatuses.ContainerView.PLAIN, null, "127.0.0.1", T1);
+    assertThat(first.getPhase()).isEqualTo("Pending");
+    assertThat(first.getContainerStatuses().get(0).getState().getWaiting().getReason())
+        .isEqualTo("ErrImagePull");
+
+    pod.setStatus(first);
+    PodStatus next =
+        PodStatuses.observed(
+            pod, sandbox, c -> PodStatuses.ContainerView.PLAIN, null, "127.0.0.1", T1);
+    assertThat(next.getContainerStatuses().get(0).getState().getWaiting().getReason())
+        .isEqualTo("ImagePullBackOff");
+    assertThat(next.getContainerStatuses().get(0).getState().getWaiting().getMessage())
+        .isEqualTo("Back-off pulling image \"example.com/unknown:1\"");
+  }
+
   private static RuntimeContainer exited(String name, int code, String reason) {
     return new RuntimeContainer(
         name,
