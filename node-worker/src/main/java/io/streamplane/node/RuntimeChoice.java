@@ -4,6 +4,8 @@ import io.streamplane.node.runtime.PodRuntime;
 import io.streamplane.node.runtime.process.ProcessRuntime;
 import io.streamplane.node.runtime.simulated.SimulatedRuntime;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
@@ -43,9 +45,19 @@ public enum RuntimeChoice {
 
   /** Builds the runtime; a process runtime keeps its pods' directories under {@code root}. */
   public Function<ScheduledExecutorService, PodRuntime> factory(Path root) {
+    return factory(root, SimulatedRuntime.DEFAULT_START_DELAY, SimulatedRuntime.DEFAULT_STOP_DELAY);
+  }
+
+  /**
+   * Builds the runtime: a process runtime keeps its pods' directories under {@code root}; a
+   * simulated one starts pods after {@code startDelay} and stops them after {@code stopDelay}.
+   */
+  public Function<ScheduledExecutorService, PodRuntime> factory(
+      Path root, Duration startDelay, Duration stopDelay) {
     return switch (this) {
       case PROCESS -> scheduler -> new ProcessRuntime(root.toAbsolutePath());
-      case SIMULATED -> SimulatedRuntime::new;
+      case SIMULATED ->
+          scheduler -> new SimulatedRuntime(scheduler, startDelay, stopDelay, Clock.systemUTC());
     };
   }
 

@@ -64,6 +64,21 @@ public final class NodeRuntimeOptions {
               + " restart up to 5 minutes (default: ${DEFAULT-VALUE}).")
   Duration crashLoopBackOff;
 
+  @Option(
+      names = "--simulated-start-delay",
+      defaultValue = "PT0.5S",
+      description =
+          "Simulated runtime: how long a pod takes to start, ISO-8601 (default: ${DEFAULT-VALUE}).")
+  Duration simulatedStartDelay;
+
+  @Option(
+      names = "--simulated-stop-delay",
+      defaultValue = "PT0.1S",
+      description =
+          "Simulated runtime: how long a pod takes to stop, at most its grace period, ISO-8601"
+              + " (default: ${DEFAULT-VALUE}).")
+  Duration simulatedStopDelay;
+
   /** Null when the runtime can run, else the message to print before exiting with status 2. */
   String refusal(String role) {
     return RuntimeChoice.named(runtime).isPresent()
@@ -93,7 +108,9 @@ public final class NodeRuntimeOptions {
             topics.bindings(),
             nodes,
             choice.factory(
-                rootDir != null ? rootDir : Path.of(".streamplane", "nodes", nodes.get(0).name())),
+                rootDir != null ? rootDir : Path.of(".streamplane", "nodes", nodes.get(0).name()),
+                simulatedStartDelay,
+                simulatedStopDelay),
             choice.kubelet().withBackOffBase(crashLoopBackOff));
     System.out.println(
         what + " against " + apiServer + " (runtime " + choice.flag() + "). Ctrl-C to stop.");
