@@ -347,6 +347,20 @@ class NodesE2E {
             apiVersion: v1
             kind: Pod
             metadata:
+              name: init-slow
+            spec:
+              initContainers:
+              - name: wait
+                image: busybox
+                command: ["sleep", "8"]
+              containers:
+              - name: app
+                image: busybox
+                command: ["sleep", "3600"]
+            ---
+            apiVersion: v1
+            kind: Pod
+            metadata:
               name: init-fails
             spec:
               restartPolicy: Never
@@ -391,6 +405,15 @@ class NodesE2E {
                 .path("reason")
                 .asText())
         .isEqualTo("Completed");
+
+    await("init-slow to show its init container running")
+        .atMost(RUNNING)
+        .until(
+            () ->
+                kubectl.run("get", "pod", "init-slow", "--no-headers").out().contains("Init:0/1"));
+    await("init-slow to run once its init container completed")
+        .atMost(RUNNING)
+        .until(() -> phase("init-slow").equals("Running"));
 
     await("init-fails to fail in its init container")
         .atMost(RUNNING)

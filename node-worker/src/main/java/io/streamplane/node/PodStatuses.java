@@ -32,8 +32,8 @@ import java.util.stream.Collectors;
  * is set once, so writing the same status twice changes nothing but nothing older is lost.
  * Timestamps are whole seconds, as metav1.Time serialises.
  *
- * <p>Limits: init containers are reported once they all completed ({@code observed}) or one failed
- * ({@code initFailed}), not while they run.
+ * <p>Limits: sidecar init containers ({@code restartPolicy: Always}) are run to completion like the
+ * others.
  */
 public final class PodStatuses {
 
@@ -192,18 +192,7 @@ public final class PodStatuses {
         status
             .setState(
                 waiting(
-                    "CrashLoopBackOff",
-                    "back-off "
-                        + view.backOff().toSeconds()
-                        + "s restarting failed container="
-                        + container.getName()
-                        + " pod="
-                        + pod.getMetadata().getName()
-                        + "_"
-                        + pod.getMetadata().getNamespace()
-                        + "("
-                        + pod.getMetadata().getUid()
-                        + ")"))
+                    "CrashLoopBackOff", backOffMessage(pod, container.getName(), view.backOff())))
             .setLastState(ContainerState.newBuilder().setTerminated(terminated(run)).build());
       } else {
         if (run.exitCode() == null || run.exitCode() != 0) {
@@ -231,6 +220,17 @@ public final class PodStatuses {
     String notReady =
         terminal ? null : "containers with unready status: [" + String.join(" ", unready) + "]";
     String readyStatus = unready.isEmpty() && !terminal ? "True" : "False";
+    List<String> incomplete = incompleteInits(sandbox);
+    PodCondition initialized =
+        incomplete.isEmpty()
+            ? condition(previous, "Initialized", "True", null, null, second)
+            : condition(
+                previous,
+                "Initialized",
+                "False",
+                "ContainersNotInitialized",
+                "containers with incomplete status: [" + String.join(" ", incomplete) + "]",
+                second);
     return PodStatus.newBuilder()
         .setPhase(phase)
         .setReason(failure == null ? null : failure.reason())
@@ -244,7 +244,7 @@ public final class PodStatuses {
                     null,
                     null,
                     second),
-                condition(previous, "Initialized", "True", null, null, second),
+                initialized,
                 readyStatus.equals("True")
                     ? condition(previous, "Ready", "True", null, null, second)
                     : condition(previous, "Ready", "False", notReadyReason, notReady, second),
@@ -258,7 +258,7 @@ public final class PodStatuses {
         .setPodIP(sandbox.podIP())
         .setPodIPs(List.of(new PodIP(sandbox.podIP())))
         .setStartTime(previous.getStartTime() == null ? second : previous.getStartTime())
-        .setInitContainerStatuses(initStatuses(sandbox))
+        .setInitContainerStatuses(initStatuses(pod, sandbox, views, second))
         .setContainerStatuses(statuses)
         .setQosClass(qosClass(pod))
         .build();
@@ -280,117 +280,88 @@ public final class PodStatuses {
     return false;
   }
 
-  /** The init containers of a started sandbox: all Completed. */
-  private static List<ContainerStatus> initStatuses(PodSandbox sandbox) {
+  /**
+   * The init containers as they stand: Completed (ready), running, failed — waiting in
+   * CrashLoopBackOff when {@code views} gives it a back-off — or not started yet (PodInitializing).
+   */
+  private static List<ContainerStatus> initStatuses(
+      Pod pod, PodSandbox sandbox, Function<String, ContainerView> views, Instant second) {
     List<ContainerStatus> statuses = new ArrayList<>();
     for (RuntimeContainer init : sandbox.initContainers()) {
-      statuses.add(
+      ContainerStatus.Builder status =
           ContainerStatus.newBuilder()
               .setName(init.name())
               .setImage(init.image())
               .setImageID(init.imageID() == null ? "" : init.imageID())
               .setContainerID(init.containerID())
-              .setReady(true)
+              .setReady(false)
               .setStarted(false)
-              .setRestartCount(0)
-              .setState(ContainerState.newBuilder().setTerminated(terminated(init)).build())
-              .build());
+              .setRestartCount(init.restartCount());
+      if (init.lastTermination() != null) {
+        status.setLastState(
+            ContainerState.newBuilder().setTerminated(terminated(init.lastTermination())).build());
+      }
+      Duration backOff = views.apply(init.name()).backOff();
+      switch (init.state()) {
+        case CREATED -> status.setState(waiting(init.reason(), init.message()));
+        case RUNNING ->
+            status
+                .setStarted(true)
+                .setState(
+                    ContainerState.newBuilder()
+                        .setRunning(
+                            ContainerStateRunning.newBuilder()
+                                .setStartedAt(seconds(init.startedAt(), second))
+                                .build())
+                        .build());
+        case EXITED -> {
+          boolean completed = init.exitCode() != null && init.exitCode() == 0;
+          if (!completed && backOff != null) {
+            status
+                .setState(waiting("CrashLoopBackOff", backOffMessage(pod, init.name(), backOff)))
+                .setLastState(ContainerState.newBuilder().setTerminated(terminated(init)).build());
+          } else {
+            status
+                .setReady(completed)
+                .setState(ContainerState.newBuilder().setTerminated(terminated(init)).build());
+          }
+        }
+      }
+      statuses.add(status.build());
     }
     return statuses.isEmpty() ? null : statuses;
   }
 
-  /**
-   * The status of a pod whose init container {@code inits}' last one failed: Pending with {@code
-   * Init:CrashLoopBackOff} while the start waits {@code backOff} to be retried, or, with no retry
-   * ({@code backOff} null: restartPolicy Never), Failed with {@code Init:Error}. Earlier init
-   * containers read Completed, later ones and the containers wait in PodInitializing.
-   */
-  public static PodStatus initFailed(
-      Pod pod,
-      List<RuntimeContainer> inits,
-      int restarts,
-      Duration backOff,
-      String hostIP,
-      Instant now) {
-    Instant second = now.truncatedTo(ChronoUnit.SECONDS);
-    PodStatus pending = pending(pod, hostIP, now, "PodInitializing", null);
-    PodStatus previous = pod.getStatus() == null ? new PodStatus() : pod.getStatus();
-    List<ContainerStatus> initStatuses = new ArrayList<>();
+  /** The init containers that have not completed, by name. */
+  private static List<String> incompleteInits(PodSandbox sandbox) {
     List<String> incomplete = new ArrayList<>();
-    List<Container> specs =
-        pod.getSpec().getInitContainers() == null ? List.of() : pod.getSpec().getInitContainers();
-    for (int i = 0; i < specs.size(); i++) {
-      Container spec = specs.get(i);
-      ContainerStatus.Builder status =
-          ContainerStatus.newBuilder()
-              .setName(spec.getName())
-              .setImage(spec.getImage())
-              .setImageID("")
-              .setReady(false)
-              .setStarted(false)
-              .setRestartCount(0);
-      if (i < inits.size() - 1) {
-        RuntimeContainer done = inits.get(i);
-        status
-            .setImageID(done.imageID())
-            .setContainerID(done.containerID())
-            .setReady(true)
-            .setState(ContainerState.newBuilder().setTerminated(terminated(done)).build());
-      } else if (i == inits.size() - 1) {
-        RuntimeContainer failed = inits.get(i);
-        incomplete.add(spec.getName());
-        status
-            .setImageID(failed.imageID() == null ? "" : failed.imageID())
-            .setContainerID(failed.containerID())
-            .setRestartCount(restarts);
-        ContainerState ended =
-            failed.state() == RuntimeContainer.State.CREATED
-                ? waiting(failed.reason(), failed.message())
-                : ContainerState.newBuilder().setTerminated(terminated(failed)).build();
-        if (backOff != null && failed.state() != RuntimeContainer.State.CREATED) {
-          status
-              .setState(
-                  waiting(
-                      "CrashLoopBackOff",
-                      "back-off "
-                          + backOff.toSeconds()
-                          + "s restarting failed container="
-                          + spec.getName()
-                          + " pod="
-                          + pod.getMetadata().getName()
-                          + "_"
-                          + pod.getMetadata().getNamespace()
-                          + "("
-                          + pod.getMetadata().getUid()
-                          + ")"))
-              .setLastState(ended);
-        } else {
-          status.setState(ended);
-        }
-      } else {
-        incomplete.add(spec.getName());
-        status.setState(waiting("PodInitializing", null));
+    for (RuntimeContainer init : sandbox.initContainers()) {
+      if (init.state() != RuntimeContainer.State.EXITED
+          || init.exitCode() == null
+          || init.exitCode() != 0) {
+        incomplete.add(init.name());
       }
-      initStatuses.add(status.build());
     }
-    List<PodCondition> conditions = new ArrayList<>();
-    for (PodCondition condition : pending.getConditions()) {
-      conditions.add(
-          "Initialized".equals(condition.getType())
-              ? condition(
-                  previous,
-                  "Initialized",
-                  "False",
-                  "ContainersNotInitialized",
-                  "containers with incomplete status: [" + String.join(" ", incomplete) + "]",
-                  second)
-              : condition);
-    }
-    return PodStatus.newBuilder(pending)
-        .setPhase(backOff == null ? "Failed" : "Pending")
-        .setConditions(conditions)
-        .setInitContainerStatuses(initStatuses)
-        .build();
+    return incomplete;
+  }
+
+  private static String backOffMessage(Pod pod, String container, Duration backOff) {
+    return "back-off "
+        + backOff.toSeconds()
+        + "s restarting failed container="
+        + container
+        + " pod="
+        + podRef(pod);
+  }
+
+  /** A pod as the kubelet names it in messages: {@code <name>_<namespace>(<uid>)}. */
+  static String podRef(Pod pod) {
+    return pod.getMetadata().getName()
+        + "_"
+        + pod.getMetadata().getNamespace()
+        + "("
+        + pod.getMetadata().getUid()
+        + ")";
   }
 
   /** The status of a pod whose start failed for good (restartPolicy Never): phase Failed. */

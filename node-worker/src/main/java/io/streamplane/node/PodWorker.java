@@ -9,7 +9,6 @@ import io.streamplane.api.PodStatus;
 import io.streamplane.api.Probe;
 import io.streamplane.node.probe.Handlers;
 import io.streamplane.node.probe.ProbeWorker;
-import io.streamplane.node.runtime.InitContainerFailed;
 import io.streamplane.node.runtime.PodRuntime;
 import io.streamplane.node.runtime.PodSandbox;
 import io.streamplane.node.runtime.RuntimeContainer;
@@ -300,39 +299,8 @@ final class PodWorker {
     String message = NodeAgent.rootMessage(error);
     LOG.info("node {} pod {}: start failed: {}", options.name(), podKey, message);
     Throwable cause = error;
-    while (cause.getCause() != null
-        && !(cause instanceof PodInputsResolver.MissingInput)
-        && !(cause instanceof InitContainerFailed)) {
+    while (cause.getCause() != null && !(cause instanceof PodInputsResolver.MissingInput)) {
       cause = cause.getCause();
-    }
-    if (cause instanceof InitContainerFailed init) {
-      boolean retry = !"Never".equals(restartPolicy(pod));
-      Duration wait;
-      int restarts;
-      synchronized (this) {
-        if (retry) {
-          startFailures++;
-          wait = kubelet.backOff(startFailures - 1);
-          retryStartAt = clock.instant().plus(wait);
-        } else {
-          wait = null;
-          failure = new PodStatuses.Failure(null, null);
-        }
-        restarts = startFailures;
-      }
-      Duration shown = wait == null ? null : wait.isZero() ? kubelet.backOffBase() : wait;
-      return writeStatus(
-              pod,
-              p ->
-                  PodStatuses.initFailed(
-                      p,
-                      init.initContainers(),
-                      retry ? restarts - 1 : 0,
-                      shown,
-                      options.hostIP(),
-                      clock.instant()),
-              0)
-          .thenAccept(this::remember);
     }
     if (cause instanceof PodInputsResolver.MissingInput missing) {
       synchronized (this) {
@@ -395,6 +363,41 @@ final class PodWorker {
           actions.add(runtime.stopContainer(box, c.name(), grace(pod)));
         }
       }
+      for (RuntimeContainer init : observed.initContainers()) {
+        ContainerRun run = runs.get(init.name());
+        if (init.containerID() != null
+            && (run == null || !Objects.equals(run.containerID, init.containerID()))) {
+          run = new ContainerRun(init.containerID(), null, now);
+          runs.put(init.name(), run);
+          if (init.restartCount() == 0) {
+            event(pod, "Normal", "Pulled", pulled(init.image()), init.containerID());
+          }
+          event(pod, "Normal", "Created", "Created container: " + init.name(), init.containerID());
+          event(pod, "Normal", "Started", "Started container " + init.name(), init.containerID());
+        }
+        boolean failedInit =
+            init.state() == RuntimeContainer.State.EXITED
+                && (init.exitCode() == null || init.exitCode() != 0);
+        if (!failedInit || failure != null || run == null) {
+          continue;
+        }
+        if ("Never".equals(restartPolicy(pod))) {
+          failure = new PodStatuses.Failure(null, null); // Init:Error, the pod Failed
+          continue;
+        }
+        Duration wait = kubelet.backOff(init.restartCount());
+        Instant at = (init.finishedAt() == null ? now : init.finishedAt()).plus(wait);
+        if (!now.isBefore(at)) {
+          actions.add(runtime.restartContainer(box, init.name()));
+        } else if (!run.backOffReported) {
+          run.backOffReported = true;
+          backOffEvent(pod, init.name(), init.containerID());
+        }
+        views.put(
+            init.name(),
+            new PodStatuses.ContainerView(
+                false, false, wait.isZero() ? kubelet.backOffBase() : wait));
+      }
       for (RuntimeContainer c : observed.containers()) {
         Container spec = containerSpec(pod, c.name());
         ContainerRun run = runs.get(c.name());
@@ -411,7 +414,9 @@ final class PodWorker {
             if (c.state() == RuntimeContainer.State.RUNNING) {
               actions.add(postStart(pod, box, spec, c.name()));
             }
-          } else if (c.state() == RuntimeContainer.State.CREATED && c.reason() != null) {
+          } else if (c.state() == RuntimeContainer.State.CREATED
+              && c.reason() != null
+              && !"PodInitializing".equals(c.reason())) {
             event(pod, "Warning", "Failed", "Error: " + c.reason(), c.name() + c.reason());
             if (c.message() != null) {
               event(pod, "Warning", "Failed", c.message(), c.name() + c.message());
@@ -449,20 +454,7 @@ final class PodWorker {
             actions.add(runtime.restartContainer(box, c.name()));
           } else if (!run.backOffReported) {
             run.backOffReported = true;
-            event(
-                pod,
-                "Warning",
-                "BackOff",
-                "Back-off restarting failed container "
-                    + c.name()
-                    + " in pod "
-                    + pod.getMetadata().getName()
-                    + "_"
-                    + pod.getMetadata().getNamespace()
-                    + "("
-                    + pod.getMetadata().getUid()
-                    + ")",
-                c.containerID());
+            backOffEvent(pod, c.name(), c.containerID());
           }
           backOff = wait.isZero() ? kubelet.backOffBase() : wait;
         }
@@ -802,6 +794,16 @@ final class PodWorker {
   private static Duration remaining(Duration grace, long beganNanos) {
     Duration left = grace.minusNanos(System.nanoTime() - beganNanos);
     return left.isNegative() ? Duration.ZERO : left;
+  }
+
+  /** The kubelet's BackOff Event for a container waiting to be restarted. */
+  private void backOffEvent(Pod pod, String container, String containerID) {
+    event(
+        pod,
+        "Warning",
+        "BackOff",
+        "Back-off restarting failed container " + container + " in pod " + PodStatuses.podRef(pod),
+        containerID);
   }
 
   private static String pulled(String image) {

@@ -117,74 +117,69 @@ class PodStatusesTest {
   }
 
   @Test
-  void aFailedInitContainerBacksOffUnderAlwaysAndFailsThePodUnderNever() {
+  void aFailedInitContainerBacksOffOrFailsThePodAndHoldsTheContainers() {
     Pod pod = pod("app", "busybox");
     pod.getSpec()
         .setInitContainers(
             List.of(
                 Container.newBuilder().setName("first").setImage("busybox").build(),
                 Container.newBuilder().setName("second").setImage("busybox").build()));
-    List<RuntimeContainer> ran =
-        List.of(exited("first", 0, "Completed"), exited("second", 2, "Error"));
-
-    PodStatus retrying =
-        PodStatuses.initFailed(pod, ran, 1, Duration.ofSeconds(10), "127.0.0.1", T1);
-    assertThat(retrying.getPhase()).isEqualTo("Pending");
-    assertThat(condition(retrying, "Initialized").getStatus()).isEqualTo("False");
-    assertThat(condition(retrying, "Initialized").getMessage())
-        .isEqualTo("containers with incomplete status: [second]");
-    ContainerStatus first = retrying.getInitContainerStatuses().get(0);
-    assertThat(first.getState().getTerminated().getReason()).isEqualTo("Completed");
-    ContainerStatus second = retrying.getInitContainerStatuses().get(1);
-    assertThat(second.getState().getWaiting().getReason()).isEqualTo("CrashLoopBackOff");
-    assertThat(second.getLastState().getTerminated().getExitCode()).isEqualTo(2);
-    assertThat(second.getRestartCount()).isEqualTo(1);
-    assertThat(retrying.getContainerStatuses().get(0).getState().getWaiting().getReason())
-        .isEqualTo("PodInitializing");
-
-    PodStatus failed = PodStatuses.initFailed(pod, ran, 0, null, "127.0.0.1", T1);
-    assertThat(failed.getPhase()).isEqualTo("Failed");
-    assertThat(failed.getInitContainerStatuses().get(1).getState().getTerminated().getReason())
-        .isEqualTo("Error");
-  }
-
-  @Test
-  void anImageThatCannotBePulledShowsErrImagePullThenImagePullBackOff() {
-    Pod pod = pod("app", "example.com/unknown:1");
+    RuntimeContainer waitingApp =
+        new RuntimeContainer(
+            "app",
+            "busybox",
+            "busybox@sha256:ab",
+            null,
+            RuntimeContainer.State.CREATED,
+            null,
+            null,
+            null,
+            "PodInitializing",
+            null);
     PodSandbox sandbox =
         new PodSandbox(
             "sb",
             "default/p",
             "127.1.0.2",
             T1,
-            List.of(
-                new RuntimeContainer(
-                    "app",
-                    "example.com/unknown:1",
-                    "",
-                    null,
-                    RuntimeContainer.State.CREATED,
-                    null,
-                    null,
-                    null,
-                    "ErrImagePull",
-                    "image \"example.com/unknown:1\" is not in the node's image catalog")));
+            List.of(exited("first", 0, "Completed"), exited("second", 2, "Error")),
+            List.of(waitingApp));
 
-    PodStatus first =
+    PodStatus retrying =
         PodStatuses.observed(
-            pod, sandbox, c -> PodStatuses.ContainerView.PLAIN, null, "127.0.0.1", T1);
-    assertThat(first.getPhase()).isEqualTo("Pending");
-    assertThat(first.getContainerStatuses().get(0).getState().getWaiting().getReason())
-        .isEqualTo("ErrImagePull");
+            pod,
+            sandbox,
+            name ->
+                name.equals("second")
+                    ? new PodStatuses.ContainerView(false, false, Duration.ofSeconds(10))
+                    : PodStatuses.ContainerView.PLAIN,
+            null,
+            "127.0.0.1",
+            T1);
+    assertThat(retrying.getPhase()).isEqualTo("Pending");
+    assertThat(condition(retrying, "Initialized").getStatus()).isEqualTo("False");
+    assertThat(condition(retrying, "Initialized").getMessage())
+        .isEqualTo("containers with incomplete status: [second]");
+    ContainerStatus first = retrying.getInitContainerStatuses().get(0);
+    assertThat(first.getState().getTerminated().getReason()).isEqualTo("Completed");
+    assertThat(first.getReady()).isTrue();
+    ContainerStatus second = retrying.getInitContainerStatuses().get(1);
+    assertThat(second.getState().getWaiting().getReason()).isEqualTo("CrashLoopBackOff");
+    assertThat(second.getLastState().getTerminated().getExitCode()).isEqualTo(2);
+    assertThat(retrying.getContainerStatuses().get(0).getState().getWaiting().getReason())
+        .isEqualTo("PodInitializing");
 
-    pod.setStatus(first);
-    PodStatus next =
+    PodStatus failed =
         PodStatuses.observed(
-            pod, sandbox, c -> PodStatuses.ContainerView.PLAIN, null, "127.0.0.1", T1);
-    assertThat(next.getContainerStatuses().get(0).getState().getWaiting().getReason())
-        .isEqualTo("ImagePullBackOff");
-    assertThat(next.getContainerStatuses().get(0).getState().getWaiting().getMessage())
-        .isEqualTo("Back-off pulling image \"example.com/unknown:1\"");
+            pod,
+            sandbox,
+            name -> PodStatuses.ContainerView.PLAIN,
+            new PodStatuses.Failure(null, null),
+            "127.0.0.1",
+            T1);
+    assertThat(failed.getPhase()).isEqualTo("Failed");
+    assertThat(failed.getInitContainerStatuses().get(1).getState().getTerminated().getReason())
+        .isEqualTo("Error");
   }
 
   private static RuntimeContainer exited(String name, int code, String reason) {

@@ -10,7 +10,6 @@ import io.streamplane.api.Secret;
 import io.streamplane.node.logs.ContainerLogWriter;
 import io.streamplane.node.logs.DirectoryLogLocator;
 import io.streamplane.node.logs.LogLocator;
-import io.streamplane.node.runtime.InitContainerFailed;
 import io.streamplane.node.runtime.PodInputs;
 import io.streamplane.node.runtime.PodRuntime;
 import io.streamplane.node.runtime.PodSandbox;
@@ -41,6 +40,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -54,25 +54,27 @@ import org.slf4j.LoggerFactory;
 /**
  * A runtime whose containers are host OS processes: the {@code process} runtime of the node worker.
  *
- * <p>Contract: {@code start} makes a sandbox directory {@code <root>/<namespace>_<name>_<uid>/},
- * runs the init containers one after the other to completion (one that cannot start or exits
- * non-zero fails the start, and nothing of the pod is left running), then starts every container. A
- * container's command line is its {@code command} plus {@code args}, or, with no {@code command},
- * the {@link ImageCatalog} entry of its image (Kubernetes' entrypoint/cmd rules). Its environment
- * is only {@code PATH} (this JVM's), {@code HOSTNAME} (the pod name), {@code POD_IP} and the
- * container's {@code env} values — literal, or {@code valueFrom.fieldRef} of the pod's name,
- * namespace, uid, node name, service account, pod IP, host IP, labels and annotations — in which
- * {@code $(VAR)} names an earlier variable as in Kubernetes ({@code $$} escapes, unknown names stay
- * as written; {@code command} and {@code args} expand the same way). It runs in {@code workingDir}
- * (created if missing) or the sandbox directory, stdout and stderr written line by line, in the CRI
- * log format kubelet uses ({@link ContainerLogWriter}), to {@code <sandbox>/<container>/<run>.log},
- * where {@code run} counts the container's runs in that directory (0, 1, ... — so the previous
- * run's log is the next lower number, also across a node restart). A container whose image the
- * catalog cannot resolve and that has no command stays CREATED (Waiting) with reason {@code
- * ErrImagePull}; one whose process cannot be started stays CREATED with {@code RunContainerError}.
- * Container ids are {@code process://<pid>}. A container running a serving image's own entrypoint
- * ({@code nginx}) has started once its server accepts connections on the pod IP and port (at most
- * 15 s), as the real image would be almost at once.
+ * <p>Contract: {@code start} makes a sandbox directory {@code <root>/<namespace>_<name>_<uid>/} and
+ * its volumes and completes; then, in the background, the init containers run one after the other
+ * to completion and every container starts (until then they read CREATED, {@code PodInitializing}).
+ * An init container that cannot start or exits non-zero stops the sequence; {@code
+ * restartContainer} of it runs it again and resumes the sequence. A container's command line is its
+ * {@code command} plus {@code args}, or, with no {@code command}, the {@link ImageCatalog} entry of
+ * its image (Kubernetes' entrypoint/cmd rules). Its environment is only {@code PATH} (this JVM's),
+ * {@code HOSTNAME} (the pod name), {@code POD_IP} and the container's {@code env} values — literal,
+ * or {@code valueFrom.fieldRef} of the pod's name, namespace, uid, node name, service account, pod
+ * IP, host IP, labels and annotations — in which {@code $(VAR)} names an earlier variable as in
+ * Kubernetes ({@code $$} escapes, unknown names stay as written; {@code command} and {@code args}
+ * expand the same way). It runs in {@code workingDir} (created if missing) or the sandbox
+ * directory, stdout and stderr written line by line, in the CRI log format kubelet uses ({@link
+ * ContainerLogWriter}), to {@code <sandbox>/<container>/<run>.log}, where {@code run} counts the
+ * container's runs in that directory (0, 1, ... — so the previous run's log is the next lower
+ * number, also across a node restart). A container whose image the catalog cannot resolve and that
+ * has no command stays CREATED (Waiting) with reason {@code ErrImagePull}; one whose process cannot
+ * be started stays CREATED with {@code RunContainerError}. Container ids are {@code
+ * process://<pid>}. A container running a serving image's own entrypoint ({@code nginx}) has
+ * started once its server accepts connections on the pod IP and port (at most 15 s), as the real
+ * image would be almost at once.
  *
  * <p>{@code status} reads each process: RUNNING, or EXITED with its exit code and reason {@code
  * Completed} (0) or {@code Error}. {@code restartContainer} runs an EXITED container again; {@code
@@ -179,7 +181,7 @@ public final class ProcessRuntime implements PodRuntime {
       return CompletableFuture.failedFuture(
           new IllegalStateException("unknown sandbox " + sandbox.id()));
     }
-    return CompletableFuture.runAsync(() -> running.slot(container).restart(), executor);
+    return CompletableFuture.runAsync(() -> running.restart(container), executor);
   }
 
   @Override
@@ -241,6 +243,7 @@ public final class ProcessRuntime implements PodRuntime {
     }
     return CompletableFuture.runAsync(
         () -> {
+          running.stopped = true;
           terminate(running.processes(), grace);
           sandboxes.remove(sandbox.id());
         },
@@ -278,7 +281,7 @@ public final class ProcessRuntime implements PodRuntime {
     String key = namespace + "/" + name;
     return sandboxes.values().stream()
         .filter(s -> s.podKey.equals(key))
-        .flatMap(s -> s.slots.stream())
+        .flatMap(s -> Stream.concat(s.inits.stream(), s.slots.stream()))
         .filter(slot -> slot.name.equals(container))
         .anyMatch(slot -> !slot.processes().isEmpty() && slot.processes().get(0).isAlive());
   }
@@ -315,34 +318,6 @@ public final class ProcessRuntime implements PodRuntime {
     }
     Instant createdAt = clock.instant();
     Map<String, Path> volumes = Volumes.prepare(pod, inputs, dir.resolve("volumes"));
-    List<RuntimeContainer> inits = new ArrayList<>();
-    for (Container init : list(pod.getSpec() == null ? null : pod.getSpec().getInitContainers())) {
-      Slot slot = new Slot(init, pod, podIP, inputs, volumes, dir);
-      Run run = slot.current;
-      if (run.process == null) {
-        inits.add(run.snapshot(clock));
-        throw new CompletionException(
-            new InitContainerFailed(
-                "init container " + init.getName() + " did not start: " + run.message, inits));
-      }
-      try {
-        int exit = run.process.waitFor();
-        inits.add(run.snapshot(clock));
-        if (exit != 0) {
-          throw new CompletionException(
-              new InitContainerFailed(
-                  "init container " + init.getName() + " exited with code " + exit, inits));
-        }
-      } catch (InterruptedException e) {
-        terminate(List.of(run.process), Duration.ZERO);
-        Thread.currentThread().interrupt();
-        throw new CompletionException(e);
-      }
-    }
-    List<Slot> slots = new ArrayList<>();
-    for (Container container : list(pod.getSpec() == null ? null : pod.getSpec().getContainers())) {
-      slots.add(new Slot(container, pod, podIP, inputs, volumes, dir));
-    }
     Sandbox sandbox =
         new Sandbox(
             UUID.randomUUID().toString(),
@@ -350,9 +325,15 @@ public final class ProcessRuntime implements PodRuntime {
             podIP,
             createdAt,
             dir,
-            List.copyOf(inits),
-            List.copyOf(slots));
+            pod,
+            inputs,
+            volumes);
     sandboxes.put(sandbox.id, sandbox);
+    if (sandbox.initSpecs.isEmpty()) {
+      sandbox.initialize(); // nothing to wait for: the containers are started when start completes
+    } else {
+      executor.execute(sandbox::initialize);
+    }
     return sandbox.snapshot();
   }
 
@@ -775,14 +756,26 @@ public final class ProcessRuntime implements PodRuntime {
     }
   }
 
+  /**
+   * A pod's sandbox: its init containers, run one after the other by {@link #initialize} on the
+   * runtime's executor, then its containers. An init container that fails stops the sequence until
+   * the node restarts it ({@link #restart}), which resumes it; a stopped sandbox launches nothing
+   * more.
+   */
   private final class Sandbox {
     final String id;
     final String podKey;
     final String podIP;
     final Instant createdAt;
     final Path dir;
-    final List<RuntimeContainer> inits;
-    final List<Slot> slots;
+    final Pod pod;
+    final PodInputs inputs;
+    final Map<String, Path> volumes;
+    final List<Container> initSpecs;
+    final List<Container> containerSpecs;
+    final List<Slot> inits = new CopyOnWriteArrayList<>();
+    volatile List<Slot> slots = List.of();
+    volatile boolean stopped;
 
     Sandbox(
         String id,
@@ -790,15 +783,72 @@ public final class ProcessRuntime implements PodRuntime {
         String podIP,
         Instant createdAt,
         Path dir,
-        List<RuntimeContainer> inits,
-        List<Slot> slots) {
+        Pod pod,
+        PodInputs inputs,
+        Map<String, Path> volumes) {
       this.id = id;
       this.podKey = podKey;
       this.podIP = podIP;
       this.createdAt = createdAt;
       this.dir = dir;
-      this.inits = inits;
-      this.slots = slots;
+      this.pod = pod;
+      this.inputs = inputs;
+      this.volumes = volumes;
+      this.initSpecs = list(pod.getSpec() == null ? null : pod.getSpec().getInitContainers());
+      this.containerSpecs = list(pod.getSpec() == null ? null : pod.getSpec().getContainers());
+    }
+
+    /**
+     * Runs the init containers from the last one launched (waiting for it) to the end, then starts
+     * the containers; returns at the first init container that cannot start or exits non-zero.
+     */
+    void initialize() {
+      try {
+        while (true) {
+          int launched = inits.size();
+          if (launched > 0) {
+            Process process = inits.get(launched - 1).current.process;
+            if (process == null || process.waitFor() != 0) {
+              return; // failed: the node decides when to restart it
+            }
+          }
+          synchronized (this) {
+            if (stopped) {
+              return;
+            }
+            if (launched == initSpecs.size()) {
+              List<Slot> started = new ArrayList<>();
+              for (Container container : containerSpecs) {
+                started.add(new Slot(container, pod, podIP, inputs, volumes, dir));
+              }
+              slots = List.copyOf(started);
+              return;
+            }
+            inits.add(new Slot(initSpecs.get(launched), pod, podIP, inputs, volumes, dir));
+          }
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (RuntimeException e) {
+        LOG.warn("pod {}: initialization failed: {}", podKey, e.toString());
+      }
+    }
+
+    /** Restarts a container; an init container's restart resumes the initialization. */
+    void restart(String container) {
+      for (Slot init : inits) {
+        if (init.name.equals(container)) {
+          synchronized (this) {
+            if (stopped) {
+              return;
+            }
+            init.restart();
+          }
+          executor.execute(this::initialize);
+          return;
+        }
+      }
+      slot(container).restart();
     }
 
     Slot slot(String container) {
@@ -807,16 +857,48 @@ public final class ProcessRuntime implements PodRuntime {
           return slot;
         }
       }
+      for (Slot slot : inits) {
+        if (slot.name.equals(container)) {
+          return slot;
+        }
+      }
       throw new IllegalArgumentException("no container " + container + " in " + podKey);
     }
 
     PodSandbox snapshot() {
-      return new PodSandbox(
-          id, podKey, podIP, createdAt, inits, slots.stream().map(Slot::snapshot).toList());
+      List<RuntimeContainer> initStates = new ArrayList<>();
+      for (int i = 0; i < initSpecs.size(); i++) {
+        initStates.add(i < inits.size() ? inits.get(i).snapshot() : initializing(initSpecs.get(i)));
+      }
+      List<Slot> started = slots;
+      List<RuntimeContainer> states =
+          started.isEmpty() && !containerSpecs.isEmpty()
+              ? containerSpecs.stream().map(ProcessRuntime::initializing).toList()
+              : started.stream().map(Slot::snapshot).toList();
+      return new PodSandbox(id, podKey, podIP, createdAt, initStates, states);
     }
 
     List<Process> processes() {
-      return slots.stream().flatMap(s -> s.processes().stream()).toList();
+      List<Process> all = new ArrayList<>();
+      inits.forEach(s -> all.addAll(s.processes()));
+      slots.forEach(s -> all.addAll(s.processes()));
+      return all;
     }
+  }
+
+  /** A container that waits for the init containers before it: CREATED, PodInitializing. */
+  private static RuntimeContainer initializing(Container container) {
+    String image = container.getImage() == null ? "" : container.getImage();
+    return new RuntimeContainer(
+        container.getName(),
+        image,
+        imageID(image),
+        null,
+        RuntimeContainer.State.CREATED,
+        null,
+        null,
+        null,
+        "PodInitializing",
+        null);
   }
 }

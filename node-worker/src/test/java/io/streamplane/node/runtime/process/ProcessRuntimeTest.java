@@ -1,7 +1,6 @@
 package io.streamplane.node.runtime.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.streamplane.api.ConfigMap;
@@ -43,7 +42,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -215,24 +213,38 @@ class ProcessRuntimeTest {
                 runtime.status(sandbox).containers().get(0).state()
                     == RuntimeContainer.State.EXITED);
     assertThat(runtime.status(sandbox).containers()).hasSize(1);
+    assertThat(runtime.status(sandbox).initContainers())
+        .extracting(RuntimeContainer::reason)
+        .containsExactly("Completed", "Completed");
     assertThat(runtime.status(sandbox).containers().get(0).exitCode()).isZero();
   }
 
   @Test
-  void aFailingInitContainerFailsTheStart() {
+  void aFailingInitContainerHoldsTheContainersUntilARestartOfItSucceeds() throws Exception {
+    Path flag = root.resolve("init-may-pass");
     Container init = container("init", "busybox");
-    init.setCommand(List.of("/bin/sh", "-c", "exit 7"));
+    init.setCommand(List.of("/bin/sh", "-c", "test -f " + flag));
     Container main = container("main", "busybox");
     main.setCommand(List.of("/bin/sh", "-c", "sleep 30"));
+    PodSandbox sandbox = start(pod("p7", List.of(init), List.of(main)));
 
-    assertThatThrownBy(
-            () ->
-                runtime
-                    .start(pod("p7", List.of(init), List.of(main)), "127.0.0.1", PodInputs.NONE)
-                    .get())
-        .isInstanceOf(ExecutionException.class)
-        .hasMessageContaining("init container init exited with code 7");
-    assertThat(runtime.running()).isZero();
+    await("the init container to fail")
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> runtime.status(sandbox).initContainers().get(0).state() == State.EXITED);
+    PodSandbox failed = runtime.status(sandbox);
+    assertThat(failed.initContainers().get(0).exitCode()).isEqualTo(1);
+    assertThat(failed.containers().get(0).state()).isEqualTo(State.CREATED);
+    assertThat(failed.containers().get(0).reason()).isEqualTo("PodInitializing");
+
+    Files.createFile(flag);
+    runtime.restartContainer(sandbox, "init").get(10, TimeUnit.SECONDS);
+    await("the container to start once the init container passed")
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> runtime.status(sandbox).containers().get(0).state() == State.RUNNING);
+    RuntimeContainer passed = runtime.status(sandbox).initContainers().get(0);
+    assertThat(passed.exitCode()).isZero();
+    assertThat(passed.restartCount()).isEqualTo(1);
+    assertThat(passed.lastTermination().exitCode()).isEqualTo(1);
   }
 
   @Test
