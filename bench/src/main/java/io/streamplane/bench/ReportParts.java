@@ -22,6 +22,32 @@ public final class ReportParts {
     return 10 * magnitude;
   }
 
+  /**
+   * The report's machine section up to its own lines: cores, CPU, memory, JVM and OS, a line each.
+   */
+  public static String machine() {
+    return "\n## Machine\n\n"
+        + "- `nproc`: "
+        + Runtime.getRuntime().availableProcessors()
+        + "\n- CPU: "
+        + cpuModel()
+        + "\n- Memory: "
+        + memTotal()
+        + "\n- JVM: "
+        + System.getProperty("java.vm.name")
+        + ' '
+        + System.getProperty("java.runtime.version")
+        + " (max heap "
+        + (Runtime.getRuntime().maxMemory() >> 20)
+        + " MiB)\n- OS: "
+        + System.getProperty("os.name")
+        + ' '
+        + System.getProperty("os.version")
+        + ' '
+        + System.getProperty("os.arch")
+        + "\n";
+  }
+
   /** The CPU model names in {@code /proc/cpuinfo}, or "unknown". */
   public static String cpuModel() {
     try {

@@ -13,10 +13,9 @@ import io.streamplane.node.runtime.simulated.SimulatedRuntime;
 import io.streamplane.scheduler.SchedulerApp;
 import io.streamplane.scheduler.framework.SchedulerConfig;
 import io.streamplane.schema.convert.KubeJson;
-import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.store.StoreApp;
 import io.streamplane.topics.BindingKey;
-import io.streamplane.topics.TopicInitializer;
+import io.streamplane.topics.ClusterTopics;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
 import java.net.URI;
@@ -73,12 +72,9 @@ class NodeAgentIT {
         TopicLayout.singleBroker(
             KafkaBrokerExtension.uniqueName("node").replaceAll("[^a-zA-Z0-9_-]", "-"));
     try (Admin admin = Admin.create(broker.clientProperties())) {
-      new TopicInitializer(admin).ensure(List.of(Topics.schemasSpec(layout)));
-      KafkaSchemaCatalog catalog =
-          new KafkaSchemaCatalog(bootstrap, layout.topicName(Topics.SCHEMAS));
-      running.add(catalog);
-      topics = new Topics(layout, catalog);
-      new TopicInitializer(admin).ensure(topics.all());
+      ClusterTopics cluster = ClusterTopics.ensure(admin, bootstrap, layout);
+      running.add(cluster);
+      topics = cluster.topics();
     }
     running.add(StoreApp.start(topics, bootstrap, state.resolve("store")));
     running.add(ControllersApp.start(topics, bootstrap, state.resolve("controllers")));

@@ -12,18 +12,14 @@ import io.streamplane.api.PodSpec;
 import io.streamplane.api.ResourceRequirements;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.kafka.embedded.KafkaBrokerExtension;
-import io.streamplane.log.CommandVerb;
 import io.streamplane.log.ResourceCommand;
-import io.streamplane.log.UserInfo;
 import io.streamplane.scheduler.framework.PodRequests;
 import io.streamplane.scheduler.framework.Resources;
 import io.streamplane.scheduler.framework.SchedulerConfig;
-import io.streamplane.schema.objects.ResourceKey;
-import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.store.StoreApp;
 import io.streamplane.streams.StreamsApp;
 import io.streamplane.testing.LogTaps;
-import io.streamplane.topics.TopicInitializer;
+import io.streamplane.topics.ClusterTopics;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
 import java.nio.file.Path;
@@ -33,7 +29,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -43,7 +38,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -72,12 +66,9 @@ class SchedulingIT {
             KafkaBrokerExtension.uniqueName("sch").replaceAll("[^a-zA-Z0-9_-]", "-"));
     List<AutoCloseable> running = new ArrayList<>();
     try (Admin admin = Admin.create(broker.clientProperties())) {
-      new TopicInitializer(admin).ensure(List.of(Topics.schemasSpec(layout)));
-      KafkaSchemaCatalog catalog =
-          new KafkaSchemaCatalog(broker.bootstrapServers(), layout.topicName(Topics.SCHEMAS));
-      running.add(catalog);
-      Topics topics = new Topics(layout, catalog);
-      new TopicInitializer(admin).ensure(topics.all());
+      ClusterTopics cluster = ClusterTopics.ensure(admin, broker.bootstrapServers(), layout);
+      running.add(cluster);
+      Topics topics = cluster.topics();
       String bootstrap = broker.bootstrapServers();
 
       Map<String, Resources> bound = new ConcurrentHashMap<>();
@@ -147,12 +138,9 @@ class SchedulingIT {
             KafkaBrokerExtension.uniqueName("spread").replaceAll("[^a-zA-Z0-9_-]", "-"));
     List<AutoCloseable> running = new ArrayList<>();
     try (Admin admin = Admin.create(broker.clientProperties())) {
-      new TopicInitializer(admin).ensure(List.of(Topics.schemasSpec(layout)));
-      KafkaSchemaCatalog catalog =
-          new KafkaSchemaCatalog(broker.bootstrapServers(), layout.topicName(Topics.SCHEMAS));
-      running.add(catalog);
-      Topics topics = new Topics(layout, catalog);
-      new TopicInitializer(admin).ensure(topics.all());
+      ClusterTopics cluster = ClusterTopics.ensure(admin, broker.bootstrapServers(), layout);
+      running.add(cluster);
+      Topics topics = cluster.topics();
       String bootstrap = broker.bootstrapServers();
 
       Map<String, String> nodeOf = new ConcurrentHashMap<>();
@@ -389,21 +377,7 @@ class SchedulingIT {
       String namespace,
       String name,
       SpecificRecord object) {
-    ResourceCommand command =
-        ResourceCommand.newBuilder()
-            .setId(UUID.randomUUID().toString())
-            .setVerb(CommandVerb.CREATE)
-            .setResource(resource)
-            .setNamespace(namespace)
-            .setName(name)
-            .setObject(object)
-            .setActor(UserInfo.newBuilder().setUsername("test").build())
-            .build();
-    producer.send(
-        new ProducerRecord<>(
-            topics.commands().name(),
-            new ResourceKey(resource, "", namespace, name).toString(),
-            command));
+    LogTaps.create(producer, topics, resource, null, namespace, name, object);
   }
 
   private static Node node(String name) {

@@ -1,18 +1,24 @@
 package io.streamplane.testing;
 
+import io.streamplane.log.CommandVerb;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
+import io.streamplane.log.UserInfo;
+import io.streamplane.schema.objects.ResourceKey;
 import io.streamplane.topics.Topics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.function.Consumer;
+import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -39,6 +45,31 @@ public final class LogTaps {
             5),
         new StringSerializer(),
         topics.commands().valueSerde().serializer());
+  }
+
+  /** Sends a CREATE command for {@code object}, as the user "test", keyed as the store expects. */
+  public static void create(
+      KafkaProducer<String, ResourceCommand> producer,
+      Topics topics,
+      String resource,
+      String group,
+      String namespace,
+      String name,
+      SpecificRecord object) {
+    ResourceCommand command =
+        ResourceCommand.newBuilder()
+            .setId(UUID.randomUUID().toString())
+            .setVerb(CommandVerb.CREATE)
+            .setResource(resource)
+            .setGroup(group)
+            .setNamespace(namespace)
+            .setName(name)
+            .setObject(object)
+            .setActor(UserInfo.newBuilder().setUsername("test").build())
+            .build();
+    producer.send(
+        new ProducerRecord<>(
+            topics.commands().name(), ResourceKey.of(command).toString(), command));
   }
 
   /** Starts a thread named {@code name} that hands every committed event to {@code each}. */

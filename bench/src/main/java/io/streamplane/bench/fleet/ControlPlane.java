@@ -7,9 +7,8 @@ import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.log.UserInfo;
 import io.streamplane.scheduler.SchedulerApp;
 import io.streamplane.scheduler.framework.SchedulerConfig;
-import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.store.StoreApp;
-import io.streamplane.topics.TopicInitializer;
+import io.streamplane.topics.ClusterTopics;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
 import java.io.IOException;
@@ -64,14 +63,9 @@ final class ControlPlane implements AutoCloseable {
     String bootstrap = broker.bootstrapServers();
     TopicLayout layout = TopicLayout.singleBroker(cluster);
     try (Admin admin = Admin.create(broker.clientProperties())) {
-      TopicInitializer initializer = new TopicInitializer(admin);
-      // The schema catalog reads its topic, so that one comes first.
-      initializer.ensure(List.of(Topics.schemasSpec(layout)));
-      KafkaSchemaCatalog catalog =
-          new KafkaSchemaCatalog(bootstrap, layout.topicName(Topics.SCHEMAS));
-      running.add(catalog);
-      topics = new Topics(layout, catalog);
-      initializer.ensure(topics.all());
+      ClusterTopics clusterTopics = ClusterTopics.ensure(admin, bootstrap, layout);
+      running.add(clusterTopics);
+      topics = clusterTopics.topics();
     }
     running.add(
         ControllersApp.start(

@@ -1,7 +1,6 @@
 package io.streamplane.bench.fleet;
 
-import static io.streamplane.bench.ReportParts.cpuModel;
-import static io.streamplane.bench.ReportParts.memTotal;
+import static io.streamplane.bench.ReportParts.machine;
 import static io.streamplane.bench.ReportParts.niceCeiling;
 
 import io.streamplane.bench.fleet.FleetBenchmark.Result;
@@ -141,26 +140,8 @@ final class FleetReport {
                 + " --registration-timeout 300 --deployment-timeout 300 --out bench/reports`.\n"
                 + "One run per size, sizes in order, each against its own fresh control plane in"
                 + " the same JVM\n(so later sizes run on a warmer JIT).\n")
-        .append("\n## Machine\n\n")
-        .append("- `nproc`: ")
-        .append(cores)
-        .append("\n- CPU: ")
-        .append(cpuModel())
-        .append("\n- Memory: ")
-        .append(memTotal())
-        .append("\n- JVM: ")
-        .append(System.getProperty("java.vm.name"))
-        .append(' ')
-        .append(System.getProperty("java.runtime.version"))
-        .append(" (max heap ")
-        .append(Runtime.getRuntime().maxMemory() >> 20)
-        .append(" MiB)\n- OS: ")
-        .append(System.getProperty("os.name"))
-        .append(' ')
-        .append(System.getProperty("os.version"))
-        .append(' ')
-        .append(System.getProperty("os.arch"))
-        .append("\n- Load average (1, 5, 15 min) before the run: ")
+        .append(machine())
+        .append("- Load average (1, 5, 15 min) before the run: ")
         .append(loadBefore)
         .append(", after: ")
         .append(loadAfter)

@@ -1,6 +1,6 @@
 package io.streamplane.bench.scheduler;
 
-import static io.streamplane.bench.ReportParts.cpuModel;
+import static io.streamplane.bench.ReportParts.machine;
 import static io.streamplane.bench.ReportParts.niceCeiling;
 
 import io.streamplane.bench.scheduler.SchedulerBenchmark.Result;
@@ -79,24 +79,8 @@ final class SchedulerReport {
         .append(command)
         .append(
             "\n```\n\nOptions: `--nodes 500,1000,5000 --pods 5000 --rounds 10 --out bench/reports`.\n")
-        .append("\n## Machine\n\n")
-        .append("- `nproc`: ")
-        .append(Runtime.getRuntime().availableProcessors())
-        .append("\n- CPU: ")
-        .append(cpuModel())
-        .append("\n- JVM: ")
-        .append(System.getProperty("java.vm.name"))
-        .append(' ')
-        .append(System.getProperty("java.runtime.version"))
-        .append(" (max heap ")
-        .append(Runtime.getRuntime().maxMemory() >> 20)
-        .append(" MiB)\n- OS: ")
-        .append(System.getProperty("os.name"))
-        .append(' ')
-        .append(System.getProperty("os.version"))
-        .append(' ')
-        .append(System.getProperty("os.arch"))
-        .append("\n- Date: ")
+        .append(machine())
+        .append("- Date: ")
         .append(LocalDate.now(ZoneOffset.UTC))
         .append(
             "\n\nA shared 2-core development machine: numbers vary by some percent between runs."

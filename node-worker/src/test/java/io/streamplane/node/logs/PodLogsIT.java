@@ -8,9 +8,8 @@ import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.kafka.embedded.KafkaBrokerExtension;
 import io.streamplane.log.UserInfo;
 import io.streamplane.schema.convert.KubeJson;
-import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.store.StoreApp;
-import io.streamplane.topics.TopicInitializer;
+import io.streamplane.topics.ClusterTopics;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
 import java.io.IOException;
@@ -72,12 +71,9 @@ class PodLogsIT {
             KafkaBrokerExtension.uniqueName("logs").replaceAll("[^a-zA-Z0-9_-]", "-"));
     Topics topics;
     try (Admin admin = Admin.create(broker.clientProperties())) {
-      new TopicInitializer(admin).ensure(List.of(Topics.schemasSpec(layout)));
-      KafkaSchemaCatalog catalog =
-          new KafkaSchemaCatalog(bootstrap, layout.topicName(Topics.SCHEMAS));
-      running.add(catalog);
-      topics = new Topics(layout, catalog);
-      new TopicInitializer(admin).ensure(topics.all());
+      ClusterTopics cluster = ClusterTopics.ensure(admin, bootstrap, layout);
+      running.add(cluster);
+      topics = cluster.topics();
     }
     running.add(StoreApp.start(topics, bootstrap, state.resolve("store")));
     gateway = GatewayServer.start(bootstrap, topics, "127.0.0.1", 0, 0);

@@ -16,15 +16,11 @@ import io.streamplane.api.Taint;
 import io.streamplane.controller.ControllersApp;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.kafka.embedded.KafkaBrokerExtension;
-import io.streamplane.log.CommandVerb;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
-import io.streamplane.log.UserInfo;
-import io.streamplane.schema.objects.ResourceKey;
-import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.store.StoreApp;
 import io.streamplane.testing.LogTaps;
-import io.streamplane.topics.TopicInitializer;
+import io.streamplane.topics.ClusterTopics;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
 import java.nio.file.Path;
@@ -34,12 +30,10 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -64,12 +58,9 @@ class NodeLifecycleIT {
     Map<String, ResourceEvent> latest = new ConcurrentHashMap<>();
     Thread observer = null;
     try (Admin admin = Admin.create(broker.clientProperties())) {
-      new TopicInitializer(admin).ensure(List.of(Topics.schemasSpec(layout)));
-      KafkaSchemaCatalog catalog =
-          new KafkaSchemaCatalog(broker.bootstrapServers(), layout.topicName(Topics.SCHEMAS));
-      running.add(catalog);
-      Topics topics = new Topics(layout, catalog);
-      new TopicInitializer(admin).ensure(topics.all());
+      ClusterTopics cluster = ClusterTopics.ensure(admin, broker.bootstrapServers(), layout);
+      running.add(cluster);
+      Topics topics = cluster.topics();
       String bootstrap = broker.bootstrapServers();
       observer =
           LogTaps.followEvents(
@@ -139,20 +130,7 @@ class NodeLifecycleIT {
       SpecificRecord object) {
     String name =
         ((ObjectMeta) object.get(object.getSchema().getField("metadata").pos())).getName();
-    ResourceCommand command =
-        ResourceCommand.newBuilder()
-            .setId(UUID.randomUUID().toString())
-            .setVerb(CommandVerb.CREATE)
-            .setResource(resource)
-            .setGroup(group)
-            .setNamespace(namespace)
-            .setName(name)
-            .setObject(object)
-            .setActor(UserInfo.newBuilder().setUsername("test").build())
-            .build();
-    producer.send(
-        new ProducerRecord<>(
-            topics.commands().name(), ResourceKey.of(command).toString(), command));
+    LogTaps.create(producer, topics, resource, group, namespace, name, object);
   }
 
   private static Node node(String name, Instant heartbeat) {
