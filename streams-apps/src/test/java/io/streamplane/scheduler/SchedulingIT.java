@@ -377,7 +377,7 @@ class SchedulingIT {
       String namespace,
       String name,
       SpecificRecord object) {
-    LogTaps.create(producer, topics, resource, null, namespace, name, object);
+    LogTaps.create(producer, topics, resource, "", namespace, name, object);
   }
 
   private static Node node(String name) {
