@@ -5,7 +5,9 @@ import io.streamplane.controller.nodelifecycle.NodeLifecycleController;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.topics.Topics;
+import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.kstream.Consumed;
@@ -15,26 +17,33 @@ import org.apache.kafka.streams.kstream.Repartitioned;
 import org.apache.kafka.streams.state.Stores;
 
 /**
- * The controllers as one Kafka Streams application: {@code events} re-keyed by namespace (so one
- * task sees a namespace whole: a Deployment, its ReplicaSets, their pods, and every owner of every
- * dependent) → {@link NamespaceControllers} (ReplicaSet, Deployment, garbage collector, namespace
- * controllers over a RocksDB store of the namespace's objects) → {@code commands}.
+ * The controllers as one Kafka Streams application, three sub-topologies over one consumer of
+ * {@code events}:
  *
- * <p>A second sub-topology re-keys the same events by node name (Nodes, node Leases, pods bound to
- * a node) → {@link NodeLifecycleController} (node health, unreachable taints, taint eviction). It
- * lives in this application rather than its own so that it shares the controllers' single consumer
- * of {@code events}, their threads and transactions, and scales and fails over with them; its tasks
- * are separate from the namespace tasks, so a busy namespace does not delay node health.
+ * <ul>
+ *   <li>re-keyed by owner uid ({@link ControllerRoutes#ownerKeys}) → {@link OwnerControllers}: the
+ *       ReplicaSet and Deployment controllers and the garbage collector, each owner seen with its
+ *       dependents;
+ *   <li>re-keyed by namespace ({@link ControllerRoutes#namespaceKey}) → {@link
+ *       NamespaceControllers}: namespace teardown and ReplicaSet adoption of orphan pods;
+ *   <li>re-keyed by node name → {@link NodeLifecycleController}: node health, unreachable taints,
+ *       taint eviction.
+ * </ul>
  *
- * <p>Scaling is by namespaces and by nodes: more instances split the repartitioned partitions, and
- * a namespace (a node) is always handled by exactly one of them. Writes to {@code commands} commit
- * in the transaction that consumed their input (exactly_once_v2), so a crash neither loses nor
- * repeats a decision.
+ * <p>Scaling is by partitions of the re-keyed topics: owners spread over every partition and
+ * instance, whatever their namespace. Writes to {@code commands} commit in the transaction that
+ * consumed their input (exactly_once_v2), and so do the work queues and expectations, so a crash
+ * neither loses nor repeats a decision.
  */
 public final class ControllersTopology {
 
-  public static final String OBJECTS = "namespace-objects";
-  public static final String EXPECTATIONS = "deployment-expectations";
+  public static final String OWNER_OBJECTS = "owner-objects";
+  public static final String OWNER_QUEUE = "owner-queue";
+  public static final String OWNER_EXPECTATIONS = "owner-expectations";
+  public static final String NAMESPACE_OBJECTS = "namespace-objects";
+  public static final String NAMESPACE_QUEUE = "namespace-queue";
+  public static final String NAMESPACE_EXPECTATIONS = "namespace-expectations";
+  static final String BY_OWNER = "by-owner";
   static final String BY_NAMESPACE = "by-namespace";
   static final String BY_NODE = "node-lifecycle-by-node";
 
@@ -46,19 +55,23 @@ public final class ControllersTopology {
 
   public static Topology buildTopology(Topics topics, NodeLifecycleConfig nodeLifecycle) {
     StreamsBuilder builder = new StreamsBuilder();
-    builder.addStateStore(
-        Stores.keyValueStoreBuilder(
-            Stores.persistentKeyValueStore(OBJECTS),
-            Serdes.String(),
-            topics.events().valueSerde()));
-    builder.addStateStore(
-        Stores.keyValueStoreBuilder(
-            Stores.persistentKeyValueStore(EXPECTATIONS), Serdes.String(), Serdes.String()));
+    Serde<ResourceEvent> eventSerde = topics.events().valueSerde();
+    for (String name : new String[] {OWNER_OBJECTS, NAMESPACE_OBJECTS}) {
+      builder.addStateStore(
+          Stores.keyValueStoreBuilder(
+              Stores.persistentKeyValueStore(name), Serdes.String(), eventSerde));
+    }
+    for (String name :
+        new String[] {OWNER_QUEUE, OWNER_EXPECTATIONS, NAMESPACE_QUEUE, NAMESPACE_EXPECTATIONS}) {
+      builder.addStateStore(
+          Stores.keyValueStoreBuilder(
+              Stores.persistentKeyValueStore(name), Serdes.String(), Serdes.String()));
+    }
     builder.addStateStore(
         Stores.keyValueStoreBuilder(
             Stores.persistentKeyValueStore(NodeLifecycleController.OBJECTS),
             Serdes.String(),
-            topics.events().valueSerde()));
+            eventSerde));
     builder.addStateStore(
         Stores.keyValueStoreBuilder(
             Stores.persistentKeyValueStore(NodeLifecycleController.TAINTS_SEEN),
@@ -67,18 +80,29 @@ public final class ControllersTopology {
     Produced<String, ResourceCommand> toCommands =
         Produced.with(Serdes.String(), topics.commands().valueSerde());
     KStream<String, ResourceEvent> events =
-        builder.stream(
-                topics.events().name(),
-                Consumed.with(Serdes.String(), topics.events().valueSerde()))
-            .filter((key, event) -> event != null);
+        builder.stream(topics.events().name(), Consumed.with(Serdes.String(), eventSerde))
+            .filter((key, event) -> event != null && event.getObject() != null);
     events
-        .filter((key, event) -> NamespaceControllers.namespaceOf(event) != null)
-        .selectKey((key, event) -> NamespaceControllers.namespaceOf(event))
+        .flatMap(
+            (key, event) ->
+                ControllerRoutes.ownerKeys(event).stream()
+                    .map(owner -> KeyValue.pair(owner, event))
+                    .toList())
+        .repartition(
+            Repartitioned.<String, ResourceEvent>as(BY_OWNER)
+                .withKeySerde(Serdes.String())
+                .withValueSerde(eventSerde))
+        .process(OwnerControllers::new, OWNER_OBJECTS, OWNER_QUEUE, OWNER_EXPECTATIONS)
+        .to(topics.commands().name(), toCommands);
+    events
+        .filter((key, event) -> ControllerRoutes.namespaceKey(event) != null)
+        .selectKey((key, event) -> ControllerRoutes.namespaceKey(event))
         .repartition(
             Repartitioned.<String, ResourceEvent>as(BY_NAMESPACE)
                 .withKeySerde(Serdes.String())
-                .withValueSerde(topics.events().valueSerde()))
-        .process(NamespaceControllers::new, OBJECTS, EXPECTATIONS)
+                .withValueSerde(eventSerde))
+        .process(
+            NamespaceControllers::new, NAMESPACE_OBJECTS, NAMESPACE_QUEUE, NAMESPACE_EXPECTATIONS)
         .to(topics.commands().name(), toCommands);
     events
         .filter((key, event) -> NodeLifecycleController.nodeOf(event) != null)
@@ -87,7 +111,7 @@ public final class ControllersTopology {
         .repartition(
             Repartitioned.<String, ResourceEvent>as(BY_NODE)
                 .withKeySerde(Serdes.String())
-                .withValueSerde(topics.events().valueSerde()))
+                .withValueSerde(eventSerde))
         .process(
             () -> new NodeLifecycleController(nodeLifecycle),
             NodeLifecycleController.OBJECTS,

@@ -11,10 +11,15 @@ public final class Owners {
 
   /** The ownerReference with controller=true, or null. */
   public static OwnerReference controllerOf(ObjectMeta meta) {
-    if (meta == null || meta.getOwnerReferences() == null) {
+    return meta == null ? null : controllerOf(meta.getOwnerReferences());
+  }
+
+  /** The reference with controller=true among {@code refs}, or null. */
+  public static OwnerReference controllerOf(List<OwnerReference> refs) {
+    if (refs == null) {
       return null;
     }
-    for (OwnerReference ref : meta.getOwnerReferences()) {
+    for (OwnerReference ref : refs) {
       if (Boolean.TRUE.equals(ref.getController())) {
         return ref;
       }

@@ -21,6 +21,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import org.apache.avro.specific.SpecificRecord;
@@ -85,7 +86,7 @@ public final class StoreLogic {
     if (!causes.isEmpty()) {
       return invalid(command, at, created, causes);
     }
-    return changed(command, at, 201, EventType.ADDED, created);
+    return changed(command, at, 201, EventType.ADDED, null, created);
   }
 
   private static Outcome update(
@@ -162,7 +163,7 @@ public final class StoreLogic {
         && empty(namespaceFinalizers(updated))) {
       return removed(command, at, updated);
     }
-    return changed(command, at, 200, EventType.MODIFIED, updated);
+    return changed(command, at, 200, EventType.MODIFIED, stored, updated);
   }
 
   private static Outcome delete(
@@ -212,7 +213,7 @@ public final class StoreLogic {
       // The namespace controller empties it, then removes the spec finalizer.
       namespace.setStatus(NamespaceStatus.newBuilder().setPhase("Terminating").build());
     }
-    return changed(command, at, 200, EventType.MODIFIED, terminating);
+    return changed(command, at, 200, EventType.MODIFIED, stored, terminating);
   }
 
   /** A Namespace's {@code spec.finalizers}: kept until its contents are gone. */
@@ -306,7 +307,7 @@ public final class StoreLogic {
             .build());
     status.setConditions(conditions);
     bound.setStatus(status);
-    return changed(command, at, 201, EventType.MODIFIED, bound);
+    return changed(command, at, 201, EventType.MODIFIED, pod, bound);
   }
 
   /**
@@ -374,6 +375,7 @@ public final class StoreLogic {
       CommandPosition at,
       int code,
       EventType type,
+      SpecificRecord previous,
       SpecificRecord object) {
     SpecificRecord versioned = withResourceVersion(object, at);
     CommandResult result = result(command, at, code, null, null, List.of(), versioned);
@@ -381,6 +383,12 @@ public final class StoreLogic {
       return new Outcome(result, null, null);
     }
     ResourceEvent event = event(command, at, type, versioned);
+    if (previous != null) {
+      var before = KubeObjects.meta(previous).getOwnerReferences();
+      if (!Objects.equals(before, KubeObjects.meta(versioned).getOwnerReferences())) {
+        event.setOwnersBefore(before == null ? List.of() : before);
+      }
+    }
     return new Outcome(result, event, event);
   }
 

@@ -36,8 +36,8 @@ class ControllersIT {
             new KafkaSchemaCatalog(broker.bootstrapServers(), ensureSchemasTopic(admin, layout))) {
       Topics topics = new Topics(layout, catalog);
       new TopicInitializer(admin).ensure(topics.all());
-      // the events source, the by-namespace and the by-node repartitions
-      int total = 3 * layout.logPartitions();
+      // the events source, the by-owner, by-namespace and by-node repartitions
+      int total = 4 * layout.logPartitions();
 
       try (StreamsApp first =
           ControllersApp.start(topics, broker.bootstrapServers(), state.resolve("a"))) {

@@ -20,6 +20,7 @@ import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.log.UserInfo;
+import io.streamplane.schema.objects.KubeObjects;
 import io.streamplane.schema.serde.InMemorySchemaCatalog;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
@@ -104,12 +105,62 @@ class ControllersTopologyTest {
   }
 
   @Test
-  void decidingTwiceOnTheSameViewCreatesTheSameNames() {
+  void aCreateSentIsNotSentAgainUntilItExpiresThenUnderTheSameNames() {
     send(EventType.ADDED, "replicasets", "apps", replicaSet(2));
     List<String> first = createdNames();
     send(EventType.MODIFIED, "replicasets", "apps", replicaSet(2));
 
+    assertThat(createdNames()).as("pending creates are not sent again").isEmpty();
+
+    driver.advanceWallClockTime(Expectations.TIMEOUT.plusSeconds(1));
+
     assertThat(createdNames()).isEqualTo(first);
+  }
+
+  @Test
+  void aConvergedClusterSendsNoCommandOverAMinuteOfPunctuations() {
+    LoopbackStore store = new LoopbackStore();
+    store.apply(List.of(command(CommandVerb.CREATE, "namespaces", "", namespace(false))));
+    store.apply(List.of(command(CommandVerb.CREATE, "deployments", "apps", deployment())));
+    store.converge();
+    assertThat(store.count(Pod.class)).isEqualTo(1);
+
+    for (int second = 0; second < 60; second++) {
+      driver.advanceWallClockTime(Duration.ofSeconds(1));
+    }
+
+    assertThat(commands.readValuesToList()).isEmpty();
+  }
+
+  @Test
+  void aPodEventCostsTheWorkOfItsReplicaSetWhateverTheSizeOfItsNamespace() {
+    LoopbackStore store = new LoopbackStore();
+    ReplicaSet big = replicaSet(300);
+    big.getMetadata().setName("big");
+    big.getMetadata().setUid("big-uid");
+    ReplicaSet small = replicaSet(2);
+    small.getSpec().getSelector().setMatchLabels(Map.of("tier", "small"));
+    small.getSpec().getTemplate().getMetadata().setLabels(Map.of("tier", "small"));
+    store.apply(
+        List.of(
+            command(CommandVerb.CREATE, "replicasets", "apps", big),
+            command(CommandVerb.CREATE, "replicasets", "apps", small)));
+    store.converge();
+    assertThat(store.count(Pod.class)).isEqualTo(302);
+    Pod smallPod =
+        store.objects(Pod.class).stream()
+            .filter(p -> p.getMetadata().getName().startsWith("frontend-"))
+            .findFirst()
+            .orElseThrow();
+    double before = objectsRead();
+
+    Pod relabelled = Pod.newBuilder(smallPod).build();
+    relabelled.getMetadata().setAnnotations(Map.of("touched", "yes"));
+    store.apply(List.of(command(CommandVerb.UPDATE, "pods", "", relabelled)));
+
+    assertThat(objectsRead() - before)
+        .as("the small ReplicaSet and its two pods, not the namespace's 302 pods")
+        .isEqualTo(3.0);
   }
 
   @Test
@@ -316,8 +367,115 @@ class ControllersTopologyTest {
         .toList();
   }
 
+  private double objectsRead() {
+    return driver.metrics().entrySet().stream()
+        .filter(e -> e.getKey().name().equals(ControllerStores.OBJECTS_READ))
+        .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue())
+        .sum();
+  }
+
+  private static ResourceCommand command(
+      CommandVerb verb, String resource, String group, SpecificRecord object) {
+    return ResourceCommand.newBuilder(
+            Intent.create(resource, group, object)
+                .toCommand("test", UserInfo.newBuilder().setUsername("test").build()))
+        .setVerb(verb)
+        .build();
+  }
+
+  /**
+   * The store's part, enough for the controllers to converge: each command becomes the event the
+   * store would write (uids and resourceVersions assigned, creates refused when the name is taken,
+   * updates when the resourceVersion is stale), and pods start at once, Ready.
+   */
+  private final class LoopbackStore {
+    private final Map<String, SpecificRecord> objects = new java.util.TreeMap<>();
+    private int uids;
+
+    void converge() {
+      for (int round = 0; round < 50; round++) {
+        List<ResourceCommand> sent = commands.readValuesToList();
+        if (sent.isEmpty()) {
+          return;
+        }
+        apply(sent);
+      }
+      throw new AssertionError("the controllers did not converge in 50 rounds");
+    }
+
+    void apply(List<ResourceCommand> sent) {
+      for (ResourceCommand command : sent) {
+        String key = command.getResource() + "/" + command.getName();
+        SpecificRecord current = objects.get(key);
+        SpecificRecord object = (SpecificRecord) command.getObject();
+        switch (command.getVerb()) {
+          case CREATE -> {
+            if (current == null) {
+              ObjectMeta meta = KubeObjects.meta(object);
+              meta.setUid("uid-" + ++uids);
+              meta.setCreationTimestamp(T0);
+              if (object instanceof Pod pod) {
+                pod.getSpec().setNodeName("node-1");
+                pod.setStatus(runningAndReady());
+              }
+              store(EventType.ADDED, command, object);
+            }
+          }
+          case UPDATE, UPDATE_STATUS -> {
+            if (current != null
+                && KubeObjects.meta(current)
+                    .getResourceVersion()
+                    .equals(KubeObjects.meta(object).getResourceVersion())) {
+              store(EventType.MODIFIED, command, object);
+            }
+          }
+          case DELETE -> {
+            if (current != null) {
+              objects.remove(key);
+              send(EventType.DELETED, command.getResource(), command.getGroup(), current);
+            }
+          }
+          default -> throw new AssertionError("unexpected " + command.getVerb());
+        }
+      }
+    }
+
+    private void store(EventType type, ResourceCommand command, SpecificRecord object) {
+      objects.put(command.getResource() + "/" + command.getName(), object);
+      send(type, command.getResource(), command.getGroup(), object);
+    }
+
+    int count(Class<? extends SpecificRecord> type) {
+      return objects(type).size();
+    }
+
+    <T extends SpecificRecord> List<T> objects(Class<T> type) {
+      return objects.values().stream().filter(type::isInstance).map(type::cast).toList();
+    }
+  }
+
+  private static io.streamplane.api.PodStatus runningAndReady() {
+    return io.streamplane.api.PodStatus.newBuilder()
+        .setPhase("Running")
+        .setConditions(
+            List.of(
+                io.streamplane.api.PodCondition.newBuilder()
+                    .setType("Ready")
+                    .setStatus("True")
+                    .setLastTransitionTime(T0)
+                    .build()))
+        .build();
+  }
+
+  /**
+   * Sends the event the store would write for {@code object} (its resourceVersion becomes the
+   * event's), then lets the wall clock run the controllers' work queues.
+   */
   private void send(EventType type, String resource, String group, SpecificRecord object) {
     ObjectMeta meta = (ObjectMeta) object.get(object.getSchema().getField("metadata").pos());
+    if (type != EventType.DELETED) {
+      meta.setResourceVersion(Long.toString(offset + 1));
+    }
     ResourceEvent event =
         ResourceEvent.newBuilder()
             .setType(type)
@@ -326,11 +484,12 @@ class ControllersTopologyTest {
             .setNamespace(object instanceof Namespace ? null : "default")
             .setName(meta.getName())
             .setObject(object)
-            .setResourceVersion(offset++)
+            .setResourceVersion(++offset)
             .setCommandId("c" + offset)
             .setActor(UserInfo.newBuilder().setUsername("test").build())
             .build();
     events.pipeInput(resource + "." + group + "/default/" + meta.getName(), event);
+    driver.advanceWallClockTime(Duration.ofMillis(10));
   }
 
   private static Namespace namespace(boolean terminating) {

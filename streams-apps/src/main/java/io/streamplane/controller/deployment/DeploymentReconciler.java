@@ -8,7 +8,6 @@ import io.streamplane.api.DeploymentStrategy;
 import io.streamplane.api.LabelSelector;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.OwnerReference;
-import io.streamplane.api.Pod;
 import io.streamplane.api.PodTemplateSpec;
 import io.streamplane.api.ReplicaSet;
 import io.streamplane.api.ReplicaSetCondition;
@@ -32,20 +31,21 @@ import java.util.stream.Collectors;
 /**
  * Kubernetes' deployment controller ({@code pkg/controller/deployment}: sync.go, rolling.go,
  * recreate.go, progress.go and util/deployment_util.go) as a pure function: given a Deployment, the
- * ReplicaSets it controls, the pods of those ReplicaSets and the time, decide which ReplicaSets to
- * create, scale or delete and which status the Deployment should have.
+ * ReplicaSets it controls and the time, decide which ReplicaSets to create, scale or delete and
+ * which status the Deployment should have.
  *
  * <p>Contract. {@code replicaSets} are the ReplicaSets whose controller reference is the Deployment
- * (others are ignored here too); {@code pods} are the pods they own, read only by the Recreate
- * strategy to wait until the old pods are gone. The function reads nothing else, changes none of
- * its arguments and returns the same decision for the same input. Creates use the deterministic
- * name {@code <deployment>-<pod-template-hash>}; updates carry the resourceVersion the ReplicaSet
- * was read with, so a decision taken on a stale view is refused by the store rather than applied;
- * each ReplicaSet gets at most one intent per decision and no update that changes nothing. The
- * returned status is the whole status the Deployment should have; the caller writes it when it
- * differs. Condition times are {@code now} truncated to seconds and are kept as they were when a
- * condition does not change, so reconciling the state a decision produced gives no further intents
- * until something (pods, spec) moves.
+ * (others are ignored here too). The Recreate strategy waits until the old pods are gone by their
+ * ReplicaSets' {@code status.replicas} and {@code status.terminatingReplicas}, as Kubernetes 1.33
+ * does, so the function needs no pods. It reads nothing else, changes none of its arguments and
+ * returns the same decision for the same input. Creates use the deterministic name {@code
+ * <deployment>-<pod-template-hash>}; updates carry the resourceVersion the ReplicaSet was read
+ * with, so a decision taken on a stale view is refused by the store rather than applied; each
+ * ReplicaSet gets at most one intent per decision and no update that changes nothing. The returned
+ * status is the whole status the Deployment should have; the caller writes it when it differs.
+ * Condition times are {@code now} truncated to seconds and are kept as they were when a condition
+ * does not change, so reconciling the state a decision produced gives no further intents until
+ * something (pods, spec) moves.
  *
  * <p>The order of a sync follows Kubernetes: paused conditions; then a paused Deployment or a
  * scaling event (a ReplicaSet's {@code desired-replicas} annotation differs from spec.replicas)
@@ -108,8 +108,8 @@ public final class DeploymentReconciler {
   private DeploymentReconciler() {}
 
   public static Decision reconcile(
-      Deployment deployment, List<ReplicaSet> replicaSets, List<Pod> pods, Instant now) {
-    return new Sync(deployment, replicaSets, pods, now).run();
+      Deployment deployment, List<ReplicaSet> replicaSets, Instant now) {
+    return new Sync(deployment, replicaSets, now).run();
   }
 
   /** The state of one reconcile; Kubernetes' controller keeps it in the Deployment it mutates. */
@@ -119,7 +119,6 @@ public final class DeploymentReconciler {
     private final ObjectMeta meta;
     private final DeploymentSpec spec;
     private final DeploymentStatus lastStatus;
-    private final List<Pod> pods;
     private final Instant now;
 
     private final int desired;
@@ -138,13 +137,12 @@ public final class DeploymentReconciler {
     private final Set<ReplicaSetPlan> touched = new LinkedHashSet<>();
     private final List<ReplicaSetPlan> deleted = new ArrayList<>();
 
-    Sync(Deployment deployment, List<ReplicaSet> replicaSets, List<Pod> pods, Instant now) {
+    Sync(Deployment deployment, List<ReplicaSet> replicaSets, Instant now) {
       this.deployment = deployment;
       this.meta = KubeObjects.meta(deployment);
       this.spec = deployment.getSpec() == null ? new DeploymentSpec() : deployment.getSpec();
       this.lastStatus =
           deployment.getStatus() == null ? new DeploymentStatus() : deployment.getStatus();
-      this.pods = pods == null ? List.of() : pods;
       this.now = now.truncatedTo(ChronoUnit.SECONDS);
 
       // Defaults as the API server applies them to apps/v1, for objects that did not pass it.
@@ -656,27 +654,12 @@ public final class DeploymentReconciler {
       return rolloutStatus();
     }
 
+    /** Old pods still running: counted, or terminating but not yet Succeeded or Failed. */
     private boolean oldPodsRunning() {
-      if (oldReplicaSets().stream().mapToInt(ReplicaSetPlan::statusReplicas).sum() > 0) {
-        return true;
-      }
-      Set<String> oldUids =
-          oldReplicaSets().stream()
-              .map(ReplicaSetPlan::uid)
-              .filter(Objects::nonNull)
-              .collect(Collectors.toSet());
-      for (Pod pod : pods) {
-        String owner = controllerUid(KubeObjects.meta(pod));
-        if (owner == null || !oldUids.contains(owner)) {
-          continue;
-        }
-        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-        // Terminal pods are gone for this purpose; anything else (Unknown included) may still run.
-        if (!"Failed".equals(phase) && !"Succeeded".equals(phase)) {
-          return true;
-        }
-      }
-      return false;
+      return oldReplicaSets().stream()
+              .mapToInt(p -> p.statusReplicas() + p.terminatingReplicas())
+              .sum()
+          > 0;
     }
 
     /** cleanupDeployment: delete the oldest idle ReplicaSets beyond revisionHistoryLimit. */

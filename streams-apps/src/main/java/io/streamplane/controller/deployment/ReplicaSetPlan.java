@@ -117,6 +117,13 @@ final class ReplicaSetPlan {
     return status == null || status.getReplicas() == null ? 0 : status.getReplicas();
   }
 
+  int terminatingReplicas() {
+    ReplicaSetStatus status = observed.getStatus();
+    return status == null || status.getTerminatingReplicas() == null
+        ? 0
+        : status.getTerminatingReplicas();
+  }
+
   int readyReplicas() {
     ReplicaSetStatus status = observed.getStatus();
     return status == null || status.getReadyReplicas() == null ? 0 : status.getReadyReplicas();

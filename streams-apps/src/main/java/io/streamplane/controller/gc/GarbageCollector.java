@@ -3,7 +3,7 @@ package io.streamplane.controller.gc;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.OwnerReference;
 import io.streamplane.controller.Intent;
-import io.streamplane.controller.NamespaceView;
+import io.streamplane.controller.OwnerView;
 import io.streamplane.controller.Owners;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.schema.objects.KubeObjects;
@@ -12,105 +12,93 @@ import java.util.List;
 import org.apache.avro.specific.SpecificRecord;
 
 /**
- * Kubernetes' garbage collector for the objects of one namespace, as a pure function of the
- * controllers' view of it:
+ * Kubernetes' garbage collector for the dependents of one owner, as a pure function of the
+ * controllers' view of that owner:
  *
  * <ul>
- *   <li><b>Background</b>: an object all of whose owners were deleted is deleted; references to a
- *       deleted owner are dropped when another owner remains;
- *   <li><b>Foreground</b>: the dependents of an owner carrying the {@code foregroundDeletion}
- *       finalizer are deleted (in the foreground too), and the finalizer is removed once none is
+ *   <li><b>Background</b>: once the owner is deleted, a dependent with no other owner is deleted; a
+ *       dependent with other owners loses its reference to this one (those owners' keys decide on
+ *       it from there);
+ *   <li><b>Foreground</b>: while the owner carries the {@code foregroundDeletion} finalizer its
+ *       dependents are deleted in the foreground too, and the finalizer is removed once none is
  *       left;
- *   <li><b>Orphan</b>: dependents of an owner carrying the {@code orphan} finalizer lose their
- *       reference to it, then the finalizer is removed.
+ *   <li><b>Orphan</b>: while the owner carries the {@code orphan} finalizer (and after it is gone,
+ *       for dependents that arrive late) dependents lose their reference to it; the finalizer is
+ *       removed once none refers to it.
  * </ul>
  *
- * <p>Limits: only owners in the same namespace are followed (cluster-scoped owners are ignored); an
- * owner counts as deleted only once the controllers have seen its deletion, so a dependent whose
- * owner never existed is kept (Kubernetes would delete it after checking with the API).
+ * <p>Limits: an owner counts as deleted only once the controllers have seen its deletion, so a
+ * dependent whose owner never existed is kept (Kubernetes would delete it after checking with the
+ * API); a foreground deletion waits for every dependent, not only those with blockOwnerDeletion.
  */
 public final class GarbageCollector {
 
-  static final String ORPHAN = "orphan";
+  public static final String ORPHAN = "orphan";
   static final String FOREGROUND = "foregroundDeletion";
 
   private GarbageCollector() {}
 
-  public static List<Intent> collect(NamespaceView view) {
+  /** Whether the owner is being deleted with the Orphan policy (its finalizer is still there). */
+  public static boolean orphaning(SpecificRecord owner) {
+    ObjectMeta meta = KubeObjects.meta(owner);
+    return meta.getDeletionTimestamp() != null
+        && meta.getFinalizers() != null
+        && meta.getFinalizers().contains(ORPHAN);
+  }
+
+  public static List<Intent> collect(OwnerView view) {
     List<Intent> intents = new ArrayList<>();
-    for (ResourceEvent event : view.objects()) {
-      SpecificRecord object = (SpecificRecord) event.getObject();
-      ObjectMeta meta = KubeObjects.meta(object);
-      List<OwnerReference> refs = Owners.refs(meta);
-      if (refs.isEmpty()) {
-        continue;
-      }
-      List<OwnerReference> kept = new ArrayList<>();
-      int deletedOwners = 0;
-      int orphaningOwners = 0;
-      boolean foreground = false;
-      for (OwnerReference ref : refs) {
-        ResourceEvent ownerEvent = view.byUid(ref.getUid());
-        if (ownerEvent == null) {
-          if (view.deleted(ref.getUid())) {
-            deletedOwners++;
-          } else {
-            kept.add(ref);
-          }
-          continue;
-        }
-        ObjectMeta owner = KubeObjects.meta((SpecificRecord) ownerEvent.getObject());
-        List<String> finalizers = owner.getFinalizers() == null ? List.of() : owner.getFinalizers();
-        if (owner.getDeletionTimestamp() != null && finalizers.contains(ORPHAN)) {
-          orphaningOwners++;
-          continue;
-        }
-        kept.add(ref);
-        if (owner.getDeletionTimestamp() != null && finalizers.contains(FOREGROUND)) {
-          foreground = true;
-        }
-      }
+    if (view.owner() == null) {
+      return intents;
+    }
+    SpecificRecord owner = view.liveOwner();
+    ObjectMeta ownerMeta = owner == null ? null : KubeObjects.meta(owner);
+    if (ownerMeta != null && ownerMeta.getDeletionTimestamp() == null) {
+      return intents;
+    }
+    List<String> finalizers =
+        ownerMeta == null || ownerMeta.getFinalizers() == null
+            ? List.of()
+            : ownerMeta.getFinalizers();
+    boolean orphan = view.orphaning() || finalizers.contains(ORPHAN);
+    boolean foreground = owner != null && finalizers.contains(FOREGROUND);
+    for (ResourceEvent event : view.dependents()) {
+      SpecificRecord dependent = (SpecificRecord) event.getObject();
+      ObjectMeta meta = KubeObjects.meta(dependent);
       if (meta.getDeletionTimestamp() != null) {
         continue;
       }
-      if (kept.isEmpty() && deletedOwners > 0 && orphaningOwners == 0) {
-        intents.add(Intent.delete(event.getResource(), event.getGroup(), object, "Background"));
-      } else if (foreground) {
-        intents.add(Intent.delete(event.getResource(), event.getGroup(), object, "Foreground"));
-      } else if (kept.size() != refs.size()) {
+      List<OwnerReference> others = new ArrayList<>();
+      for (OwnerReference ref : Owners.refs(meta)) {
+        if (!view.uid().equals(ref.getUid())) {
+          others.add(ref);
+        }
+      }
+      if (orphan || (owner == null && !others.isEmpty())) {
         SpecificRecord released =
             KubeObjects.withMeta(
-                object, ObjectMeta.newBuilder(meta).setOwnerReferences(kept).build());
+                dependent,
+                ObjectMeta.newBuilder(meta)
+                    .setOwnerReferences(others.isEmpty() ? null : others)
+                    .build());
         intents.add(Intent.update(event.getResource(), event.getGroup(), released));
+      } else if (owner == null) {
+        intents.add(Intent.delete(event.getResource(), event.getGroup(), dependent, "Background"));
+      } else if (foreground) {
+        intents.add(Intent.delete(event.getResource(), event.getGroup(), dependent, "Foreground"));
       }
     }
-    for (ResourceEvent event : view.objects()) {
-      SpecificRecord owner = (SpecificRecord) event.getObject();
-      ObjectMeta meta = KubeObjects.meta(owner);
-      List<String> finalizers = meta.getFinalizers() == null ? List.of() : meta.getFinalizers();
-      if (meta.getDeletionTimestamp() == null
-          || !(finalizers.contains(ORPHAN) || finalizers.contains(FOREGROUND))
-          || dependentsRemain(view, meta.getUid())) {
-        continue;
-      }
+    if (owner != null
+        && (finalizers.contains(ORPHAN) || finalizers.contains(FOREGROUND))
+        && view.dependents().isEmpty()) {
       List<String> remaining = new ArrayList<>(finalizers);
       remaining.remove(ORPHAN);
       remaining.remove(FOREGROUND);
       SpecificRecord finalized =
-          KubeObjects.withMeta(owner, ObjectMeta.newBuilder(meta).setFinalizers(remaining).build());
-      intents.add(Intent.update(event.getResource(), event.getGroup(), finalized));
+          KubeObjects.withMeta(
+              owner, ObjectMeta.newBuilder(ownerMeta).setFinalizers(remaining).build());
+      intents.add(Intent.update(view.owner().getResource(), view.owner().getGroup(), finalized));
     }
     return intents;
-  }
-
-  private static boolean dependentsRemain(NamespaceView view, String ownerUid) {
-    for (ResourceEvent event : view.objects()) {
-      for (OwnerReference ref : Owners.refs(KubeObjects.meta((SpecificRecord) event.getObject()))) {
-        if (ownerUid.equals(ref.getUid())) {
-          return true;
-        }
-      }
-    }
-    return false;
   }
 }

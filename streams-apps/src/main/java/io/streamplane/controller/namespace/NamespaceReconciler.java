@@ -3,7 +3,6 @@ package io.streamplane.controller.namespace;
 import io.streamplane.api.Namespace;
 import io.streamplane.api.NamespaceSpec;
 import io.streamplane.controller.Intent;
-import io.streamplane.controller.NamespaceView;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.schema.objects.KubeObjects;
 import java.util.ArrayList;
@@ -13,7 +12,8 @@ import org.apache.avro.specific.SpecificRecord;
 /**
  * Kubernetes' namespace controller: once a namespace is being deleted (Terminating), delete
  * everything in it; once nothing is left, remove the {@code kubernetes} finalizer from its spec,
- * upon which the store removes the namespace.
+ * upon which the store removes the namespace. {@code members} are the objects in the namespace, as
+ * their last creation or deletion-marking event.
  */
 public final class NamespaceReconciler {
 
@@ -21,23 +21,28 @@ public final class NamespaceReconciler {
 
   private NamespaceReconciler() {}
 
-  public static List<Intent> reconcile(NamespaceView view) {
+  public static boolean terminating(Namespace namespace) {
+    return namespace != null
+        && namespace.getMetadata() != null
+        && namespace.getMetadata().getDeletionTimestamp() != null;
+  }
+
+  public static List<Intent> reconcile(Namespace namespace, List<ResourceEvent> members) {
     List<Intent> intents = new ArrayList<>();
-    if (!view.terminating()) {
+    if (!terminating(namespace)) {
       return intents;
     }
-    for (ResourceEvent event : view.objects()) {
+    for (ResourceEvent event : members) {
       SpecificRecord object = (SpecificRecord) event.getObject();
       if (KubeObjects.meta(object).getDeletionTimestamp() == null) {
         intents.add(Intent.delete(event.getResource(), event.getGroup(), object, "Background"));
       }
     }
-    Namespace namespace = view.namespace();
     List<String> finalizers =
         namespace.getSpec() == null || namespace.getSpec().getFinalizers() == null
             ? List.of()
             : namespace.getSpec().getFinalizers();
-    if (view.objects().isEmpty() && finalizers.contains(FINALIZER)) {
+    if (members.isEmpty() && finalizers.contains(FINALIZER)) {
       List<String> remaining = new ArrayList<>(finalizers);
       remaining.remove(FINALIZER);
       Namespace finalized = KubeObjects.copy(namespace);

@@ -24,17 +24,23 @@ import java.util.zip.CRC32;
 
 /**
  * Kubernetes' ReplicaSet controller ({@code pkg/controller/replicaset}) as a pure function of one
- * ReplicaSet and the pods of its namespace: adopt matching orphans, release pods that stopped
- * matching, create or delete pods to reach {@code spec.replicas}, and write the status.
+ * ReplicaSet and the pods it controls: release pods that stopped matching its selector, create or
+ * delete pods to reach {@code spec.replicas}, and write the status. Adopting orphans that match is
+ * done where orphans are known, by the namespace's index ({@code NamespaceControllers}).
  *
  * <p>Pod names are {@code <rs>-<5 chars>} where the suffix is derived from the ReplicaSet's uid and
  * a slot number: the first free slots are used, so deciding twice on the same view creates the same
- * names (the store answers the repeat with AlreadyExists) and a replay creates the same pods.
- * Deletion order follows Kubernetes' ranking (unscheduled, pending, not ready, newest first).
+ * names and a replay creates the same pods. Deletion order follows Kubernetes' ranking
+ * (unscheduled, pending, not ready, newest first).
  *
- * <p>Limits: creation is bounded by the burst of 500 per decision but not slowed down in batches (a
- * failed create is retried by the next decision, not detected); minReadySeconds counts from the
- * Ready condition's transition time.
+ * <p>{@code manageReplicas} is false while creates or deletes sent earlier have not been observed
+ * yet (the caller's expectations, as Kubernetes' {@code rsc.expectations.SatisfiedExpectations}):
+ * then only releases and the status are decided, so a view that lags behind the controller's own
+ * writes never makes it create or delete twice.
+ *
+ * <p>Limits: creation is bounded by the burst of 500 per decision but not slowed down in batches;
+ * minReadySeconds counts from the Ready condition's transition time; a pod name already taken by a
+ * pod the ReplicaSet does not control is tried again each time its create expires.
  */
 public final class ReplicaSetReconciler {
 
@@ -43,7 +49,8 @@ public final class ReplicaSetReconciler {
 
   private ReplicaSetReconciler() {}
 
-  public static List<Intent> reconcile(ReplicaSet rs, List<Pod> podsInNamespace, Instant now) {
+  public static List<Intent> reconcile(
+      ReplicaSet rs, List<Pod> controlledPods, boolean manageReplicas, Instant now) {
     List<Intent> intents = new ArrayList<>();
     ObjectMeta meta = rs.getMetadata();
     if (meta == null || meta.getUid() == null || rs.getSpec() == null) {
@@ -51,33 +58,24 @@ public final class ReplicaSetReconciler {
     }
     boolean deleting = meta.getDeletionTimestamp() != null;
     List<Pod> owned = new ArrayList<>();
-    for (Pod pod : podsInNamespace) {
+    for (Pod pod : controlledPods) {
       ObjectMeta podMeta = pod.getMetadata();
-      OwnerReference controller = Owners.controllerOf(podMeta);
-      boolean matches = matches(rs, pod);
-      if (controller != null && meta.getUid().equals(controller.getUid())) {
-        if (matches || podMeta.getDeletionTimestamp() != null) {
-          owned.add(pod);
-        } else if (!deleting) {
-          intents.add(Intent.update("pods", "", release(pod, meta.getUid())));
-        }
-      } else if (controller == null
-          && matches
-          && !deleting
-          && podMeta.getDeletionTimestamp() == null) {
-        Pod adopted = adopt(pod, meta);
-        intents.add(Intent.update("pods", "", adopted));
-        owned.add(adopted);
+      if (!Owners.controlledBy(podMeta, meta.getUid())) {
+        continue;
+      }
+      if (matches(rs, pod) || podMeta.getDeletionTimestamp() != null) {
+        owned.add(pod);
+      } else if (!deleting) {
+        intents.add(Intent.update("pods", "", release(pod, meta.getUid())));
       }
     }
     List<Pod> active = owned.stream().filter(ReplicaSetReconciler::isActive).toList();
     int wanted = rs.getSpec().getReplicas() == null ? 1 : rs.getSpec().getReplicas();
-    if (!deleting) {
+    if (!deleting && manageReplicas) {
       int diff = active.size() - wanted;
       if (diff < 0) {
         Set<String> taken = new HashSet<>();
-        owned.forEach(p -> taken.add(p.getMetadata().getName()));
-        podsInNamespace.forEach(p -> taken.add(p.getMetadata().getName()));
+        controlledPods.forEach(p -> taken.add(p.getMetadata().getName()));
         int toCreate = Math.min(-diff, BURST);
         for (int slot = 0; toCreate > 0; slot++) {
           String name = podName(meta.getName(), meta.getUid(), slot);
@@ -94,7 +92,7 @@ public final class ReplicaSetReconciler {
         }
       }
     }
-    ReplicaSetStatus status = status(rs, active, now);
+    ReplicaSetStatus status = status(rs, owned, active, now);
     if (!KubeObjects.same(status, rs.getStatus())) {
       ReplicaSet updated = KubeObjects.copy(rs);
       updated.setStatus(status);
@@ -103,7 +101,32 @@ public final class ReplicaSetReconciler {
     return intents;
   }
 
-  static boolean matches(ReplicaSet rs, Pod pod) {
+  /**
+   * The next moment a pod of {@code rs} becomes available by the passing of time alone
+   * (minReadySeconds after it became Ready), or null when no pod is waiting for that.
+   */
+  public static Instant nextAvailable(ReplicaSet rs, List<Pod> controlledPods, Instant now) {
+    int minReady =
+        rs.getSpec() == null || rs.getSpec().getMinReadySeconds() == null
+            ? 0
+            : rs.getSpec().getMinReadySeconds();
+    if (minReady <= 0) {
+      return null;
+    }
+    Instant next = null;
+    for (Pod pod : controlledPods) {
+      Instant since = readySince(pod);
+      if (since != null && isActive(pod)) {
+        Instant at = since.plusSeconds(minReady);
+        if (at.isAfter(now) && (next == null || at.isBefore(next))) {
+          next = at;
+        }
+      }
+    }
+    return next;
+  }
+
+  public static boolean matches(ReplicaSet rs, Pod pod) {
     Map<String, String> labels =
         pod.getMetadata() == null || pod.getMetadata().getLabels() == null
             ? Map.of()
@@ -138,7 +161,8 @@ public final class ReplicaSetReconciler {
     return null;
   }
 
-  private static ReplicaSetStatus status(ReplicaSet rs, List<Pod> active, Instant now) {
+  private static ReplicaSetStatus status(
+      ReplicaSet rs, List<Pod> owned, List<Pod> active, Instant now) {
     Map<String, String> templateLabels =
         rs.getSpec().getTemplate() == null
                 || rs.getSpec().getTemplate().getMetadata() == null
@@ -173,8 +197,23 @@ public final class ReplicaSetReconciler {
         .setFullyLabeledReplicas(fullyLabeled)
         .setReadyReplicas(ready)
         .setAvailableReplicas(available)
+        .setTerminatingReplicas(terminating(owned))
         .setObservedGeneration(rs.getMetadata().getGeneration())
         .build();
+  }
+
+  /** Pods being deleted that have not finished; null when none, as Kubernetes omits it. */
+  private static Integer terminating(List<Pod> owned) {
+    int count = 0;
+    for (Pod pod : owned) {
+      String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+      if (pod.getMetadata().getDeletionTimestamp() != null
+          && !"Succeeded".equals(phase)
+          && !"Failed".equals(phase)) {
+        count++;
+      }
+    }
+    return count == 0 ? null : count;
   }
 
   private static Pod newPod(ReplicaSet rs, String name) {
@@ -204,7 +243,8 @@ public final class ReplicaSetReconciler {
         .build();
   }
 
-  private static Pod adopt(Pod pod, ObjectMeta owner) {
+  /** The pod with a controller reference to {@code owner} added, as the ReplicaSet adopts it. */
+  public static Pod adopt(Pod pod, ObjectMeta owner) {
     Pod adopted = KubeObjects.copy(pod);
     List<OwnerReference> refs = new ArrayList<>(Owners.refs(adopted.getMetadata()));
     refs.add(Owners.controllerRef("apps/v1", "ReplicaSet", owner));

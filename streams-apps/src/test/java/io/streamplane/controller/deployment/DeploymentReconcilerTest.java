@@ -16,9 +16,7 @@ import io.streamplane.api.DeploymentStrategy;
 import io.streamplane.api.LabelSelector;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.OwnerReference;
-import io.streamplane.api.Pod;
 import io.streamplane.api.PodSpec;
-import io.streamplane.api.PodStatus;
 import io.streamplane.api.PodTemplateSpec;
 import io.streamplane.api.ReplicaSet;
 import io.streamplane.api.ReplicaSetStatus;
@@ -57,7 +55,7 @@ class DeploymentReconcilerTest {
   void aNewDeploymentGetsOneReplicaSetWithAllReplicasAtRevisionOne() {
     Deployment web = deployment(3, "nginx:1.27");
 
-    Decision decision = DeploymentReconciler.reconcile(web, List.of(), List.of(), T0);
+    Decision decision = DeploymentReconciler.reconcile(web, List.of(), T0);
 
     String hash = PodTemplateHash.of(web.getSpec().getTemplate(), null);
     assertThat(decision.intents()).hasSize(1);
@@ -96,8 +94,7 @@ class DeploymentReconcilerTest {
 
   @Test
   void aNewDeploymentIsProgressingWithoutMinimumAvailability() {
-    Decision decision =
-        DeploymentReconciler.reconcile(deployment(3, "nginx:1.27"), List.of(), List.of(), T0);
+    Decision decision = DeploymentReconciler.reconcile(deployment(3, "nginx:1.27"), List.of(), T0);
 
     String rsName = "web-" + PodTemplateHash.of(template("nginx:1.27"), null);
     DeploymentStatus status = decision.status();
@@ -377,12 +374,12 @@ class DeploymentReconcilerTest {
     ReplicaSet old = cluster.only();
     cluster.setTemplate(template("nginx:1.28"));
     cluster.apply(cluster.reconcile(T0.plusSeconds(60)));
-    cluster.podsUp(); // the old ReplicaSet reports 0 replicas while its pods terminate
-    cluster.pods = List.of(pod(old, "Running"), pod(old, "Running"), pod(old, "Succeeded"));
+    cluster.podsUp(); // the old ReplicaSet reports 0 replicas while two of its pods terminate
+    cluster.setTerminating(old.getMetadata().getName(), 2);
 
     assertThat(cluster.reconcile(T0.plusSeconds(61)).intents()).isEmpty();
 
-    cluster.pods = List.of(pod(old, "Succeeded"), pod(old, "Failed"));
+    cluster.setTerminating(old.getMetadata().getName(), 0);
     Decision decision = cluster.reconcile(T0.plusSeconds(62));
 
     assertThat(decision.intents()).hasSize(1);
@@ -577,7 +574,7 @@ class DeploymentReconcilerTest {
   void conditionTimesAreTruncatedToSeconds() {
     Decision decision =
         DeploymentReconciler.reconcile(
-            deployment(1, "nginx:1.27"), List.of(), List.of(), T0.plusMillis(1_750));
+            deployment(1, "nginx:1.27"), List.of(), T0.plusMillis(1_750));
 
     assertThat(decision.status().getConditions())
         .allSatisfy(c -> assertThat(c.getLastUpdateTime()).isEqualTo(T0.plusSeconds(1)));
@@ -669,25 +666,6 @@ class DeploymentReconcilerTest {
     return copy;
   }
 
-  private static Pod pod(ReplicaSet owner, String phase) {
-    return Pod.newBuilder()
-        .setMetadata(
-            ObjectMeta.newBuilder()
-                .setName(owner.getMetadata().getName() + "-" + phase.toLowerCase())
-                .setNamespace("default")
-                .setOwnerReferences(
-                    List.of(
-                        OwnerReference.newBuilder()
-                            .setKind("ReplicaSet")
-                            .setName(owner.getMetadata().getName())
-                            .setUid(owner.getMetadata().getUid())
-                            .setController(true)
-                            .build()))
-                .build())
-        .setStatus(PodStatus.newBuilder().setPhase(phase).build())
-        .build();
-  }
-
   private static DeploymentCondition condition(
       String type,
       String status,
@@ -723,7 +701,6 @@ class DeploymentReconcilerTest {
 
     Deployment deployment;
     final Map<String, ReplicaSet> replicaSets = new TreeMap<>();
-    List<Pod> pods = List.of();
     final List<String> deleted = new ArrayList<>();
     Intent lastDelete;
     private int version = 100;
@@ -741,8 +718,7 @@ class DeploymentReconcilerTest {
     }
 
     Decision reconcile(Instant now) {
-      return DeploymentReconciler.reconcile(
-          deployment, List.copyOf(replicaSets.values()), pods, now);
+      return DeploymentReconciler.reconcile(deployment, List.copyOf(replicaSets.values()), now);
     }
 
     void step(Instant now) {
@@ -820,6 +796,14 @@ class DeploymentReconcilerTest {
                 .build());
         replicaSets.put(name, rs);
       }
+    }
+
+    /** The ReplicaSet reports {@code count} pods being deleted that have not finished yet. */
+    void setTerminating(String name, int count) {
+      ReplicaSet rs = KubeObjects.copy(replicaSets.get(name));
+      rs.setStatus(
+          ReplicaSetStatus.newBuilder(rs.getStatus()).setTerminatingReplicas(count).build());
+      replicaSets.put(name, rs);
     }
 
     boolean podsMatchSpecs() {

@@ -1,0 +1,151 @@
+package io.streamplane.controller;
+
+import io.streamplane.log.CommandVerb;
+import io.streamplane.log.EventType;
+import io.streamplane.log.ResourceEvent;
+import io.streamplane.schema.objects.KubeObjects;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.avro.specific.SpecificRecord;
+
+/**
+ * The writes one controller key has sent and not yet seen come back in its events, as
+ * kube-controller-manager's {@code ControllerExpectations}: a create waits for the object to
+ * appear, a delete for it to disappear or be marked for deletion, an update (spec or status) for
+ * the object to move past the resourceVersion it was computed from. While a write is pending the
+ * controller does not send it again, and a ReplicaSet does not create or delete more pods; so a
+ * view that lags behind the controller's own decisions costs nothing instead of a repeat of every
+ * command.
+ *
+ * <p>A pending write is forgotten after {@link #TIMEOUT}: a command the store refused (invalid,
+ * conflict, quota) never shows up in the events, and the controller decides again after that long.
+ * Only writes whose effect is routed back to the same key may be expected; an update that takes an
+ * object away from the key (an orphaned pod, a dropped owner reference) must not be.
+ *
+ * <p>Mutable and local to one reconcile; {@link #encode()} and {@link #decode} carry it through the
+ * state store as one line per pending write.
+ */
+public final class Expectations {
+
+  /** How long a write may stay unobserved before it is sent again. */
+  public static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+  private record Pending(CommandVerb verb, long resourceVersion, long sentAtMs) {}
+
+  private final Map<String, Pending> pending = new LinkedHashMap<>();
+
+  /** The target of an event or an intent, as expectations name it. */
+  public static String target(String resource, String group, String namespace, String name) {
+    return resource + "." + group + "/" + (namespace == null ? "" : namespace) + "/" + name;
+  }
+
+  public static Expectations decode(String encoded) {
+    Expectations expectations = new Expectations();
+    if (encoded == null || encoded.isEmpty()) {
+      return expectations;
+    }
+    for (String line : encoded.split("\n")) {
+      String[] parts = line.split("\\|", 4);
+      if (parts.length == 4) {
+        expectations.pending.put(
+            parts[3],
+            new Pending(
+                CommandVerb.valueOf(parts[0]), Long.parseLong(parts[1]), Long.parseLong(parts[2])));
+      }
+    }
+    return expectations;
+  }
+
+  /** One line per pending write, or null when nothing is pending. */
+  public String encode() {
+    if (pending.isEmpty()) {
+      return null;
+    }
+    StringBuilder lines = new StringBuilder();
+    pending.forEach(
+        (target, p) ->
+            lines
+                .append(p.verb())
+                .append('|')
+                .append(p.resourceVersion())
+                .append('|')
+                .append(p.sentAtMs())
+                .append('|')
+                .append(target)
+                .append('\n'));
+    return lines.toString();
+  }
+
+  /** Records that {@code intent} was sent at {@code nowMs}. */
+  public void expect(Intent intent, long nowMs) {
+    long version = -1;
+    if (intent.object() != null) {
+      String rv = KubeObjects.meta(intent.object()).getResourceVersion();
+      version = rv == null || rv.isEmpty() ? -1 : Long.parseLong(rv);
+    }
+    pending.put(
+        target(intent.resource(), intent.group(), intent.namespace(), intent.name()),
+        new Pending(intent.verb(), version, nowMs));
+  }
+
+  /** Drops what {@code event} shows done. */
+  public void observe(ResourceEvent event) {
+    String target =
+        target(event.getResource(), event.getGroup(), event.getNamespace(), event.getName());
+    Pending p = pending.get(target);
+    if (p == null) {
+      return;
+    }
+    boolean gone =
+        event.getType() == EventType.DELETED
+            || KubeObjects.meta((SpecificRecord) event.getObject()).getDeletionTimestamp() != null;
+    boolean done =
+        switch (p.verb()) {
+          case CREATE -> true;
+          case DELETE -> gone;
+          default -> gone || event.getResourceVersion() != p.resourceVersion();
+        };
+    if (done) {
+      pending.remove(target);
+    }
+  }
+
+  /** Forgets what was sent longer than {@link #TIMEOUT} before {@code nowMs}. */
+  public void expire(long nowMs) {
+    pending.values().removeIf(p -> nowMs - p.sentAtMs() > TIMEOUT.toMillis());
+  }
+
+  public boolean pending(Intent intent) {
+    return pending.containsKey(
+        target(intent.resource(), intent.group(), intent.namespace(), intent.name()));
+  }
+
+  /** Whether a create or delete of {@code resource} is still pending (a ReplicaSet's pods). */
+  public boolean creatingOrDeleting(String resource) {
+    return pending.entrySet().stream()
+        .anyMatch(
+            e ->
+                e.getKey().startsWith(resource + ".")
+                    && (e.getValue().verb() == CommandVerb.CREATE
+                        || e.getValue().verb() == CommandVerb.DELETE));
+  }
+
+  /** Whether any write other than to {@code exceptTarget} is pending. */
+  public boolean anyPendingBut(String exceptTarget) {
+    return pending.keySet().stream().anyMatch(t -> !Objects.equals(t, exceptTarget));
+  }
+
+  /** The earliest moment a pending write expires, or {@code Long.MAX_VALUE}. */
+  public long nextExpiry() {
+    return pending.values().stream()
+        .mapToLong(p -> p.sentAtMs() + TIMEOUT.toMillis() + 1)
+        .min()
+        .orElse(Long.MAX_VALUE);
+  }
+
+  public boolean isEmpty() {
+    return pending.isEmpty();
+  }
+}

@@ -1,0 +1,100 @@
+package io.streamplane.controller;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * The keys of one controller task waiting for a reconcile, as client-go's workqueue: adding a key
+ * that is already queued does nothing more (so a burst of events for one ReplicaSet costs one
+ * reconcile, not one per event), and a key may be queued for later (a rollout's progress deadline,
+ * a pending write's expiry), like {@code AddAfter}.
+ *
+ * <p>The queue is kept in a state store as well as in memory: under exactly-once, a key marked
+ * dirty commits with the input that dirtied it, so a crash between the input and its reconcile
+ * loses nothing; the restored store is read back at start. The store is written when a key enters
+ * or leaves the queue, not for every event that finds it queued.
+ */
+final class WorkQueue {
+
+  /** One queued key: when it is due, the newest input time, and the seed for command ids. */
+  record Item(String key, long dueMs, long inputMs, String seed) {
+
+    private String encode() {
+      return dueMs + "|" + inputMs + "|" + seed;
+    }
+
+    private static Item decode(String key, String value) {
+      String[] parts = value.split("\\|", 3);
+      return new Item(key, Long.parseLong(parts[0]), Long.parseLong(parts[1]), parts[2]);
+    }
+  }
+
+  private static final Comparator<Item> BY_DUE =
+      Comparator.comparingLong(Item::dueMs).thenComparing(Item::key);
+
+  private final KeyValueStore<String, String> store;
+  private final Map<String, Item> queued = new HashMap<>();
+  private final TreeSet<Item> byDue = new TreeSet<>(BY_DUE);
+
+  WorkQueue(KeyValueStore<String, String> store) {
+    this.store = store;
+    try (KeyValueIterator<String, String> it = store.all()) {
+      while (it.hasNext()) {
+        KeyValue<String, String> entry = it.next();
+        Item item = Item.decode(entry.key, entry.value);
+        queued.put(item.key(), item);
+        byDue.add(item);
+      }
+    }
+  }
+
+  /**
+   * Queues {@code key} to be reconciled at {@code dueMs} (or earlier, if it is queued for earlier
+   * already), remembering the input time and id seed of the newest input.
+   */
+  void add(String key, long dueMs, long inputMs, String seed) {
+    Item current = queued.get(key);
+    if (current == null) {
+      put(new Item(key, dueMs, inputMs, seed));
+    } else if (dueMs < current.dueMs()) {
+      byDue.remove(current);
+      put(new Item(key, dueMs, Math.max(inputMs, current.inputMs()), seed));
+    } else if (inputMs > current.inputMs()) {
+      // Only the in-memory copy: the input time refines "now" for the reconcile, and after a
+      // restart the stored one is close enough.
+      byDue.remove(current);
+      Item refreshed = new Item(key, current.dueMs(), inputMs, seed);
+      queued.put(key, refreshed);
+      byDue.add(refreshed);
+    }
+  }
+
+  private void put(Item item) {
+    queued.put(item.key(), item);
+    byDue.add(item);
+    store.put(item.key(), item.encode());
+  }
+
+  /** Takes every key due at {@code nowMs} off the queue, earliest first. */
+  List<Item> takeDue(long nowMs) {
+    List<Item> due = new ArrayList<>();
+    while (!byDue.isEmpty() && byDue.first().dueMs() <= nowMs) {
+      Item item = byDue.pollFirst();
+      queued.remove(item.key());
+      store.delete(item.key());
+      due.add(item);
+    }
+    return due;
+  }
+
+  int depth() {
+    return queued.size();
+  }
+}
