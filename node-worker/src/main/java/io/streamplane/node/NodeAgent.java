@@ -7,6 +7,7 @@ import io.streamplane.node.probe.Handlers;
 import io.streamplane.node.runtime.PodRuntime;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -19,9 +20,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One node (the kubelet's job): registers its Node through the gateway, renews its Lease every 10 s
- * and refreshes its conditions' heartbeat every 40 s, and runs the pods bound to it through a
- * {@link PodRuntime}, one {@link PodWorker} (the pod's sync loop) each, writing their status back.
+ * One node (the kubelet's job): registers its Node through the gateway, renews its Lease every 10
+ * s, checks its Node every 40 s and refreshes its conditions when they are not what it reports or
+ * every 5 minutes, and runs the pods bound to it through a {@link PodRuntime}, one {@link
+ * PodWorker} (the pod's sync loop) each, writing their status back.
  *
  * <p>Contract: the bindings it is given ({@link #onBinding}, in topic order, from a {@link
  * BindingsConsumer}) are the desired state; each goes to its pod's worker, created on the pod's
@@ -41,7 +43,7 @@ public final class NodeAgent implements AutoCloseable {
 
   public static final Duration LEASE_PERIOD = Duration.ofSeconds(10);
 
-  /** Heartbeat of the Node's conditions, every this many lease renewals (40 s). */
+  /** The Node's conditions are checked every this many lease renewals (40 s). */
   private static final int HEARTBEAT_EVERY = 4;
 
   /** How many times a write that met a Conflict is read again and retried. */
@@ -222,30 +224,36 @@ public final class NodeAgent implements AutoCloseable {
         .thenApply(reply -> api.expect(reply, Node.class, "write Node status"));
   }
 
+  /**
+   * Reads the Node and writes its status only when it says something the node would not (a
+   * condition the node lifecycle controller set to Unknown) or its heartbeat is older than {@link
+   * NodeObjects#STATUS_REPORT_FREQUENCY}, as the kubelet does since node leases exist: a healthy
+   * node at rest writes its Lease and nothing else.
+   */
   private CompletableFuture<Void> heartbeat(int attempt) {
-    Node current;
-    synchronized (this) {
-      current = node;
-    }
-    return api.put(nodePath() + "/status", NodeObjects.heartbeat(current, clock.instant()))
+    return api.get(nodePath())
         .thenCompose(
-            reply -> {
-              if (reply.status() == 409 && attempt < MAX_CONFLICT_RETRIES) {
-                return api.get(nodePath())
-                    .thenCompose(
-                        fresh -> {
-                          Node read = api.expect(fresh, Node.class, "read Node");
-                          synchronized (this) {
-                            node = NodeObjects.withStatus(read, current.getStatus());
-                          }
+            fresh -> {
+              Node read = api.expect(fresh, Node.class, "read Node");
+              Instant now = clock.instant();
+              if (!NodeObjects.needsHeartbeat(read, now)) {
+                synchronized (this) {
+                  node = read;
+                }
+                return CompletableFuture.completedFuture(null);
+              }
+              return api.put(nodePath() + "/status", NodeObjects.heartbeat(read, now))
+                  .thenCompose(
+                      reply -> {
+                        if (reply.status() == 409 && attempt < MAX_CONFLICT_RETRIES) {
                           return heartbeat(attempt + 1);
-                        });
-              }
-              Node stored = api.expect(reply, Node.class, "heartbeat");
-              synchronized (this) {
-                node = stored;
-              }
-              return CompletableFuture.completedFuture(null);
+                        }
+                        Node stored = api.expect(reply, Node.class, "heartbeat");
+                        synchronized (this) {
+                          node = stored;
+                        }
+                        return CompletableFuture.completedFuture(null);
+                      });
             });
   }
 

@@ -12,6 +12,7 @@ import io.streamplane.api.NodeStatus;
 import io.streamplane.api.NodeSystemInfo;
 import io.streamplane.api.ObjectMeta;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -131,6 +132,38 @@ public final class NodeObjects {
    * gets {@code now} as its lastTransitionTime; one that keeps its status keeps its transition
    * time.
    */
+  /**
+   * How often an unchanged Node status is written anyway (the kubelet's nodeStatusReportFrequency
+   * default): the Lease carries liveness, the status only what changed.
+   */
+  public static final Duration STATUS_REPORT_FREQUENCY = Duration.ofMinutes(5);
+
+  /**
+   * Whether the stored Node must be written: a condition's status differs from what a healthy node
+   * reports, one is missing, or a heartbeat is older than {@link #STATUS_REPORT_FREQUENCY}.
+   */
+  public static boolean needsHeartbeat(Node stored, Instant now) {
+    if (stored.getStatus() == null) {
+      return false;
+    }
+    List<NodeCondition> current =
+        stored.getStatus().getConditions() == null ? List.of() : stored.getStatus().getConditions();
+    for (NodeCondition healthy : conditions(now)) {
+      NodeCondition condition =
+          current.stream()
+              .filter(c -> c.getType().equals(healthy.getType()))
+              .findFirst()
+              .orElse(null);
+      if (condition == null
+          || !healthy.getStatus().equals(condition.getStatus())
+          || condition.getLastHeartbeatTime() == null
+          || condition.getLastHeartbeatTime().plus(STATUS_REPORT_FREQUENCY).isBefore(now)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   public static Node heartbeat(Node node, Instant now) {
     Node beat = Node.newBuilder(node).build();
     if (beat.getStatus() == null) {
