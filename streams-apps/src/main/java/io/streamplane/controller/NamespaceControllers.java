@@ -12,12 +12,12 @@ import io.streamplane.log.ResourceEvent;
 import io.streamplane.log.UserInfo;
 import io.streamplane.schema.objects.KubeObjects;
 import io.streamplane.schema.objects.ResourceKey;
+import io.streamplane.streams.WallClockTimer;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -49,6 +49,7 @@ final class NamespaceControllers
   private KeyValueStore<String, ResourceEvent> objects;
   private KeyValueStore<String, String> pending;
   private WorkQueue queue;
+  private WallClockTimer timer;
 
   @Override
   public void init(ProcessorContext<String, ResourceCommand> context) {
@@ -56,7 +57,8 @@ final class NamespaceControllers
     this.objects = context.getStateStore(ControllersTopology.NAMESPACE_OBJECTS);
     this.pending = context.getStateStore(ControllersTopology.NAMESPACE_EXPECTATIONS);
     this.queue = new WorkQueue(context.getStateStore(ControllersTopology.NAMESPACE_QUEUE));
-    context.schedule(OwnerControllers.QUEUE_INTERVAL, PunctuationType.WALL_CLOCK_TIME, this::drain);
+    this.timer = new WallClockTimer(context, this::drain);
+    timer.at(queue.nextDue());
   }
 
   @Override
@@ -92,6 +94,7 @@ final class NamespaceControllers
     ControllerStores.observe(pending, namespace, event);
     if (NamespaceReconciler.terminating(namespace(namespace))) {
       queue.add(namespace, 0, record.timestamp(), seed);
+      timer.at(context.currentSystemTimeMs());
     }
   }
 
@@ -149,6 +152,7 @@ final class NamespaceControllers
     for (WorkQueue.Item item : queue.takeDue(wallClockMs)) {
       reconcile(item, Instant.ofEpochMilli(Math.max(wallClockMs, item.inputMs())));
     }
+    timer.at(queue.nextDue());
   }
 
   private void reconcile(WorkQueue.Item item, Instant now) {

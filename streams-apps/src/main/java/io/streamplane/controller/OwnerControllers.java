@@ -7,6 +7,7 @@ import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.schema.objects.KubeObjects;
 import io.streamplane.schema.objects.ResourceKey;
+import io.streamplane.streams.WallClockTimer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -14,7 +15,6 @@ import java.util.List;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -39,7 +39,6 @@ import org.apache.kafka.streams.state.KeyValueStore;
  */
 final class OwnerControllers implements Processor<String, ResourceEvent, String, ResourceCommand> {
 
-  static final Duration QUEUE_INTERVAL = Duration.ofMillis(5);
   static final Duration REMEMBER_DELETED = Duration.ofMinutes(10);
   private static final String SELF = "/~self";
   private static final String ORPHAN = "/~orphan";
@@ -48,6 +47,7 @@ final class OwnerControllers implements Processor<String, ResourceEvent, String,
   private KeyValueStore<String, ResourceEvent> objects;
   private KeyValueStore<String, String> pending;
   private WorkQueue queue;
+  private WallClockTimer timer;
 
   @Override
   public void init(ProcessorContext<String, ResourceCommand> context) {
@@ -55,7 +55,8 @@ final class OwnerControllers implements Processor<String, ResourceEvent, String,
     this.objects = context.getStateStore(ControllersTopology.OWNER_OBJECTS);
     this.pending = context.getStateStore(ControllersTopology.OWNER_EXPECTATIONS);
     this.queue = new WorkQueue(context.getStateStore(ControllersTopology.OWNER_QUEUE));
-    context.schedule(QUEUE_INTERVAL, PunctuationType.WALL_CLOCK_TIME, this::drain);
+    this.timer = new WallClockTimer(context, this::drain);
+    timer.at(queue.nextDue());
   }
 
   @Override
@@ -84,12 +85,14 @@ final class OwnerControllers implements Processor<String, ResourceEvent, String,
     }
     ControllerStores.observe(pending, uid, event);
     queue.add(uid, 0, record.timestamp(), ControllerStores.seed(context, record));
+    timer.at(context.currentSystemTimeMs());
   }
 
   private void drain(long wallClockMs) {
     for (WorkQueue.Item item : queue.takeDue(wallClockMs)) {
       reconcile(item, Instant.ofEpochMilli(Math.max(wallClockMs, item.inputMs())));
     }
+    timer.at(queue.nextDue());
   }
 
   private void reconcile(WorkQueue.Item item, Instant now) {

@@ -94,6 +94,11 @@ final class WorkQueue {
     return due;
   }
 
+  /** When the earliest queued key is due, or {@code Long.MAX_VALUE} when none is queued. */
+  long nextDue() {
+    return byDue.isEmpty() ? Long.MAX_VALUE : byDue.first().dueMs();
+  }
+
   int depth() {
     return queued.size();
   }

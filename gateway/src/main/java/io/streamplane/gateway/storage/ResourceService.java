@@ -418,11 +418,21 @@ public final class ResourceService {
     return decoded.unknownFields().stream().map(UnknownField::warning).toList();
   }
 
+  /**
+   * NamespaceLifecycle, as kube-apiserver's plugin: the namespace is looked up in the cache as it
+   * is, and only a miss waits for the cache to catch up with the log (a namespace created just
+   * before). A write therefore pays no read barrier for its namespace; a namespace already
+   * Terminating in the cache stays so, since termination is never undone.
+   */
   private void admitNamespace(ResourceType type, String namespace, String name) {
-    catchUp();
     ObjectNode ns =
         cache
             .get("", "namespaces", null, namespace)
+            .or(
+                () -> {
+                  catchUp();
+                  return cache.get("", "namespaces", null, namespace);
+                })
             .orElseThrow(() -> new ApiException(Statuses.notFound("", "namespaces", namespace)));
     if (ns.path("metadata").has("deletionTimestamp")
         || "Terminating".equals(ns.path("status").path("phase").asText())) {

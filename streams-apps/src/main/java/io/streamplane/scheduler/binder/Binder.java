@@ -13,6 +13,7 @@ import io.streamplane.scheduler.SchedulerEvents;
 import io.streamplane.scheduler.framework.PodRequests;
 import io.streamplane.scheduler.framework.Resources;
 import io.streamplane.schema.objects.ResourceKey;
+import io.streamplane.streams.WallClockTimer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,7 +24,6 @@ import java.util.Map;
 import java.util.UUID;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -57,13 +57,17 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
   private ProcessorContext<String, SpecificRecord> context;
   private KeyValueStore<String, NodeLedger> ledgers;
   private KeyValueStore<String, NodeUsage> nodes;
+  private WallClockTimer sweep;
 
   @Override
   public void init(ProcessorContext<String, SpecificRecord> context) {
     this.context = context;
     this.ledgers = context.getStateStore(LEDGER);
     this.nodes = context.getStateStore(NODES);
-    context.schedule(SWEEP, PunctuationType.WALL_CLOCK_TIME, this::releaseUnconfirmed);
+    // Sweeps only while places await confirmation: an idle binder has no punctuation (each one
+    // costs a transaction).
+    this.sweep = new WallClockTimer(context, this::releaseUnconfirmed);
+    sweep.at(context.currentSystemTimeMs() + SWEEP.toMillis());
   }
 
   @Override
@@ -111,6 +115,7 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
     pods.put(request.getPodKey(), request.getRequests());
     Map<String, Long> unconfirmed = new HashMap<>(ledger.getUnconfirmed());
     unconfirmed.put(request.getPodKey(), timestamp);
+    sweep.at(context.currentSystemTimeMs() + SWEEP.toMillis());
     NodeLedger updated = NodeLedger.newBuilder().setPods(pods).setUnconfirmed(unconfirmed).build();
     ledgers.put(node, updated);
     publish(node, known.getNode(), updated, timestamp);
@@ -174,9 +179,13 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
   /** Places whose BIND never showed up in the pod's events are given back. */
   private void releaseUnconfirmed(long nowMs) {
     List<KeyValue<String, NodeLedger>> expired = new ArrayList<>();
+    boolean awaiting = false;
     try (KeyValueIterator<String, NodeLedger> it = ledgers.all()) {
       while (it.hasNext()) {
         KeyValue<String, NodeLedger> entry = it.next();
+        awaiting |=
+            entry.value.getUnconfirmed().values().stream()
+                .anyMatch(at -> nowMs - at <= CONFIRM_WITHIN.toMillis());
         if (entry.value.getUnconfirmed().values().stream()
             .anyMatch(at -> nowMs - at > CONFIRM_WITHIN.toMillis())) {
           expired.add(entry);
@@ -202,6 +211,9 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
       ledgers.put(entry.key, updated);
       NodeUsage known = nodes.get(entry.key);
       publish(entry.key, known == null ? null : known.getNode(), updated, nowMs);
+    }
+    if (awaiting) {
+      sweep.at(nowMs + SWEEP.toMillis());
     }
   }
 

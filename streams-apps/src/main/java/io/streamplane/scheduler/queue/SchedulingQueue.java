@@ -17,6 +17,7 @@ import io.streamplane.scheduler.framework.ScheduleResult;
 import io.streamplane.scheduler.framework.Scheduler;
 import io.streamplane.scheduler.framework.SchedulerConfig;
 import io.streamplane.schema.objects.KubeObjects;
+import io.streamplane.streams.WallClockTimer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -31,7 +32,6 @@ import java.util.Set;
 import java.util.UUID;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
@@ -73,6 +73,7 @@ public final class SchedulingQueue
   private final SchedulerConfig config;
   private final String schedulerId;
   private ProcessorContext<String, SpecificRecord> context;
+  private WallClockTimer timer;
   private KeyValueStore<String, QueuedPod> queue;
   private ReadOnlyKeyValueStore<String, NodeUsage> nodes;
   private final AssumedPods assumed;
@@ -103,7 +104,27 @@ public final class SchedulingQueue
     this.context = context;
     this.queue = context.getStateStore(QUEUE);
     this.nodes = context.getStateStore(NODES);
-    context.schedule(TICK, PunctuationType.WALL_CLOCK_TIME, this::tick);
+    this.timer = new WallClockTimer(context, this::tick);
+    index();
+    wakeForNextDue(context.currentSystemTimeMs());
+  }
+
+  /**
+   * Ticks while pods wait: at the earliest moment one is due, and every {@link #VIEW_REFRESH} while
+   * pods that failed wait for the view to change; an empty queue has no tick at all (a punctuation
+   * costs a transaction, and a scheduler at rest writes nothing).
+   */
+  private void wakeForNextDue(long nowMs) {
+    long next = Long.MAX_VALUE;
+    for (long due : dueAt.values()) {
+      next = Math.min(next, due);
+    }
+    if (!failed.isEmpty()) {
+      next = Math.min(next, nowMs + VIEW_REFRESH.toMillis());
+    }
+    if (next != Long.MAX_VALUE) {
+      timer.at(Math.max(next, nowMs + TICK.toMillis()));
+    }
   }
 
   @Override
@@ -164,9 +185,14 @@ public final class SchedulingQueue
   }
 
   private void tick(long nowMs) {
-    if (dueAt == null) {
-      index();
+    try {
+      schedule(nowMs);
+    } finally {
+      wakeForNextDue(nowMs);
     }
+  }
+
+  private void schedule(long nowMs) {
     if (dueAt.isEmpty()) {
       return;
     }
@@ -219,9 +245,8 @@ public final class SchedulingQueue
 
   private void save(String podKey, QueuedPod queued) {
     queue.put(podKey, queued);
-    if (dueAt != null) {
-      remember(podKey, queued);
-    }
+    remember(podKey, queued);
+    timer.at(Math.max(queued.getNotBefore(), context.currentSystemTimeMs() + TICK.toMillis()));
   }
 
   private void remember(String podKey, QueuedPod queued) {
@@ -235,10 +260,8 @@ public final class SchedulingQueue
 
   private void forget(String podKey) {
     queue.delete(podKey);
-    if (dueAt != null) {
-      dueAt.remove(podKey);
-      failed.remove(podKey);
-    }
+    dueAt.remove(podKey);
+    failed.remove(podKey);
   }
 
   private void attempt(
