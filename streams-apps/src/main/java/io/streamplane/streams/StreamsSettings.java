@@ -23,8 +23,7 @@ public final class StreamsSettings {
     props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
     props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-    props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 5);
-    props.put(StreamsConfig.POLL_MS_CONFIG, 5);
+    props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 20);
     props.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 0);
     props.put(StreamsConfig.producerPrefix(ProducerConfig.RETRY_BACKOFF_MS_CONFIG), 5);
     props.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");

@@ -87,7 +87,10 @@ public final class WatchCache implements AutoCloseable {
     props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);
-    props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 20);
+    // The broker answers a waiting fetch as soon as records (or the commit markers that make them
+    // readable) arrive, so a long wait costs no latency; a short one would make an idle gateway
+    // fetch hundreds of times a second.
+    props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 500);
     this.consumer =
         new KafkaConsumer<>(
             props, new StringDeserializer(), topics.events().valueSerde().deserializer());

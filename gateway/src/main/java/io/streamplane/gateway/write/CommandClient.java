@@ -63,7 +63,10 @@ public final class CommandClient implements AutoCloseable {
     consumerProps.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     consumerProps.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     consumerProps.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    consumerProps.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 10);
+    // The broker answers a waiting fetch as soon as records (or the commit markers that make them
+    // readable) arrive, so a long wait costs no latency; a short one would make an idle gateway
+    // fetch hundreds of times a second.
+    consumerProps.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 500);
     this.consumer =
         new KafkaConsumer<>(
             consumerProps, new StringDeserializer(), topics.results().valueSerde().deserializer());
