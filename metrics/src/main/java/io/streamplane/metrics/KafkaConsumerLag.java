@@ -46,11 +46,17 @@ public final class KafkaConsumerLag {
 
   private KafkaConsumerLag() {}
 
+  /** A tracked client; closing it stops the reporting. */
+  public interface Tracked extends AutoCloseable {
+    @Override
+    void close();
+  }
+
   /**
    * Reports the lag of the client whose metrics {@code metrics} returns, as {@code application},
    * until the returned handle is closed.
    */
-  public static AutoCloseable track(
+  public static Tracked track(
       String application, Supplier<Map<MetricName, ? extends Metric>> metrics) {
     Object handle = new Object();
     SOURCES.put(handle, new Source(application, metrics));

@@ -13,11 +13,12 @@ class KafkaConsumerLagTest {
   private final Map<MetricName, Metric> metrics = new HashMap<>();
 
   @Test
-  void theMainConsumersRecordsLagIsReportedPerApplicationTopicAndPartition() throws Exception {
+  void theMainConsumersRecordsLagIsReportedPerApplicationTopicAndPartition() {
     lag("app-StreamThread-1-consumer", "sp.events", "3", 42.0);
     lag("app-StreamThread-1-consumer", "sp.events", "4", 0.0);
 
-    try (AutoCloseable tracked = KafkaConsumerLag.track("lag-test-main", () -> metrics)) {
+    try (KafkaConsumerLag.Tracked tracked =
+        KafkaConsumerLag.track("lag-test-main", () -> metrics)) {
       ScrapedMetrics scraped = ScrapedMetrics.scrape();
 
       assertThat(
@@ -42,7 +43,7 @@ class KafkaConsumerLagTest {
   }
 
   @Test
-  void restoreConsumersUnknownLagsAndOtherMetricsAreLeftOut() throws Exception {
+  void restoreConsumersUnknownLagsAndOtherMetricsAreLeftOut() {
     lag("app-StreamThread-1-restore-consumer", "app-objects-changelog", "0", 7.0);
     lag("app-StreamThread-1-consumer", "sp.commands", "1", Double.NaN);
     metrics.put(
@@ -53,7 +54,8 @@ class KafkaConsumerLagTest {
             Map.of("client-id", "app-StreamThread-1-consumer")),
         metric(99.0));
 
-    try (AutoCloseable tracked = KafkaConsumerLag.track("lag-test-excluded", () -> metrics)) {
+    try (KafkaConsumerLag.Tracked tracked =
+        KafkaConsumerLag.track("lag-test-excluded", () -> metrics)) {
       assertThat(
               ScrapedMetrics.scrape()
                   .has("streamplane_kafka_consumer_lag", "application", "lag-test-excluded"))
@@ -62,9 +64,9 @@ class KafkaConsumerLagTest {
   }
 
   @Test
-  void anUntrackedClientIsNoLongerReported() throws Exception {
+  void anUntrackedClientIsNoLongerReported() {
     lag("app-StreamThread-1-consumer", "sp.events", "0", 5.0);
-    AutoCloseable tracked = KafkaConsumerLag.track("lag-test-closed", () -> metrics);
+    KafkaConsumerLag.Tracked tracked = KafkaConsumerLag.track("lag-test-closed", () -> metrics);
 
     tracked.close();
 
