@@ -1,9 +1,12 @@
 package io.streamplane.metrics;
 
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.apache.kafka.common.Metric;
@@ -19,7 +22,8 @@ import org.apache.kafka.common.MetricName;
  * consumers count, its restore consumer (changelogs being restored, standby tasks) does not. Two
  * instances of one application in one JVM that both report a partition (only while a rebalance
  * moves it) report the larger lag. A partition whose lag the client does not know yet (no fetch
- * since it was assigned) is left out.
+ * since it was assigned) is left out. Kafka clients report each partition twice, under the topic's
+ * name and, deprecated, with its dots replaced by underscores; only the first is reported here.
  */
 public final class KafkaConsumerLag {
 
@@ -73,15 +77,27 @@ public final class KafkaConsumerLag {
       } catch (RuntimeException e) {
         continue; // a client closing while it is scraped has nothing to report
       }
+      List<Map.Entry<MetricName, ? extends Metric>> partitionLags = new ArrayList<>();
+      Set<String> underscoredForms = new HashSet<>();
       for (Map.Entry<MetricName, ? extends Metric> entry : metrics.entrySet()) {
         MetricName name = entry.getKey();
-        if (!RECORDS_LAG.equals(name.name()) || !FETCH_MANAGER_GROUP.equals(name.group())) {
-          continue;
-        }
         String topic = name.tags().get("topic");
-        String partition = name.tags().get("partition");
         String clientId = name.tags().getOrDefault("client-id", "");
-        if (topic == null || partition == null || clientId.endsWith("-restore-consumer")) {
+        if (RECORDS_LAG.equals(name.name())
+            && FETCH_MANAGER_GROUP.equals(name.group())
+            && topic != null
+            && name.tags().get("partition") != null
+            && !clientId.endsWith("-restore-consumer")) {
+          partitionLags.add(entry);
+          if (topic.contains(".")) {
+            underscoredForms.add(topic.replace('.', '_'));
+          }
+        }
+      }
+      for (Map.Entry<MetricName, ? extends Metric> entry : partitionLags) {
+        String topic = entry.getKey().tags().get("topic");
+        String partition = entry.getKey().tags().get("partition");
+        if (underscoredForms.contains(topic)) {
           continue;
         }
         if (entry.getValue().metricValue() instanceof Number value

@@ -64,6 +64,25 @@ class KafkaConsumerLagTest {
   }
 
   @Test
+  void theDeprecatedUnderscoredTopicNameIsNotReportedBesideTheRealOne() {
+    lag("app-StreamThread-1-consumer", "sp.events", "2", 3.0);
+    lag("app-StreamThread-1-consumer", "sp_events", "2", 3.0);
+    lag("app-StreamThread-1-consumer", "app-by_node-repartition", "2", 1.0);
+
+    try (KafkaConsumerLag.Tracked tracked =
+        KafkaConsumerLag.track("lag-test-underscored", () -> metrics)) {
+      ScrapedMetrics scraped = ScrapedMetrics.scrape();
+
+      assertThat(
+              scraped
+                  .matching("streamplane_kafka_consumer_lag", "application", "lag-test-underscored")
+                  .stream()
+                  .map(sample -> sample.labels().get("topic")))
+          .containsExactlyInAnyOrder("sp.events", "app-by_node-repartition");
+    }
+  }
+
+  @Test
   void anUntrackedClientIsNoLongerReported() {
     lag("app-StreamThread-1-consumer", "sp.events", "0", 5.0);
     KafkaConsumerLag.Tracked tracked = KafkaConsumerLag.track("lag-test-closed", () -> metrics);
