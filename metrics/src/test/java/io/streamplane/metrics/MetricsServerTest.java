@@ -31,4 +31,22 @@ class MetricsServerTest {
       assertThat(scraped.has("process_cpu_seconds_total")).isTrue();
     }
   }
+
+  @Test
+  void aScraperAskingForOpenMetricsGetsIt() throws Exception {
+    try (MetricsServer server = MetricsServer.start("127.0.0.1", 0)) {
+      HttpResponse<String> response =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(URI.create(server.url()))
+                      .header("Accept", "application/openmetrics-text; version=1.0.0")
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
+
+      assertThat(response.statusCode()).isEqualTo(200);
+      assertThat(response.headers().firstValue("Content-Type").orElse(""))
+          .startsWith("application/openmetrics-text");
+      assertThat(response.body()).endsWith("# EOF\n");
+    }
+  }
 }
