@@ -119,11 +119,17 @@ public final class NodeAgent implements AutoCloseable {
     return pods.size();
   }
 
+  /** Pods whose sandbox is running now (the kubelet's running pods). */
+  public int runningPods() {
+    return (int) pods.values().stream().filter(PodWorker::hasSandbox).count();
+  }
+
   /**
    * Registers the Node after {@code offset}, then renews the Lease every 10 s from there, so a
    * fleet spreads its renewals by giving each node its own offset.
    */
   public synchronized void start(Duration offset) {
+    NodeMetrics.started(this);
     ticks =
         scheduler.scheduleAtFixedRate(
             this::tick, offset.toMillis(), LEASE_PERIOD.toMillis(), TimeUnit.MILLISECONDS);
@@ -147,6 +153,7 @@ public final class NodeAgent implements AutoCloseable {
   @Override
   public synchronized void close() {
     closed = true;
+    NodeMetrics.stopped(this);
     if (ticks != null) {
       ticks.cancel(false);
     }
@@ -190,6 +197,7 @@ public final class NodeAgent implements AutoCloseable {
   private CompletableFuture<Void> register() {
     Node wanted =
         NodeObjects.node(options, runtime.version(), runtime.osImage(), bootID, clock.instant());
+    NodeMetrics.statusWrite("node");
     return api.post("/api/v1/nodes", wanted)
         .thenCompose(
             reply -> {
@@ -199,11 +207,13 @@ public final class NodeAgent implements AutoCloseable {
               if (reply.status() == 409) {
                 return api.get(nodePath())
                     .thenCompose(
-                        current ->
-                            api.put(
-                                nodePath(),
-                                NodeObjects.reRegistered(
-                                    api.expect(current, Node.class, "read Node"), wanted)))
+                        current -> {
+                          NodeMetrics.statusWrite("node");
+                          return api.put(
+                              nodePath(),
+                              NodeObjects.reRegistered(
+                                  api.expect(current, Node.class, "read Node"), wanted));
+                        })
                     .thenApply(updated -> api.expect(updated, Node.class, "update Node"));
               }
               throw new IllegalStateException("register Node: " + reply);
@@ -220,6 +230,7 @@ public final class NodeAgent implements AutoCloseable {
   }
 
   private CompletableFuture<Node> putNodeStatus(Node wanted) {
+    NodeMetrics.statusWrite("node");
     return api.put(nodePath() + "/status", wanted)
         .thenApply(reply -> api.expect(reply, Node.class, "write Node status"));
   }
@@ -242,6 +253,7 @@ public final class NodeAgent implements AutoCloseable {
                 }
                 return CompletableFuture.completedFuture(null);
               }
+              NodeMetrics.statusWrite("node");
               return api.put(nodePath() + "/status", NodeObjects.heartbeat(read, now))
                   .thenCompose(
                       reply -> {
@@ -268,6 +280,7 @@ public final class NodeAgent implements AutoCloseable {
           .thenCompose(
               reply -> {
                 if (reply.status() == 404) {
+                  NodeMetrics.statusWrite("lease");
                   return api.post(
                           leasesPath(), NodeObjects.lease(options.name(), clock.instant(), null))
                       .thenCompose(
@@ -283,6 +296,7 @@ public final class NodeAgent implements AutoCloseable {
                 return renewLease(attempt + 1);
               });
     }
+    NodeMetrics.statusWrite("lease");
     return api.put(path, NodeObjects.lease(options.name(), clock.instant(), version))
         .thenCompose(
             reply -> {

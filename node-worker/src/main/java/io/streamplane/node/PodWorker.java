@@ -107,6 +107,10 @@ final class PodWorker {
   private int startFailures;
   private Instant retryStartAt;
   private final Map<String, ContainerRun> runs = new HashMap<>();
+  // The pod whose start is being timed, since when, and whether its start was reported.
+  private String startUid;
+  private long startSeenAt;
+  private boolean startReported;
 
   PodWorker(String podKey, Context node) {
     this.podKey = podKey;
@@ -129,6 +133,12 @@ final class PodWorker {
   }
 
   synchronized void update(Pod pod) {
+    if (pod != null && !Objects.equals(pod.getMetadata().getUid(), startUid)) {
+      startUid = pod.getMetadata().getUid();
+      startSeenAt = System.nanoTime();
+      // A pod already running when first seen was started by an earlier run of this node.
+      startReported = isRunning(pod);
+    }
     latest = pod;
     current = pod == null ? current : fresher(current, pod);
     poke();
@@ -573,7 +583,22 @@ final class PodWorker {
     if (stored != null) {
       current = fresher(current, stored);
       written = stored.getStatus();
+      if (!startReported
+          && Objects.equals(stored.getMetadata().getUid(), startUid)
+          && isRunning(stored)) {
+        startReported = true;
+        NodeMetrics.podStarted((System.nanoTime() - startSeenAt) / 1e9);
+      }
     }
+  }
+
+  private static boolean isRunning(Pod pod) {
+    return pod.getStatus() != null && "Running".equals(pod.getStatus().getPhase());
+  }
+
+  /** Whether the pod's sandbox is running (started and not stopped yet). */
+  synchronized boolean hasSandbox() {
+    return sandbox != null;
   }
 
   private CompletableFuture<Void> stopSandbox(Duration grace) {
@@ -716,6 +741,7 @@ final class PodWorker {
   private CompletableFuture<Pod> writeStatus(
       Pod pod, Function<Pod, PodStatus> status, int attempt) {
     Pod wanted = Pod.newBuilder(pod).setStatus(status.apply(pod)).build();
+    NodeMetrics.statusWrite("pod");
     return api.put(podPath(pod) + "/status", wanted)
         .thenCompose(
             reply -> {

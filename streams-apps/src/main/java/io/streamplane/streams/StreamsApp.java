@@ -1,5 +1,6 @@
 package io.streamplane.streams;
 
+import io.streamplane.metrics.KafkaConsumerLag;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.apache.kafka.streams.KafkaStreams;
@@ -8,14 +9,17 @@ import org.apache.kafka.streams.Topology;
 /**
  * One running Streamplane Kafka Streams application (the store, the controllers, ...) with the
  * shared settings of {@link StreamsSettings}. Instances with the same application id split the
- * partitions between them.
+ * partitions between them. While it runs, its consumer lag per partition is among the process's
+ * metrics ({@link KafkaConsumerLag}, labelled with the application id).
  */
 public final class StreamsApp implements AutoCloseable {
 
   private final KafkaStreams streams;
+  private final KafkaConsumerLag.Tracked lag;
 
-  private StreamsApp(KafkaStreams streams) {
+  private StreamsApp(KafkaStreams streams, KafkaConsumerLag.Tracked lag) {
     this.streams = streams;
+    this.lag = lag;
   }
 
   public static StreamsApp start(
@@ -23,8 +27,9 @@ public final class StreamsApp implements AutoCloseable {
     KafkaStreams streams =
         new KafkaStreams(
             topology, StreamsSettings.exactlyOnce(applicationId, bootstrapServers, stateDir));
+    KafkaConsumerLag.Tracked lag = KafkaConsumerLag.track(applicationId, streams::metrics);
     streams.start();
-    return new StreamsApp(streams);
+    return new StreamsApp(streams, lag);
   }
 
   public KafkaStreams.State state() {
@@ -38,6 +43,7 @@ public final class StreamsApp implements AutoCloseable {
 
   @Override
   public void close() {
+    lag.close();
     streams.close(Duration.ofSeconds(30));
   }
 }

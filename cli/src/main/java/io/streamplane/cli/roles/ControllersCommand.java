@@ -26,6 +26,8 @@ public final class ControllersCommand implements Callable<Integer> {
 
   @Mixin NodeLifecycleOptions nodeLifecycle;
 
+  @Mixin MetricsOptions metrics;
+
   @Option(
       names = "--state-dir",
       defaultValue = ".streamplane/state-controllers",
@@ -34,6 +36,7 @@ public final class ControllersCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    AutoCloseable metricsServer = metrics.start("controllers");
     KafkaSchemaCatalog catalog = cluster.catalog();
     StreamsApp controllers =
         ControllersApp.start(
@@ -43,7 +46,7 @@ public final class ControllersCommand implements Callable<Integer> {
             stateDir.toAbsolutePath());
     System.out.println(
         "controllers: running against " + cluster.bootstrapServers + ". Ctrl-C to stop.");
-    Roles.runUntilStopped(catalog, controllers);
+    Roles.runUntilStopped(metricsServer, catalog, controllers);
     return 0;
   }
 }

@@ -20,6 +20,8 @@ public final class NodeCommand implements Callable<Integer> {
 
   @Mixin NodeRuntimeOptions node;
 
+  @Mixin MetricsOptions metrics;
+
   @Option(names = "--name", required = true, description = "The node's name.")
   String name;
 
@@ -39,6 +41,6 @@ public final class NodeCommand implements Callable<Integer> {
     if (podCIDR != null) {
       options = options.withPodCIDR(podCIDR);
     }
-    return node.run(cluster, List.of(options), "node " + name);
+    return node.run("node", cluster, metrics, List.of(options), "node " + name);
   }
 }

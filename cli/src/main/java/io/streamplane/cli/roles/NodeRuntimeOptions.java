@@ -97,7 +97,14 @@ public final class NodeRuntimeOptions {
   }
 
   /** Starts the nodes and blocks until the process is asked to stop. */
-  int run(ClusterOptions cluster, List<NodeOptions> nodes, String what) throws Exception {
+  int run(
+      String role,
+      ClusterOptions cluster,
+      MetricsOptions metrics,
+      List<NodeOptions> nodes,
+      String what)
+      throws Exception {
+    AutoCloseable metricsServer = metrics.start(role);
     KafkaSchemaCatalog catalog = cluster.catalog();
     Topics topics = new Topics(cluster.layout(), catalog);
     RuntimeChoice choice = choice();
@@ -114,7 +121,7 @@ public final class NodeRuntimeOptions {
             choice.kubelet().withBackOffBase(crashLoopBackOff));
     System.out.println(
         what + " against " + apiServer + " (runtime " + choice.flag() + "). Ctrl-C to stop.");
-    Roles.runUntilStopped(catalog, fleet);
+    Roles.runUntilStopped(metricsServer, catalog, fleet);
     return 0;
   }
 }

@@ -21,6 +21,8 @@ public final class NodesCommand implements Callable<Integer> {
 
   @Mixin NodeRuntimeOptions node;
 
+  @Mixin MetricsOptions metrics;
+
   @Option(names = "--count", required = true, description = "How many nodes.")
   int count;
 
@@ -42,7 +44,9 @@ public final class NodesCommand implements Callable<Integer> {
       return 2;
     }
     return node.run(
+        "nodes",
         cluster,
+        metrics,
         NodeFleet.numbered(
             namePrefix, count, node.template(namePrefix + "0"), node.choice().loopback()),
         count + " nodes " + namePrefix + "0.." + namePrefix + (count - 1));

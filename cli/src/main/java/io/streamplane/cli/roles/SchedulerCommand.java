@@ -28,6 +28,8 @@ public final class SchedulerCommand implements Callable<Integer> {
 
   @Mixin ClusterOptions cluster;
 
+  @Mixin MetricsOptions metrics;
+
   @Option(
       names = "--config",
       description =
@@ -49,9 +51,10 @@ public final class SchedulerCommand implements Callable<Integer> {
         config == null
             ? SchedulerConfig.defaults()
             : SchedulerConfig.parse(Files.readString(config));
+    List<AutoCloseable> running = new ArrayList<>(List.of(metrics.start("scheduler")));
     KafkaSchemaCatalog catalog = cluster.catalog();
     Topics topics = new Topics(cluster.layout(), catalog);
-    List<AutoCloseable> running = new ArrayList<>(List.of(catalog));
+    running.add(catalog);
     StreamsApp scheduler =
         SchedulerApp.startScheduler(
             topics,

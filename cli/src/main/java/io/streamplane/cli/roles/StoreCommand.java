@@ -22,6 +22,8 @@ public final class StoreCommand implements Callable<Integer> {
 
   @Mixin ClusterOptions cluster;
 
+  @Mixin MetricsOptions metrics;
+
   @Option(
       names = "--state-dir",
       defaultValue = ".streamplane/state-store",
@@ -30,6 +32,7 @@ public final class StoreCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    AutoCloseable metricsServer = metrics.start("store");
     KafkaSchemaCatalog catalog = cluster.catalog();
     StreamsApp store =
         StoreApp.start(
@@ -37,7 +40,7 @@ public final class StoreCommand implements Callable<Integer> {
             cluster.bootstrapServers,
             stateDir.toAbsolutePath());
     System.out.println("store: running against " + cluster.bootstrapServers + ". Ctrl-C to stop.");
-    Roles.runUntilStopped(catalog, store);
+    Roles.runUntilStopped(metricsServer, catalog, store);
     return 0;
   }
 }

@@ -227,7 +227,12 @@ public final class UpCommand implements Callable<Integer> {
                     + (withoutControllers ? "" : ", " + ControllersApp.applicationId(topics))
                     + ")");
             gateway.ensureSystemNamespaces(SYSTEM);
-            console.line("gateway: Kubernetes API at " + gateway.url());
+            console.line(
+                "gateway: Kubernetes API at "
+                    + gateway.url()
+                    + ", metrics of every role at "
+                    + gateway.url()
+                    + "/metrics");
             try (AutoCloseable fleet =
                 startNodes(gateway.url(), broker.bootstrapServers(), topics)) {
               Kubeconfig.write(kubeconfig, gateway.url(), cluster);

@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
+import io.prometheus.metrics.exporter.httpserver.MetricsHandler;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.streamplane.gateway.api.ApiException;
 import io.streamplane.gateway.api.Discovery;
 import io.streamplane.gateway.api.OpenApiV3;
@@ -20,6 +22,8 @@ import io.streamplane.gateway.cache.ListVersion;
 import io.streamplane.gateway.cache.TooOldResourceVersionException;
 import io.streamplane.gateway.cache.WatchCache;
 import io.streamplane.gateway.codec.ProtobufBodies;
+import io.streamplane.gateway.metrics.GatewayMetrics;
+import io.streamplane.gateway.metrics.RequestLabels;
 import io.streamplane.gateway.request.RequestInfo;
 import io.streamplane.gateway.storage.ResourceService;
 import io.streamplane.gateway.storage.WriteOptions;
@@ -42,7 +46,9 @@ import org.slf4j.LoggerFactory;
  * The Kubernetes REST API over HTTP: routes each request (discovery, OpenAPI, resources and their
  * status, scale and log subresources, watch) to the parts that answer it, and turns every failure
  * into a Kubernetes {@code Status} body. The request chain is visible in {@link #handle}: identify
- * the user, decode, then read or write through the {@link ResourceService}.
+ * the user, decode, then read or write through the {@link ResourceService}. Every request is
+ * measured ({@link GatewayMetrics}), and {@code /metrics} serves the JVM's default Prometheus
+ * registry, as kube-apiserver serves its metrics on its own port.
  *
  * <p>Limits: no authentication or authorization yet (every request acts as {@code kubernetes-admin}
  * in {@code system:masters}); server-side apply is answered 415.
@@ -67,6 +73,7 @@ final class ApiHandler implements HttpHandler {
   private final TableConverter tables;
   private final Watches watches;
   private final PodLogs podLogs;
+  private final HttpHandler metrics = new MetricsHandler(PrometheusRegistry.defaultRegistry);
 
   ApiHandler(
       ResourceRegistry registry,
@@ -89,11 +96,13 @@ final class ApiHandler implements HttpHandler {
   public void handle(HttpExchange exchange) throws IOException {
     try (exchange) {
       String request = exchange.getRequestMethod() + " " + exchange.getRequestURI();
+      GatewayMetrics.Request measured = null;
       try {
         Map<String, String> query = query(exchange.getRequestURI().getRawQuery());
         RequestInfo info =
             RequestInfo.parse(
                 exchange.getRequestMethod(), exchange.getRequestURI().getPath(), query);
+        measured = GatewayMetrics.started(labels(exchange, info, query));
         if (info.resourceRequest()) {
           resource(exchange, info, query);
         } else {
@@ -109,11 +118,35 @@ final class ApiHandler implements HttpHandler {
         LOG.error("{} failed", request, e);
         Responses.status(
             exchange, Statuses.internalError(e.getClass().getSimpleName() + ": " + e.getMessage()));
+      } finally {
+        if (measured != null) {
+          measured.answered(Math.max(exchange.getResponseCode(), 0));
+        }
       }
     } catch (IOException e) {
       // The client went away; nothing to answer.
       LOG.debug("client connection closed", e);
     }
+  }
+
+  /** The request's metric labels; what the gateway does not serve is not a label value. */
+  private RequestLabels labels(HttpExchange exchange, RequestInfo info, Map<String, String> query) {
+    Optional<ResourceType> type =
+        info.resourceRequest()
+            ? registry
+                .byResource(info.group(), info.resource())
+                .filter(t -> t.version().equals(info.version()) && t.stored())
+            : Optional.empty();
+    boolean subresourceServed =
+        info.subresource() == null
+            || type.flatMap(t -> t.subresource(info.subresource())).isPresent();
+    return RequestLabels.of(
+        info,
+        exchange.getRequestMethod(),
+        exchange.getRequestHeaders().getFirst("Content-Type"),
+        query.get("dryRun"),
+        type.isPresent(),
+        subresourceServed);
   }
 
   // ---------------------------------------------------------------- non-resource paths
@@ -125,6 +158,7 @@ final class ApiHandler implements HttpHandler {
     switch (path) {
       case "/version" -> Responses.json(exchange, 200, discovery.version());
       case "/healthz", "/livez", "/readyz" -> Responses.text(exchange, 200, "ok");
+      case "/metrics" -> metrics.handle(exchange);
       case "/api" -> {
         Optional<Discovery.AggregatedFormat> aggregated = Discovery.negotiateAggregated(accept);
         if (aggregated.isPresent()) {

@@ -14,6 +14,7 @@ import io.streamplane.gateway.storage.ResourceService;
 import io.streamplane.gateway.storage.WriteOptions;
 import io.streamplane.gateway.write.CommandClient;
 import io.streamplane.log.UserInfo;
+import io.streamplane.metrics.ProcessMetrics;
 import io.streamplane.schema.convert.KubeJson;
 import io.streamplane.topics.Topics;
 import java.io.IOException;
@@ -28,7 +29,8 @@ import java.util.concurrent.Executors;
 /**
  * A gateway: the Kubernetes API on {@code host:port}, over a {@link WatchCache} of {@code events}
  * and a {@link CommandClient} on {@code commands}/{@code results}. Several gateways may serve one
- * cluster; each reads its own partition of {@code results} ({@code replyPartition}).
+ * cluster; each reads its own partition of {@code results} ({@code replyPartition}). {@code
+ * /metrics} on the same port serves every metric of the process, the JVM's included.
  */
 public final class GatewayServer implements AutoCloseable {
 
@@ -63,6 +65,7 @@ public final class GatewayServer implements AutoCloseable {
   public static GatewayServer start(
       String bootstrapServers, Topics topics, String host, int port, int replyPartition)
       throws IOException {
+    ProcessMetrics.register();
     KubeJson json = new KubeJson();
     ResourceRegistry registry = ResourceRegistry.kubernetes();
     WatchCache cache = new WatchCache(bootstrapServers, topics, json, WATCH_WINDOW);

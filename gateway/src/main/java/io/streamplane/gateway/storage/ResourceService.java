@@ -11,6 +11,7 @@ import io.streamplane.gateway.api.Selectors;
 import io.streamplane.gateway.api.Statuses;
 import io.streamplane.gateway.cache.CacheUnavailableException;
 import io.streamplane.gateway.cache.WatchCache;
+import io.streamplane.gateway.metrics.GatewayMetrics;
 import io.streamplane.gateway.patch.JsonMergePatch;
 import io.streamplane.gateway.patch.JsonPatch;
 import io.streamplane.gateway.patch.PatchException;
@@ -555,10 +556,13 @@ public final class ResourceService {
   }
 
   private void catchUp() {
+    long started = System.nanoTime();
     try {
       cache.catchUpWithLog(timeout);
     } catch (CacheUnavailableException e) {
       throw new ApiException(Statuses.timeout(e.getMessage(), 1));
+    } finally {
+      GatewayMetrics.cacheWaited((System.nanoTime() - started) / 1e9);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.streamplane.gateway.write;
 
+import io.streamplane.gateway.metrics.GatewayMetrics;
 import io.streamplane.log.CommandResult;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.schema.objects.ResourceKey;
@@ -112,11 +113,14 @@ public final class CommandClient implements AutoCloseable {
     String key = ResourceKey.of(command).toString();
     CompletableFuture<CommandResult> result = new CompletableFuture<>();
     pending.put(command.getId(), result);
+    long started = System.nanoTime();
     try {
       producer
           .send(new ProducerRecord<>(topics.commands().name(), key, addressed))
           .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-      return result.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      CommandResult answer = result.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      GatewayMetrics.commandAnswered(command.getVerb().name(), (System.nanoTime() - started) / 1e9);
+      return answer;
     } catch (ExecutionException e) {
       throw new IllegalStateException(
           "the command was not accepted by Kafka: " + e.getCause().getMessage(), e.getCause());

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.kafka.embedded.KafkaBrokerExtension;
 import io.streamplane.log.UserInfo;
+import io.streamplane.metrics.ScrapedMetrics;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.store.StoreApp;
 import io.streamplane.streams.StreamsApp;
@@ -392,6 +393,44 @@ class GatewayIT {
     HttpResponse<String> answer = get(gateway, "/api/v1/watch");
 
     assertStatus(answer, 404, "NotFound");
+  }
+
+  // ---------------------------------------------------------------- metrics
+
+  @Test
+  void metricsOnTheApiPortCountTheRequestAndTimeItsCommandAndTheReadsCacheWait() {
+    assertThat(post(gateway, pods(), pod("web")).statusCode()).isEqualTo(201);
+    assertThat(get(gateway, pods() + "/web").statusCode()).isEqualTo(200);
+
+    HttpResponse<String> answer = get(gateway, "/metrics");
+
+    assertThat(answer.statusCode()).isEqualTo(200);
+    ScrapedMetrics metrics = ScrapedMetrics.parse(answer.body());
+    assertThat(
+            metrics.value(
+                "apiserver_request_total",
+                "verb",
+                "POST",
+                "version",
+                "v1",
+                "resource",
+                "pods",
+                "scope",
+                "resource",
+                "code",
+                "201"))
+        .isGreaterThanOrEqualTo(1);
+    assertThat(
+            metrics.value(
+                "apiserver_request_duration_seconds_count", "verb", "GET", "resource", "pods"))
+        .isGreaterThanOrEqualTo(1);
+    assertThat(
+            metrics.value("streamplane_gateway_command_duration_seconds_count", "verb", "CREATE"))
+        .isGreaterThanOrEqualTo(1);
+    assertThat(metrics.value("streamplane_gateway_cache_wait_duration_seconds_count"))
+        .isGreaterThanOrEqualTo(1);
+    assertThat(metrics.has("streamplane_kafka_consumer_lag", "topic", topics.commands().name()))
+        .isTrue();
   }
 
   // ---------------------------------------------------------------- helpers

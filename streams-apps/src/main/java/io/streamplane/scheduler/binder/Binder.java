@@ -10,6 +10,7 @@ import io.streamplane.log.NodeLedger;
 import io.streamplane.log.NodeUsage;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.scheduler.SchedulerEvents;
+import io.streamplane.scheduler.SchedulerMetrics;
 import io.streamplane.scheduler.framework.PodRequests;
 import io.streamplane.scheduler.framework.Resources;
 import io.streamplane.schema.objects.ResourceKey;
@@ -119,6 +120,7 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
     NodeLedger updated = NodeLedger.newBuilder().setPods(pods).setUnconfirmed(unconfirmed).build();
     ledgers.put(node, updated);
     publish(node, known.getNode(), updated, timestamp);
+    SchedulerMetrics.bindRequest(true);
     context.forward(
         SchedulerEvents.bind(
             request.getNamespace(),
@@ -224,6 +226,7 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
   }
 
   private void reject(BindRequest request, String reason, long timestamp) {
+    SchedulerMetrics.bindRequest(false);
     context.forward(
         new Record<>(
             request.getPodKey(),

@@ -11,6 +11,7 @@ import io.streamplane.log.NodeUsage;
 import io.streamplane.log.QueuedPod;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.scheduler.SchedulerEvents;
+import io.streamplane.scheduler.SchedulerMetrics;
 import io.streamplane.scheduler.framework.NodeInfo;
 import io.streamplane.scheduler.framework.PodRequests;
 import io.streamplane.scheduler.framework.ScheduleResult;
@@ -83,6 +84,14 @@ public final class SchedulingQueue
 
   private Set<String> failed;
 
+  /**
+   * When each queued pod entered this task's queue (wall clock, ms), for the scheduling-duration
+   * metric; pods restored from the store after a restart have none.
+   */
+  private final Map<String, Long> enqueuedAt = new HashMap<>();
+
+  private SchedulerMetrics.PendingPods pendingPods;
+
   /** The decoded view of the nodes, refreshed at most every {@link #VIEW_REFRESH}. */
   private List<NodeInfo> view;
 
@@ -104,6 +113,7 @@ public final class SchedulingQueue
     this.context = context;
     this.queue = context.getStateStore(QUEUE);
     this.nodes = context.getStateStore(NODES);
+    this.pendingPods = SchedulerMetrics.pendingPods();
     this.timer = new WallClockTimer(context, this::tick);
     index();
     wakeForNextDue(context.currentSystemTimeMs());
@@ -128,18 +138,34 @@ public final class SchedulingQueue
   }
 
   @Override
+  public void close() {
+    if (pendingPods != null) {
+      pendingPods.close();
+    }
+  }
+
+  @Override
   public void process(Record<String, SpecificRecord> record) {
     if (record.value() instanceof ResourceEvent event && event.getObject() instanceof Pod pod) {
       QueuedPod queued = queue.get(record.key());
       if (event.getType() != EventType.DELETED && pending(pod)) {
         QueuedPod.Builder entry =
             queued == null ? QueuedPod.newBuilder().setNotBefore(0) : QueuedPod.newBuilder(queued);
+        if (queued == null) {
+          enqueuedAt.put(record.key(), context.currentSystemTimeMs());
+        }
         save(record.key(), entry.setPod(pod).build());
       } else {
-        if (event.getType() != EventType.DELETED && holdsAPlace(pod)) {
+        boolean bound = event.getType() != EventType.DELETED && holdsAPlace(pod);
+        if (bound) {
           assumed.bound(record.key(), context.currentSystemTimeMs());
         } else {
           assumed.forget(record.key());
+        }
+        Long since = enqueuedAt.get(record.key());
+        if (bound && queued != null && since != null) {
+          SchedulerMetrics.podScheduled(
+              queued.getAttempts(), (context.currentSystemTimeMs() - since) / 1000.0);
         }
         if (queued != null) {
           forget(record.key());
@@ -194,6 +220,7 @@ public final class SchedulingQueue
 
   private void schedule(long nowMs) {
     if (dueAt.isEmpty()) {
+      pendingPods.set(0, 0);
       return;
     }
     boolean viewChanged = false;
@@ -216,6 +243,7 @@ public final class SchedulingQueue
       }
     }
     if (due.isEmpty()) {
+      countPending(nowMs);
       return;
     }
     due.sort(ORDER);
@@ -229,6 +257,21 @@ public final class SchedulingQueue
     for (KeyValue<String, QueuedPod> entry : due.subList(0, Math.min(due.size(), MAX_PER_TICK))) {
       attempt(entry.key, entry.value, seen, index, nowMs);
     }
+    countPending(nowMs);
+  }
+
+  /** Active: due now; unschedulable: failed its last attempt and waits. Proposed: not pending. */
+  private void countPending(long nowMs) {
+    long active = 0;
+    long unschedulable = 0;
+    for (Map.Entry<String, Long> entry : dueAt.entrySet()) {
+      if (entry.getValue() <= nowMs) {
+        active++;
+      } else if (failed.contains(entry.getKey()) && !assumed.proposed(entry.getKey())) {
+        unschedulable++;
+      }
+    }
+    pendingPods.set(active, unschedulable);
   }
 
   /** Rebuilds the in-memory index of the queue from its store (after a start or a restore). */
@@ -260,8 +303,12 @@ public final class SchedulingQueue
 
   private void forget(String podKey) {
     queue.delete(podKey);
+    enqueuedAt.remove(podKey);
     dueAt.remove(podKey);
     failed.remove(podKey);
+    if (dueAt.isEmpty()) {
+      pendingPods.set(0, 0); // no tick follows an empty queue
+    }
   }
 
   private void attempt(
@@ -271,7 +318,18 @@ public final class SchedulingQueue
       Map<String, Integer> index,
       long nowMs) {
     Pod pod = queued.getPod();
-    ScheduleResult result = Scheduler.schedule(pod, seen, config, seed(podKey, queued));
+    long started = System.nanoTime();
+    ScheduleResult result;
+    try {
+      result = Scheduler.schedule(pod, seen, config, seed(podKey, queued));
+    } catch (RuntimeException e) {
+      SchedulerMetrics.attempted(config.schedulerName(), "error", seconds(started));
+      throw e;
+    }
+    SchedulerMetrics.attempted(
+        config.schedulerName(),
+        result.scheduled() ? "scheduled" : "unschedulable",
+        seconds(started));
     if (result.scheduled()) {
       assumed.assume(podKey, result.nodeName(), result.requests(), nowMs);
       int at = index.get(result.nodeName());
@@ -368,6 +426,10 @@ public final class SchedulingQueue
       hash = hash * 31 + String.valueOf(node.node().getSpec()).hashCode();
     }
     return hash;
+  }
+
+  private static double seconds(long sinceNanos) {
+    return (System.nanoTime() - sinceNanos) / 1e9;
   }
 
   private static long seed(String podKey, QueuedPod queued) {
