@@ -56,9 +56,16 @@ final class NamespaceControllers
     this.context = context;
     this.objects = context.getStateStore(ControllersTopology.NAMESPACE_OBJECTS);
     this.pending = context.getStateStore(ControllersTopology.NAMESPACE_EXPECTATIONS);
-    this.queue = new WorkQueue(context.getStateStore(ControllersTopology.NAMESPACE_QUEUE));
+    this.queue =
+        new WorkQueue(context.getStateStore(ControllersTopology.NAMESPACE_QUEUE), "namespace");
     this.timer = new WallClockTimer(context, this::drain);
     timer.at(queue.nextDue());
+  }
+
+  @Override
+  public void close() {
+    timer.cancel();
+    queue.close();
   }
 
   @Override
@@ -150,7 +157,9 @@ final class NamespaceControllers
 
   private void drain(long wallClockMs) {
     for (WorkQueue.Item item : queue.takeDue(wallClockMs)) {
-      reconcile(item, Instant.ofEpochMilli(Math.max(wallClockMs, item.inputMs())));
+      try (var work = queue.started(item)) {
+        reconcile(item, Instant.ofEpochMilli(Math.max(wallClockMs, item.inputMs())));
+      }
     }
     timer.at(queue.nextDue());
   }

@@ -54,9 +54,15 @@ final class OwnerControllers implements Processor<String, ResourceEvent, String,
     this.context = context;
     this.objects = context.getStateStore(ControllersTopology.OWNER_OBJECTS);
     this.pending = context.getStateStore(ControllersTopology.OWNER_EXPECTATIONS);
-    this.queue = new WorkQueue(context.getStateStore(ControllersTopology.OWNER_QUEUE));
+    this.queue = new WorkQueue(context.getStateStore(ControllersTopology.OWNER_QUEUE), "owner");
     this.timer = new WallClockTimer(context, this::drain);
     timer.at(queue.nextDue());
+  }
+
+  @Override
+  public void close() {
+    timer.cancel();
+    queue.close();
   }
 
   @Override
@@ -90,7 +96,9 @@ final class OwnerControllers implements Processor<String, ResourceEvent, String,
 
   private void drain(long wallClockMs) {
     for (WorkQueue.Item item : queue.takeDue(wallClockMs)) {
-      reconcile(item, Instant.ofEpochMilli(Math.max(wallClockMs, item.inputMs())));
+      try (var work = queue.started(item)) {
+        reconcile(item, Instant.ofEpochMilli(Math.max(wallClockMs, item.inputMs())));
+      }
     }
     timer.at(queue.nextDue());
   }

@@ -1,5 +1,6 @@
 package io.streamplane.controller;
 
+import io.streamplane.metrics.Workqueue;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -21,7 +22,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * loses nothing; the restored store is read back at start. The store is written when a key enters
  * or leaves the queue, not for every event that finds it queued.
  */
-final class WorkQueue {
+final class WorkQueue implements AutoCloseable {
 
   /** One queued key: when it is due, the newest input time, and the seed for command ids. */
   record Item(String key, long dueMs, long inputMs, String seed) {
@@ -42,9 +43,17 @@ final class WorkQueue {
   private final KeyValueStore<String, String> store;
   private final Map<String, Item> queued = new HashMap<>();
   private final TreeSet<Item> byDue = new TreeSet<>(BY_DUE);
+  private final Workqueue metrics;
+  private final Workqueue.Tracked depth;
+  private final Map<String, Long> addedAt = new HashMap<>();
 
-  WorkQueue(KeyValueStore<String, String> store) {
+  /**
+   * A queue kept in {@code store}, reported as client-go's workqueue metrics under {@code name}.
+   */
+  WorkQueue(KeyValueStore<String, String> store, String name) {
     this.store = store;
+    this.metrics = Workqueue.named(name);
+    this.depth = metrics.trackDepth(queued::size);
     try (KeyValueIterator<String, String> it = store.all()) {
       while (it.hasNext()) {
         KeyValue<String, String> entry = it.next();
@@ -62,6 +71,7 @@ final class WorkQueue {
   void add(String key, long dueMs, long inputMs, String seed) {
     Item current = queued.get(key);
     if (current == null) {
+      addedAt.put(key, metrics.added());
       put(new Item(key, dueMs, inputMs, seed));
     } else if (dueMs < current.dueMs()) {
       byDue.remove(current);
@@ -92,6 +102,17 @@ final class WorkQueue {
       due.add(item);
     }
     return due;
+  }
+
+  /** The work on a key taken off the queue; closing it records how long the work took. */
+  Workqueue.Work started(Item item) {
+    Long at = addedAt.remove(item.key());
+    return at == null ? metrics.started() : metrics.started(at);
+  }
+
+  @Override
+  public void close() {
+    depth.close();
   }
 
   /** When the earliest queued key is due, or {@code Long.MAX_VALUE} when none is queued. */
