@@ -93,6 +93,11 @@ public final class KubeClient {
     return send(request(path).GET());
   }
 
+  /** GET of a non-JSON document, such as {@code /metrics} (Prometheus text). */
+  public Response getText(String path) throws IOException, InterruptedException {
+    return send(request(path).setHeader("Accept", "text/plain;version=0.0.4, */*;q=0.1").GET());
+  }
+
   public Response post(String path, Object body) throws IOException, InterruptedException {
     return send(withJson(request(path), "POST", body, "application/json"));
   }

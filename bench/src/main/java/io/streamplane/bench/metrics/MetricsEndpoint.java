@@ -15,7 +15,7 @@ public final class MetricsEndpoint {
 
   public static Result scrape(KubeClient client) {
     try {
-      KubeClient.Response response = client.get("/metrics");
+      KubeClient.Response response = client.getText("/metrics");
       if (response.status() != 200) {
         return new Result(null, "GET /metrics answered " + response.status());
       }
