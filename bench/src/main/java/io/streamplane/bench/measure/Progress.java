@@ -15,7 +15,10 @@ import java.util.function.Supplier;
  */
 public final class Progress implements AutoCloseable {
 
-  /** What to show: {@code done} of {@code total} {@code unit} in {@code phase}; total 0: no bar. */
+  /**
+   * What to show: {@code done} of {@code total} {@code unit} in {@code phase}; total 0: no bar; an
+   * empty unit: only the phase, the elapsed time and the detail.
+   */
   public record Status(String phase, long done, long total, String unit, String detail) {
     public static Status of(String phase, long done, long total, String unit) {
       return new Status(phase, done, total, unit, "");
@@ -51,25 +54,34 @@ public final class Progress implements AutoCloseable {
 
   public static Progress start(PrintStream out, boolean terminal, Supplier<Status> status) {
     Progress progress = new Progress(out, terminal, status);
+    try {
+      Status first = status.get();
+      progress.phase = first.phase();
+      progress.phaseStartDone = first.done();
+    } catch (RuntimeException e) {
+      // The first line will start the phase instead.
+    }
     progress.thread.start();
     return progress;
   }
 
   private void loop() {
-    long interval = terminal ? 250 : 5_000;
-    while (!closed) {
+    // The status is read four times a second everywhere, so a phase's start is seen when it
+    // happens; off a terminal only every twentieth reading is printed.
+    long printEvery = terminal ? 1 : 20;
+    for (long tick = 1; !closed; tick++) {
       try {
-        Thread.sleep(interval);
+        Thread.sleep(250);
       } catch (InterruptedException e) {
         return;
       }
       if (!closed) {
-        show(false);
+        show(false, tick % printEvery == 0);
       }
     }
   }
 
-  private synchronized void show(boolean last) {
+  private synchronized void show(boolean last, boolean print) {
     Status s;
     try {
       s = status.get();
@@ -81,6 +93,9 @@ public final class Progress implements AutoCloseable {
       phase = s.phase();
       phaseStarted = now;
       phaseStartDone = s.done();
+    }
+    if (!print) {
+      return;
     }
     double phaseSeconds = (now - phaseStarted) / 1e9;
     double rate = phaseSeconds > 0 ? (s.done() - phaseStartDone) / phaseSeconds : 0;
@@ -96,7 +111,9 @@ public final class Progress implements AutoCloseable {
   /** One progress line, without control characters. */
   public static String render(Status s, Duration elapsed, double ratePerSecond) {
     StringBuilder line = new StringBuilder(s.phase()).append(' ');
-    if (s.total() > 0) {
+    if (s.unit().isEmpty()) {
+      line.append(human(elapsed));
+    } else if (s.total() > 0) {
       int filled = (int) Math.min(BAR_WIDTH, BAR_WIDTH * s.done() / s.total());
       line.append('[')
           .append("#".repeat(filled))
@@ -106,7 +123,9 @@ public final class Progress implements AutoCloseable {
     } else {
       line.append(String.format(Locale.ROOT, "%,d %s", s.done(), s.unit()));
     }
-    line.append(String.format(Locale.ROOT, "  %,.1f/s  %s", ratePerSecond, human(elapsed)));
+    if (!s.unit().isEmpty()) {
+      line.append(String.format(Locale.ROOT, "  %,.1f/s  %s", ratePerSecond, human(elapsed)));
+    }
     if (!s.detail().isEmpty()) {
       line.append("  ").append(s.detail());
     }
@@ -125,6 +144,6 @@ public final class Progress implements AutoCloseable {
     }
     closed = true;
     thread.interrupt();
-    show(true);
+    show(true, true);
   }
 }

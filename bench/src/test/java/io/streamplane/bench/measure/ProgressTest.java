@@ -31,6 +31,15 @@ class ProgressTest {
   }
 
   @Test
+  void aLineWithoutAUnitHasOnlyThePhaseAndTheTime() {
+    String line =
+        Progress.render(
+            new Progress.Status("deleting namespace x", 0, 0, "", ""), Duration.ofSeconds(3), 0);
+
+    assertThat(line).isEqualTo("deleting namespace x 0:03");
+  }
+
+  @Test
   void closingPrintsTheLastStateOnItsOwnLine() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
