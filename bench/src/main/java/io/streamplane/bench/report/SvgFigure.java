@@ -5,6 +5,8 @@ import static io.streamplane.bench.ReportParts.svgOpen;
 import static io.streamplane.bench.ReportParts.xml;
 
 import io.streamplane.bench.measure.TimeSeries;
+import java.math.BigDecimal;
+import java.math.MathContext;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -25,7 +27,7 @@ public final class SvgFigure {
 
   private static final int WIDTH = 820;
   private static final int LEFT = 90;
-  private static final int RIGHT = 190;
+  private static final int RIGHT = 230;
   private static final int PLOT_H = 200;
   private static final int PANEL_H = 290;
   private static final String[] COLORS = {
@@ -70,7 +72,7 @@ public final class SvgFigure {
                 present.stream().flatMapToDouble(v -> Arrays.stream(v.values())).max().orElse(1);
             double[] x = range(lo, hi);
             heading(s, top, panelTitle);
-            axes(s, top, x[0], x[1], 0, 1, xUnit, "share", "%.0f%%", 100);
+            axes(s, top, x, new double[] {0, 1, 0.2}, xUnit, "share", "%.0f%%", 100);
             int i = 0;
             for (Values v : present) {
               double[] sorted = v.values().clone();
@@ -129,9 +131,10 @@ public final class SvgFigure {
               counts[Math.min(bins - 1, Math.max(0, (int) ((v - x[0]) / width)))]++;
             }
             int maxCount = Arrays.stream(counts).max().orElse(1);
-            double yMax = niceCeiling(Math.max(1, maxCount));
+            double[] y = range(0, Math.max(1, maxCount));
+            double yMax = y[1];
             heading(s, top, panelTitle);
-            axes(s, top, x[0], x[1], 0, yMax, xUnit, "count", "%,.0f", 1);
+            axes(s, top, x, y, xUnit, "count", null, 1);
             double barW = (double) (WIDTH - LEFT - RIGHT) / bins;
             for (int b = 0; b < bins; b++) {
               if (counts[b] == 0) {
@@ -177,9 +180,10 @@ public final class SvgFigure {
               }
             }
             double[] x = range(0, tMax);
-            double yMax = vMax <= 0 ? 1 : niceCeiling(vMax);
+            double[] y = range(0, vMax);
+            double yMax = y[1];
             heading(s, top, panelTitle);
-            axes(s, top, x[0], x[1], 0, yMax, "seconds", yUnit, "%,.4g", 1);
+            axes(s, top, x, y, "seconds", yUnit, null, 1);
             int i = 0;
             for (TimeSeries t : present) {
               StringBuilder points = new StringBuilder();
@@ -221,8 +225,8 @@ public final class SvgFigure {
           public void draw(StringBuilder s, int top) {
             heading(s, top, panelTitle);
             double max = bars.stream().mapToDouble(Bar::value).max().orElse(1);
-            double axisMax = max <= 0 ? 1 : niceCeiling(max);
-            int labelW = 230;
+            double axisMax = range(0, max)[1];
+            int labelW = 360;
             int plotW = WIDTH - labelW - 150;
             for (int i = 0; i < bars.size(); i++) {
               Bar bar = bars.get(i);
@@ -231,7 +235,7 @@ public final class SvgFigure {
               s.append(
                   String.format(
                       Locale.ROOT,
-                      "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>%n"
+                      "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" font-size=\"11\">%s</text>%n"
                           + "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>%n"
                           + "<text x=\"%.1f\" y=\"%d\">%s</text>%n",
                       labelW - 8,
@@ -269,11 +273,22 @@ public final class SvgFigure {
     return s.append("</svg>\n").toString();
   }
 
-  /** The axis range for values from lo to hi: from 0 (or a round negative) to a round number. */
-  private static double[] range(double lo, double hi) {
-    double min = lo < 0 ? -niceCeiling(-lo) : 0;
-    double max = hi <= 0 ? (min < 0 ? 0 : 1) : niceCeiling(hi);
-    return new double[] {min, max};
+  /**
+   * An axis for values from {@code lo} to {@code hi}: {min, max, step}, with a round step (1, 2,
+   * 2.5 or 5 times a power of ten) giving about five intervals, from 0 (or the round number below a
+   * negative {@code lo}) to the round number at or above {@code hi}.
+   */
+  static double[] range(double lo, double hi) {
+    double low = Math.min(lo, 0);
+    double high = Math.max(hi, 0);
+    double span = high - low > 0 ? high - low : 1;
+    double step = niceCeiling(span / 5);
+    double min = low < 0 ? Math.floor(low / step + 1e-9) * step : 0;
+    double max = Math.ceil(high / step - 1e-9) * step;
+    if (max <= min) {
+      max = min + step;
+    }
+    return new double[] {min, max, step};
   }
 
   private static double px(double value, double[] x) {
@@ -313,45 +328,45 @@ public final class SvgFigure {
   private static void axes(
       StringBuilder s,
       int top,
-      double xMin,
-      double xMax,
-      double yMin,
-      double yMax,
+      double[] x,
+      double[] y,
       String xUnit,
       String yUnit,
       String yFormat,
       double yScale) {
     int plotW = WIDTH - LEFT - RIGHT;
     int bottom = top + 40 + PLOT_H;
-    for (int i = 0; i <= 5; i++) {
-      double v = yMin + (yMax - yMin) * i / 5;
-      double y = bottom - PLOT_H * (double) i / 5;
+    for (int k = 0; y[0] + k * y[2] <= y[1] + y[2] / 1e6; k++) {
+      double v = y[0] + k * y[2];
+      double py = bottom - PLOT_H * (v - y[0]) / (y[1] - y[0]);
       s.append(
           String.format(
               Locale.ROOT,
               "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>"
                   + "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>%n",
               LEFT,
-              y,
+              py,
               LEFT + plotW,
-              y,
+              py,
               LEFT - 6,
-              y + 4,
-              String.format(Locale.ROOT, yFormat, v * yScale)));
+              py + 4,
+              yFormat == null
+                  ? tick(v * yScale)
+                  : String.format(Locale.ROOT, yFormat, v * yScale)));
     }
-    for (int i = 0; i <= 5; i++) {
-      double v = xMin + (xMax - xMin) * i / 5;
-      double x = LEFT + plotW * (double) i / 5;
+    for (int k = 0; x[0] + k * x[2] <= x[1] + x[2] / 1e6; k++) {
+      double v = x[0] + k * x[2];
+      double px = px(v, x);
       s.append(
           String.format(
               Locale.ROOT,
               "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"black\"/>"
                   + "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>%n",
-              x,
+              px,
               bottom,
-              x,
+              px,
               bottom + 4,
-              x,
+              px,
               bottom + 18,
               tick(v)));
     }
@@ -381,11 +396,12 @@ public final class SvgFigure {
             xml(yUnit)));
   }
 
+  /** An axis label: whole numbers with thousands separators, others with what digits they have. */
   private static String tick(double v) {
-    if (v == Math.rint(v)) {
-      return String.format(Locale.ROOT, "%,.0f", v);
+    if (Math.abs(v - Math.rint(v)) < 1e-9 * Math.max(1, Math.abs(v))) {
+      return String.format(Locale.ROOT, "%,.0f", Math.rint(v) + 0.0);
     }
-    return String.format(Locale.ROOT, "%,.3g", v);
+    return BigDecimal.valueOf(v).round(new MathContext(6)).stripTrailingZeros().toPlainString();
   }
 
   private static String fmt(double v) {

@@ -19,12 +19,11 @@ public record Target(String what, double limit, double actual, String unit) {
           Locale.ROOT, "**missed**: %s was not measured (target ≤ %s)", what, value(limit));
     }
     double gap = Math.abs(limit - actual);
-    String share =
-        limit > 0 ? String.format(Locale.ROOT, ", %.0f%% of the target", 100 * gap / limit) : "";
+    String share = limit > 0 ? String.format(Locale.ROOT, ", %.0f%% ", 100 * gap / limit) : " ";
     return met()
         ? String.format(
             Locale.ROOT,
-            "**met**: %s was %s, target ≤ %s (%s to spare%s)",
+            "**met**: %s was %s, target ≤ %s (%s%sbelow it)",
             what,
             value(actual),
             value(limit),
@@ -32,7 +31,7 @@ public record Target(String what, double limit, double actual, String unit) {
             share)
         : String.format(
             Locale.ROOT,
-            "**missed** by %s%s: %s was %s, target ≤ %s",
+            "**missed** by %s%sover: %s was %s, target ≤ %s",
             value(gap),
             share,
             what,
@@ -41,7 +40,7 @@ public record Target(String what, double limit, double actual, String unit) {
   }
 
   private String value(double v) {
-    return (v == Math.rint(v) && Math.abs(v) < 1e15
+    return (v == Math.rint(v) || Math.abs(v) >= 100
             ? String.format(Locale.ROOT, "%,.0f", v)
             : String.format(Locale.ROOT, "%,.2f", v))
         + ' '

@@ -51,7 +51,16 @@ class ReportTest {
     Document doc = parse(figure.render());
 
     assertThat(doc.getElementsByTagName("polyline").getLength()).isEqualTo(1);
-    assertThat(figure.render()).contains(">-5<").contains("sp.commands");
+    assertThat(figure.render()).contains(">-10<").contains("sp.commands");
+  }
+
+  @Test
+  void axesRunInRoundStepsFromZeroOrBelowTheLowestValue() {
+    assertThat(SvgFigure.range(0, 10_145)).containsExactly(0, 12_500, 2_500);
+    assertThat(SvgFigure.range(0, 20)).containsExactly(0, 20, 5);
+    assertThat(SvgFigure.range(0, 0.7)).containsExactly(0, 0.8, 0.2);
+    assertThat(SvgFigure.range(-80, 25)).containsExactly(-100, 25, 25);
+    assertThat(SvgFigure.range(0, 0)).containsExactly(0, 0.2, 0.2);
   }
 
   @Test
@@ -72,7 +81,8 @@ class ReportTest {
     String md = Files.readString(dir.resolve("density-small.md"));
     assertThat(md)
         .startsWith("# Pod startup\n\n20 pods Running")
-        .contains("**Target** **missed** by 1,500 ms, 30% of the target: p99 pod startup")
+        .contains(
+            "**Target** **missed** by 1,500 ms, 30% over: p99 pod startup latency was 6,500 ms")
         .contains("![Pod startup](density-small.svg)")
         .contains("| 20 | 1,300 ms | 6,500 ms |")
         .contains("| `apiserver_request_total` | verb=POST | 5 | 25 | 20 |")
@@ -94,7 +104,9 @@ class ReportTest {
     String md = report.markdown("x");
 
     assertThat(md)
-        .contains("**Target** **met**: p99 pod startup latency was 1,900 ms, target ≤ 5,000 ms")
+        .contains(
+            "**Target** **met**: p99 pod startup latency was 1,900 ms, target ≤ 5,000 ms"
+                + " (3,100 ms, 62% below it)")
         .contains("Metrics were not available: GET /metrics answered 404.");
     assertThat(report.failed()).isFalse();
   }
