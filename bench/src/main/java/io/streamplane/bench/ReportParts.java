@@ -6,7 +6,10 @@ import java.nio.file.Path;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
-/** What every benchmark report needs: chart axis ends and a description of the machine. */
+/**
+ * What every benchmark report needs: the opening of an SVG chart, axis ends, text escaping and a
+ * description of the machine.
+ */
 public final class ReportParts {
 
   private ReportParts() {}
@@ -20,6 +23,27 @@ public final class ReportParts {
       }
     }
     return 10 * magnitude;
+  }
+
+  /** An SVG document's opening tag and white background, {@code width} by {@code height} px. */
+  public static String svgOpen(int width, int height) {
+    return String.format(
+            Locale.ROOT,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\""
+                + " viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">%n",
+            width,
+            height,
+            width,
+            height)
+        + "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  }
+
+  /** {@code text} safe inside an SVG or XML element or attribute. */
+  public static String xml(String text) {
+    return text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("\"", "&quot;");
   }
 
   /**

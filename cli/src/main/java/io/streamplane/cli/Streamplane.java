@@ -1,5 +1,6 @@
 package io.streamplane.cli;
 
+import io.streamplane.cli.bench.BenchCommand;
 import io.streamplane.cli.roles.ControllersCommand;
 import io.streamplane.cli.roles.GatewayCommand;
 import io.streamplane.cli.roles.NodeCommand;
@@ -31,7 +32,7 @@ import picocli.CommandLine.Command;
       NotBuiltYet.Replay.class,
       NotBuiltYet.History.class,
       NotBuiltYet.Audit.class,
-      NotBuiltYet.Bench.class,
+      BenchCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Streamplane implements Runnable {

@@ -2,6 +2,7 @@ package io.streamplane.bench.scheduler;
 
 import static io.streamplane.bench.ReportParts.machine;
 import static io.streamplane.bench.ReportParts.niceCeiling;
+import static io.streamplane.bench.ReportParts.svgOpen;
 
 import io.streamplane.bench.scheduler.SchedulerBenchmark.Result;
 import java.io.IOException;
@@ -102,16 +103,7 @@ final class SchedulerReport {
         results.stream().mapToDouble(Result::medianDecisionsPerSecond).max().orElse(1);
     double axisMax = niceCeiling(maxValue);
     StringBuilder s = new StringBuilder();
-    s.append(
-            String.format(
-                Locale.ROOT,
-                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\""
-                    + " viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">%n",
-                width,
-                height,
-                width,
-                height))
-        .append("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n")
+    s.append(svgOpen(width, height))
         .append(
             String.format(
                 Locale.ROOT,
