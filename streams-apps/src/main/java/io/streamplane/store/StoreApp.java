@@ -1,8 +1,10 @@
 package io.streamplane.store;
 
 import io.streamplane.streams.StreamsApp;
+import io.streamplane.streams.StreamsSettings;
 import io.streamplane.topics.Topics;
 import java.nio.file.Path;
+import java.time.Duration;
 
 /**
  * Runs the store topology against a Kafka cluster. Several instances with the same cluster name
@@ -16,8 +18,13 @@ public final class StoreApp {
     return topics.layout().cluster() + "-store";
   }
 
+  /** Every write waits for the store's transaction: it commits every 5 ms rather than 20. */
+  static final Duration COMMIT_INTERVAL = Duration.ofMillis(5);
+
   public static StreamsApp start(Topics topics, String bootstrapServers, Path stateDir) {
     return StreamsApp.start(
-        applicationId(topics), StoreTopology.buildTopology(topics), bootstrapServers, stateDir);
+        StoreTopology.buildTopology(topics),
+        StreamsSettings.exactlyOnce(
+            applicationId(topics), bootstrapServers, stateDir, COMMIT_INTERVAL));
   }
 }

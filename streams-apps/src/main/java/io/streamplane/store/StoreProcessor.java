@@ -60,9 +60,6 @@ final class StoreProcessor implements Processor<String, ResourceCommand, String,
                   .build(),
               record.timestamp()),
           StoreTopology.RESULTS_SINK);
-      // Someone waits for this answer: commit as soon as the records in hand are applied instead
-      // of at the next commit interval, which a thread at rest checks only when its poll returns.
-      context.commit();
     }
   }
 

@@ -4,6 +4,7 @@ import io.streamplane.metrics.KafkaConsumerLag;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
 
 /**
@@ -24,9 +25,13 @@ public final class StreamsApp implements AutoCloseable {
 
   public static StreamsApp start(
       String applicationId, Topology topology, String bootstrapServers, Path stateDir) {
-    KafkaStreams streams =
-        new KafkaStreams(
-            topology, StreamsSettings.exactlyOnce(applicationId, bootstrapServers, stateDir));
+    return start(topology, StreamsSettings.exactlyOnce(applicationId, bootstrapServers, stateDir));
+  }
+
+  /** Starts {@code topology} with {@code settings} (see {@link StreamsSettings}). */
+  public static StreamsApp start(Topology topology, java.util.Properties settings) {
+    String applicationId = settings.getProperty(StreamsConfig.APPLICATION_ID_CONFIG);
+    KafkaStreams streams = new KafkaStreams(topology, settings);
     KafkaConsumerLag.Tracked lag = KafkaConsumerLag.track(applicationId, streams::metrics);
     streams.start();
     return new StreamsApp(streams, lag);

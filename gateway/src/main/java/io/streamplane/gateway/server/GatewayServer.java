@@ -79,6 +79,10 @@ public final class GatewayServer implements AutoCloseable {
             new Discovery(registry, "streamplane", Instant.parse("2026-11-22T00:00:00Z")),
             new OpenApiV3(registry),
             new TableConverter(Clock.systemUTC()));
+    // The JDK server writes headers and body apart; without TCP_NODELAY, Nagle's algorithm and the
+    // client's delayed ACK can hold a response back by 40 ms. Read once, when the server class
+    // first loads, so it is set before the first server is created.
+    System.setProperty("sun.net.httpserver.nodelay", "true");
     HttpServer http = HttpServer.create(new InetSocketAddress(host, port), 128);
     ExecutorService executor = Executors.newCachedThreadPool();
     http.setExecutor(executor);
