@@ -67,7 +67,9 @@ public final class ControllerRoutes {
       return true;
     }
     if (object instanceof Pod || object instanceof Event || object instanceof Lease) {
-      return false;
+      // Deleted in the foreground or orphaning (a finalizer the garbage collector removes), and
+      // the DELETED event that follows, which carries the same deletionTimestamp.
+      return meta.getDeletionTimestamp() != null;
     }
     return event.getType() == EventType.DELETED || meta.getDeletionTimestamp() != null;
   }

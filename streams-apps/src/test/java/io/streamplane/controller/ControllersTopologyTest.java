@@ -258,6 +258,33 @@ class ControllersTopologyTest {
   }
 
   @Test
+  void aPodDeletedInTheForegroundWithNoDependentsLosesItsFinalizer() {
+    send(EventType.ADDED, "replicasets", "apps", replicaSet(0));
+    Pod pod =
+        Pod.newBuilder()
+            .setApiVersion("v1")
+            .setKind("Pod")
+            .setMetadata(
+                ObjectMeta.newBuilder()
+                    .setName("frontend-abcde")
+                    .setNamespace("default")
+                    .setUid("pod-uid")
+                    .setDeletionTimestamp(T0)
+                    .setFinalizers(List.of("foregroundDeletion"))
+                    .build())
+            .setSpec(replicaSet(0).getSpec().getTemplate().getSpec())
+            .build();
+    commands.readValuesToList();
+
+    send(EventType.MODIFIED, "pods", "", pod);
+
+    assertThat(commands.readValuesToList())
+        .filteredOn(c -> c.getResource().equals("pods") && c.getVerb() == CommandVerb.UPDATE)
+        .singleElement()
+        .satisfies(c -> assertThat(((Pod) c.getObject()).getMetadata().getFinalizers()).isEmpty());
+  }
+
+  @Test
   void aTerminatingNamespaceIsEmptiedThenFinalized() {
     Namespace namespace = namespace(false);
     send(EventType.ADDED, "namespaces", "", namespace);
