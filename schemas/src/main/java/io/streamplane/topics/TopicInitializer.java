@@ -14,7 +14,9 @@ import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TopicExistsException;
@@ -37,6 +39,8 @@ public final class TopicInitializer {
   public TopicInitializer(Admin admin) {
     this.admin = admin;
   }
+
+  private static final Duration LEADERS_TIMEOUT = Duration.ofSeconds(30);
 
   public Outcome ensure(Collection<TopicSpec> specs) {
     try {
@@ -81,7 +85,41 @@ public final class TopicInitializer {
       }
     }
     checkLayout(missing);
+    awaitLeaders(missing);
     return created;
+  }
+
+  /**
+   * Waits until the broker hosting each new partition serves it. A producer that writes to a
+   * partition the controller has created but its leader does not host yet gets an error for a batch
+   * the leader may still append, and the idempotent producer's retry of that batch is then refused
+   * as out of order, again and again: writers start only after every partition answers a
+   * ListOffsets, which its leader alone serves.
+   */
+  private void awaitLeaders(List<TopicSpec> created) throws InterruptedException {
+    Map<TopicPartition, OffsetSpec> partitions = new HashMap<>();
+    for (TopicSpec spec : created) {
+      for (int p = 0; p < spec.partitions(); p++) {
+        partitions.put(new TopicPartition(spec.name(), p), OffsetSpec.latest());
+      }
+    }
+    long deadline = System.nanoTime() + LEADERS_TIMEOUT.toNanos();
+    while (true) {
+      try {
+        admin.listOffsets(partitions).all().get();
+        return;
+      } catch (ExecutionException e) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException(
+              "the new topics' partitions have no serving leader after "
+                  + LEADERS_TIMEOUT.toSeconds()
+                  + " s: "
+                  + e.getCause().getMessage(),
+              e);
+        }
+        Thread.sleep(100);
+      }
+    }
   }
 
   private void checkLayout(List<TopicSpec> specs) throws InterruptedException, ExecutionException {
