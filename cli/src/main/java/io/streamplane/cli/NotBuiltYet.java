@@ -10,11 +10,9 @@ import picocli.CommandLine.Command;
 abstract class NotBuiltYet implements Callable<Integer> {
 
   private final String role;
-  private final String issue;
 
-  NotBuiltYet(String role, String issue) {
+  NotBuiltYet(String role) {
     this.role = role;
-    this.issue = issue;
   }
 
   @Override
@@ -22,28 +20,9 @@ abstract class NotBuiltYet implements Callable<Integer> {
     System.err.println(
         "streamplane "
             + role
-            + ": not built yet ("
-            + issue
-            + "). Built so far: up, gateway, store, controllers, scheduler, node, nodes, bench.");
+            + ": not built yet. Built so far: up, gateway, store, controllers, scheduler, node,"
+            + " nodes, bench.");
     return 2;
-  }
-
-  @Command(
-      name = "gateway",
-      description = "HTTPS server speaking the Kubernetes API. (not built yet)")
-  static final class Gateway extends NotBuiltYet {
-    Gateway() {
-      super("gateway", "issue #3");
-    }
-  }
-
-  @Command(
-      name = "store",
-      description = "Streams app: commands -> events and objects. (not built yet)")
-  static final class Store extends NotBuiltYet {
-    Store() {
-      super("store", "issue #3");
-    }
   }
 
   @Command(
@@ -51,14 +30,14 @@ abstract class NotBuiltYet implements Callable<Integer> {
       description = "Rebuild state from the log, as of any time. (not built yet)")
   static final class Replay extends NotBuiltYet {
     Replay() {
-      super("replay", "no issue filed yet");
+      super("replay");
     }
   }
 
   @Command(name = "history", description = "Every version of one object. (not built yet)")
   static final class History extends NotBuiltYet {
     History() {
-      super("history", "no issue filed yet");
+      super("history");
     }
   }
 
@@ -67,7 +46,7 @@ abstract class NotBuiltYet implements Callable<Integer> {
       description = "Query the audit stream, live or historic. (not built yet)")
   static final class Audit extends NotBuiltYet {
     Audit() {
-      super("audit", "no issue filed yet");
+      super("audit");
     }
   }
 }
