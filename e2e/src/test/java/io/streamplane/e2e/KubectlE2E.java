@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Unmodified kubectl 1.32 against {@code ./streamplane up}: what kubectl users do every day, each test
- * on its own objects in one shared cluster.
+ * Unmodified kubectl 1.32 against {@code ./streamplane up}: what kubectl users do every day, each
+ * test on its own objects in one shared cluster.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class KubectlE2E {
