@@ -1,10 +1,13 @@
 package io.streamplane.controller;
 
 import io.streamplane.api.ObjectMeta;
+import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.schema.objects.KubeObjects;
+import io.streamplane.schema.objects.ResourceKey;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
@@ -58,6 +61,25 @@ final class ControllerStores {
       store.delete(key);
     } else {
       store.put(key, encoded);
+    }
+  }
+
+  /**
+   * Forwards each decision as a command and records it in {@code expectations} as sent at {@code
+   * now}; the i-th decision's command id derives from {@code seed} and i.
+   */
+  static void forward(
+      ProcessorContext<String, ResourceCommand> context,
+      Expectations expectations,
+      List<OwnerReconciler.Decision> decisions,
+      String seed,
+      Instant now) {
+    for (int i = 0; i < decisions.size(); i++) {
+      OwnerReconciler.Decision decision = decisions.get(i);
+      ResourceCommand command = decision.intent().toCommand(commandId(seed, i), decision.actor());
+      expectations.expect(decision.intent(), now.toEpochMilli());
+      context.forward(
+          new Record<>(ResourceKey.of(command).toString(), command, now.toEpochMilli()));
     }
   }
 

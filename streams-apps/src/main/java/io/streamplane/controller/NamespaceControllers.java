@@ -11,8 +11,6 @@ import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.log.UserInfo;
 import io.streamplane.schema.objects.KubeObjects;
-import io.streamplane.schema.objects.ResourceKey;
-import io.streamplane.streams.WallClockTimer;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,7 +47,6 @@ final class NamespaceControllers
   private KeyValueStore<String, ResourceEvent> objects;
   private KeyValueStore<String, String> pending;
   private WorkQueue queue;
-  private WallClockTimer timer;
 
   @Override
   public void init(ProcessorContext<String, ResourceCommand> context) {
@@ -57,14 +54,15 @@ final class NamespaceControllers
     this.objects = context.getStateStore(ControllersTopology.NAMESPACE_OBJECTS);
     this.pending = context.getStateStore(ControllersTopology.NAMESPACE_EXPECTATIONS);
     this.queue =
-        new WorkQueue(context.getStateStore(ControllersTopology.NAMESPACE_QUEUE), "namespace");
-    this.timer = new WallClockTimer(context, this::drain);
-    timer.at(queue.nextDue());
+        new WorkQueue(
+            context,
+            context.getStateStore(ControllersTopology.NAMESPACE_QUEUE),
+            "namespace",
+            this::reconcile);
   }
 
   @Override
   public void close() {
-    timer.cancel();
     queue.close();
   }
 
@@ -101,7 +99,6 @@ final class NamespaceControllers
     ControllerStores.observe(pending, namespace, event);
     if (NamespaceReconciler.terminating(namespace(namespace))) {
       queue.add(namespace, 0, record.timestamp(), seed);
-      timer.at(context.currentSystemTimeMs());
     }
   }
 
@@ -155,15 +152,6 @@ final class NamespaceControllers
     return Intent.update("pods", "", ReplicaSetReconciler.adopt(pod, rs.getMetadata()));
   }
 
-  private void drain(long wallClockMs) {
-    for (WorkQueue.Item item : queue.takeDue(wallClockMs)) {
-      try (var work = queue.started(item)) {
-        reconcile(item, Instant.ofEpochMilli(Math.max(wallClockMs, item.inputMs())));
-      }
-    }
-    timer.at(queue.nextDue());
-  }
-
   private void reconcile(WorkQueue.Item item, Instant now) {
     String namespace = item.key();
     List<ResourceEvent> members = new ArrayList<>();
@@ -190,16 +178,12 @@ final class NamespaceControllers
       String namespace, List<Intent> intents, UserInfo actor, Instant now, String seed) {
     Expectations expectations = Expectations.decode(pending.get(namespace));
     expectations.expire(now.toEpochMilli());
-    int index = 0;
-    for (Intent intent : intents) {
-      if (expectations.pending(intent)) {
-        continue;
-      }
-      ResourceCommand command = intent.toCommand(ControllerStores.commandId(seed, index++), actor);
-      expectations.expect(intent, now.toEpochMilli());
-      context.forward(
-          new Record<>(ResourceKey.of(command).toString(), command, now.toEpochMilli()));
-    }
+    List<OwnerReconciler.Decision> toSend =
+        intents.stream()
+            .filter(intent -> !expectations.pending(intent))
+            .map(intent -> new OwnerReconciler.Decision(intent, actor))
+            .toList();
+    ControllerStores.forward(context, expectations, toSend, seed, now);
     ControllerStores.save(pending, namespace, expectations);
     return expectations;
   }

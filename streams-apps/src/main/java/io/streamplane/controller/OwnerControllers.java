@@ -6,8 +6,6 @@ import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.schema.objects.KubeObjects;
-import io.streamplane.schema.objects.ResourceKey;
-import io.streamplane.streams.WallClockTimer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -47,21 +45,22 @@ final class OwnerControllers implements Processor<String, ResourceEvent, String,
   private KeyValueStore<String, ResourceEvent> objects;
   private KeyValueStore<String, String> pending;
   private WorkQueue queue;
-  private WallClockTimer timer;
 
   @Override
   public void init(ProcessorContext<String, ResourceCommand> context) {
     this.context = context;
     this.objects = context.getStateStore(ControllersTopology.OWNER_OBJECTS);
     this.pending = context.getStateStore(ControllersTopology.OWNER_EXPECTATIONS);
-    this.queue = new WorkQueue(context.getStateStore(ControllersTopology.OWNER_QUEUE), "owner");
-    this.timer = new WallClockTimer(context, this::drain);
-    timer.at(queue.nextDue());
+    this.queue =
+        new WorkQueue(
+            context,
+            context.getStateStore(ControllersTopology.OWNER_QUEUE),
+            "owner",
+            this::reconcile);
   }
 
   @Override
   public void close() {
-    timer.cancel();
     queue.close();
   }
 
@@ -91,16 +90,6 @@ final class OwnerControllers implements Processor<String, ResourceEvent, String,
     }
     ControllerStores.observe(pending, uid, event);
     queue.add(uid, 0, record.timestamp(), ControllerStores.seed(context, record));
-    timer.at(context.currentSystemTimeMs());
-  }
-
-  private void drain(long wallClockMs) {
-    for (WorkQueue.Item item : queue.takeDue(wallClockMs)) {
-      try (var work = queue.started(item)) {
-        reconcile(item, Instant.ofEpochMilli(Math.max(wallClockMs, item.inputMs())));
-      }
-    }
-    timer.at(queue.nextDue());
   }
 
   private void reconcile(WorkQueue.Item item, Instant now) {
@@ -109,15 +98,7 @@ final class OwnerControllers implements Processor<String, ResourceEvent, String,
     Expectations expectations = Expectations.decode(pending.get(uid));
     expectations.expire(now.toEpochMilli());
     OwnerReconciler.Result result = OwnerReconciler.reconcile(view, expectations, now);
-    List<OwnerReconciler.Decision> decisions = result.decisions();
-    for (int i = 0; i < decisions.size(); i++) {
-      OwnerReconciler.Decision decision = decisions.get(i);
-      ResourceCommand command =
-          decision.intent().toCommand(ControllerStores.commandId(item.seed(), i), decision.actor());
-      expectations.expect(decision.intent(), now.toEpochMilli());
-      context.forward(
-          new Record<>(ResourceKey.of(command).toString(), command, now.toEpochMilli()));
-    }
+    ControllerStores.forward(context, expectations, result.decisions(), item.seed(), now);
     ControllerStores.save(pending, uid, expectations);
     long next = Math.min(expectations.nextExpiry(), forgetOrRemember(view, now));
     if (result.requeueAt() != null) {

@@ -1,13 +1,14 @@
 package io.streamplane.controller;
 
 import io.streamplane.metrics.Workqueue;
-import java.util.ArrayList;
+import io.streamplane.streams.WallClockTimer;
+import java.time.Instant;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
@@ -47,11 +48,27 @@ final class WorkQueue implements AutoCloseable {
   private final Workqueue.Tracked depth;
   private final Map<String, Long> addedAt = new HashMap<>();
 
+  /** Reconciles one key taken off the queue, at {@code now}. */
+  interface Reconcile {
+    void reconcile(Item item, Instant now);
+  }
+
+  private final Reconcile reconcile;
+  private final WallClockTimer timer;
+
   /**
-   * A queue kept in {@code store}, reported as client-go's workqueue metrics under {@code name}.
+   * A queue kept in {@code store}, reported as client-go's workqueue metrics under {@code name},
+   * whose due keys a {@link WallClockTimer} hands to {@code reconcile}: right after the batch of
+   * input that queued them, or when they come due.
    */
-  WorkQueue(KeyValueStore<String, String> store, String name) {
+  WorkQueue(
+      ProcessorContext<?, ?> context,
+      KeyValueStore<String, String> store,
+      String name,
+      Reconcile reconcile) {
     this.store = store;
+    this.reconcile = reconcile;
+    this.timer = new WallClockTimer(context, this::drain);
     this.metrics = Workqueue.named(name);
     this.depth = metrics.trackDepth(queued::size);
     try (KeyValueIterator<String, String> it = store.all()) {
@@ -62,6 +79,7 @@ final class WorkQueue implements AutoCloseable {
         byDue.add(item);
       }
     }
+    timer.at(nextDue());
   }
 
   /**
@@ -84,6 +102,7 @@ final class WorkQueue implements AutoCloseable {
       queued.put(key, refreshed);
       byDue.add(refreshed);
     }
+    timer.at(dueMs);
   }
 
   private void put(Item item) {
@@ -92,26 +111,26 @@ final class WorkQueue implements AutoCloseable {
     store.put(item.key(), item.encode());
   }
 
-  /** Takes every key due at {@code nowMs} off the queue, earliest first. */
-  List<Item> takeDue(long nowMs) {
-    List<Item> due = new ArrayList<>();
-    while (!byDue.isEmpty() && byDue.first().dueMs() <= nowMs) {
+  /**
+   * Reconciles every key due at {@code wallClockMs}, earliest first, each at the later of the wall
+   * clock and its newest input's time; then waits for the next one due.
+   */
+  private void drain(long wallClockMs) {
+    while (!byDue.isEmpty() && byDue.first().dueMs() <= wallClockMs) {
       Item item = byDue.pollFirst();
       queued.remove(item.key());
       store.delete(item.key());
-      due.add(item);
+      Long at = addedAt.remove(item.key());
+      try (Workqueue.Work work = at == null ? metrics.started() : metrics.started(at)) {
+        reconcile.reconcile(item, Instant.ofEpochMilli(Math.max(wallClockMs, item.inputMs())));
+      }
     }
-    return due;
-  }
-
-  /** The work on a key taken off the queue; closing it records how long the work took. */
-  Workqueue.Work started(Item item) {
-    Long at = addedAt.remove(item.key());
-    return at == null ? metrics.started() : metrics.started(at);
+    timer.at(nextDue());
   }
 
   @Override
   public void close() {
+    timer.cancel();
     depth.close();
   }
 
