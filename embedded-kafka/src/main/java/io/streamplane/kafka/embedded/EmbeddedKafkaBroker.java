@@ -227,8 +227,8 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
       try {
         String clusterId = formatOnce(dataDir);
         for (int attempt = 1; ; attempt++) {
-          int brokerPort = port != 0 ? port : freePort();
-          int controllerPort = freePort();
+          int brokerPort = port != 0 ? port : freePort(-1);
+          int controllerPort = freePort(brokerPort);
           try {
             KafkaRaftServer server =
                 startServer(brokerProperties(brokerPort, controllerPort), startedAt);
@@ -409,11 +409,20 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     }
   }
 
-  private static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot find a free port on " + HOST, e);
+  /**
+   * A port free on {@link #HOST} now, other than {@code taken}: the operating system may hand out a
+   * port it just handed out, and two listeners on one port make the broker refuse to start.
+   */
+  private static int freePort(int taken) {
+    while (true) {
+      try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
+        int picked = socket.getLocalPort();
+        if (picked != taken) {
+          return picked;
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot find a free port on " + HOST, e);
+      }
     }
   }
 
