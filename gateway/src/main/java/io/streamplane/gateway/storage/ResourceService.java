@@ -28,6 +28,7 @@ import io.streamplane.schema.convert.ConversionException;
 import io.streamplane.schema.convert.Decoded;
 import io.streamplane.schema.convert.KubeJson;
 import io.streamplane.schema.convert.UnknownField;
+import io.streamplane.schema.objects.KubeObjects;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -510,7 +511,15 @@ public final class ResourceService {
 
   private CommandResult execute(ResourceCommand command) {
     try {
-      return commands.execute(command, timeout);
+      CommandResult result = commands.execute(command, timeout);
+      if (result.getCode() < 300
+          && result.getObject() instanceof SpecificRecord object
+          && !command.getDryRun()) {
+        // Answered before the store's transaction commits: later reads wait for this version.
+        String version = KubeObjects.meta(object).getResourceVersion();
+        cache.answered(result.getPartition(), Long.parseLong(version));
+      }
+      return result;
     } catch (TimeoutException e) {
       throw new ApiException(
           Statuses.timeout(
