@@ -18,8 +18,8 @@ import java.util.Map;
  * grant to {@code node-usage} in the same transaction as the BIND command, so by the time the bound
  * pod comes back the grant is in the log, and a view built afterwards counts it. A pod is forgotten
  * when the binder rejects it, when it is deleted or finishes, once bound for longer than any view
- * in use can be old (twice {@link SchedulingQueue#VIEW_REFRESH}), and, never bound, after {@link
- * SchedulingQueue#BIND_WAIT} (the queue proposes it again then).
+ * in use can be old (twice {@link SchedulingQueue#VIEW_REFRESH}), and, never bound, when the
+ * queue would propose it again ({@link SchedulingQueue#bindWait}).
  *
  * <p>Limits: between the moment the grant reaches a view and the moment the bound event arrives (a
  * few tens of milliseconds) the pod is counted twice: scores are slightly off, and on a nearly full
@@ -28,22 +28,26 @@ import java.util.Map;
  */
 public final class AssumedPods {
 
-  private record Assumed(String node, PodRequests requests, long at, long boundAt) {}
+  private record Assumed(String node, PodRequests requests, long expiresAt, long boundAt) {}
 
   private static final long UNBOUND = Long.MAX_VALUE;
 
   private final Map<String, Assumed> pods = new HashMap<>();
 
-  /** {@code podKey} was proposed for {@code node} at {@code nowMs} (replaces an earlier one). */
-  public synchronized void assume(String podKey, String node, PodRequests requests, long nowMs) {
-    pods.put(podKey, new Assumed(node, requests, nowMs, UNBOUND));
+  /**
+   * {@code podKey} was proposed for {@code node}, to be forgotten at {@code expiresAtMs} unless bound
+   * by then (replaces an earlier proposal).
+   */
+  public synchronized void assume(
+      String podKey, String node, PodRequests requests, long expiresAtMs) {
+    pods.put(podKey, new Assumed(node, requests, expiresAtMs, UNBOUND));
   }
 
   /** The pod's event shows it bound: views built from now on count it themselves. */
   public synchronized void bound(String podKey, long nowMs) {
     pods.computeIfPresent(
         podKey,
-        (key, a) -> a.boundAt == UNBOUND ? new Assumed(a.node, a.requests, a.at, nowMs) : a);
+        (key, a) -> a.boundAt == UNBOUND ? new Assumed(a.node, a.requests, a.expiresAt, nowMs) : a);
   }
 
   /** The binder of {@code node} refused it (an answer to an older proposal changes nothing). */
@@ -72,7 +76,7 @@ public final class AssumedPods {
         .removeIf(
             a ->
                 a.boundAt == UNBOUND
-                    ? nowMs - a.at > SchedulingQueue.BIND_WAIT.toMillis()
+                    ? nowMs > a.expiresAt
                     : nowMs - a.boundAt > 2 * SchedulingQueue.VIEW_REFRESH.toMillis());
     Map<String, PodRequests> extra = new HashMap<>();
     for (Assumed a : pods.values()) {

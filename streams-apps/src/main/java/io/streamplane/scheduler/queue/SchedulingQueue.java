@@ -66,6 +66,7 @@ public final class SchedulingQueue
   public static final String NODES = "nodes";
   static final Duration TICK = Duration.ofMillis(50);
   static final Duration BIND_WAIT = Duration.ofSeconds(10);
+  static final Duration MAX_BIND_WAIT = Duration.ofSeconds(160);
   static final Duration INITIAL_BACKOFF = Duration.ofSeconds(1);
   static final Duration MAX_BACKOFF = Duration.ofSeconds(10);
   static final int MAX_PER_TICK = 1000;
@@ -311,6 +312,19 @@ public final class SchedulingQueue
     }
   }
 
+  /**
+   * How long a proposal waits for its pod to show up bound before it is proposed again: {@link
+   * #BIND_WAIT}, doubling with each earlier attempt up to {@link #MAX_BIND_WAIT}. A binder that
+   * accepts writes the BIND in the same transaction, so a proposal is not lost; the wait only
+   * covers a binder that does not answer. A fixed wait made an overloaded cluster, whose binds took
+   * longer than it, propose every pending pod again and again, and the extra proposals kept it
+   * overloaded.
+   */
+  static Duration bindWait(int earlierAttempts) {
+    Duration wait = BIND_WAIT.multipliedBy(1L << Math.min(earlierAttempts, 4));
+    return wait.compareTo(MAX_BIND_WAIT) < 0 ? wait : MAX_BIND_WAIT;
+  }
+
   private void attempt(
       String podKey,
       QueuedPod queued,
@@ -331,14 +345,15 @@ public final class SchedulingQueue
         result.scheduled() ? "scheduled" : "unschedulable",
         seconds(started));
     if (result.scheduled()) {
-      assumed.assume(podKey, result.nodeName(), result.requests(), nowMs);
+      long proposeAgainAt = nowMs + bindWait(queued.getAttempts()).toMillis();
+      assumed.assume(podKey, result.nodeName(), result.requests(), proposeAgainAt);
       int at = index.get(result.nodeName());
       seen.set(at, seen.get(at).withPod(result.requests()));
       save(
           podKey,
           QueuedPod.newBuilder(queued)
               .setAttempts(queued.getAttempts() + 1)
-              .setNotBefore(nowMs + BIND_WAIT.toMillis())
+              .setNotBefore(proposeAgainAt)
               .build());
       BindRequest request =
           BindRequest.newBuilder()

@@ -39,8 +39,8 @@ class AssumedPodsTest {
   @Test
   void anAssumedPodCountsWithItsNonZeroRequestsOnItsNode() {
     AssumedPods assumed = new AssumedPods();
-    assumed.assume("pods//default/x", "b", BEST_EFFORT, 1_000);
-    assumed.assume("pods//default/y", "b", BEST_EFFORT, 1_000);
+    assumed.assume("pods//default/x", "b", BEST_EFFORT, 1_000 + BIND_WAIT);
+    assumed.assume("pods//default/y", "b", BEST_EFFORT, 1_000 + BIND_WAIT);
 
     List<NodeInfo> view = assumed.applyTo(VIEW, 900, 1_010);
 
@@ -54,7 +54,7 @@ class AssumedPodsTest {
   @Test
   void aBoundPodCountsOnlyInViewsBuiltBeforeItsBoundEventArrived() {
     AssumedPods assumed = new AssumedPods();
-    assumed.assume("pods//default/x", "a", BEST_EFFORT, 1_000);
+    assumed.assume("pods//default/x", "a", BEST_EFFORT, 1_000 + BIND_WAIT);
     assumed.bound("pods//default/x", 1_100);
 
     assertThat(pods(assumed.applyTo(VIEW, 1_050, 1_120))).containsExactly(1L, 0L);
@@ -66,7 +66,7 @@ class AssumedPodsTest {
   @Test
   void aDeletedPodIsForgotten() {
     AssumedPods assumed = new AssumedPods();
-    assumed.assume("pods//default/x", "a", BEST_EFFORT, 1_000);
+    assumed.assume("pods//default/x", "a", BEST_EFFORT, 1_000 + BIND_WAIT);
 
     assumed.forget("pods//default/x");
 
@@ -77,7 +77,7 @@ class AssumedPodsTest {
   @Test
   void aRejectionForgetsTheProposalItAnswersOnly() {
     AssumedPods assumed = new AssumedPods();
-    assumed.assume("pods//default/x", "b", BEST_EFFORT, 1_000);
+    assumed.assume("pods//default/x", "b", BEST_EFFORT, 1_000 + BIND_WAIT);
 
     assumed.rejected("pods//default/x", "a"); // an answer to an older proposal
     assertThat(pods(assumed.applyTo(VIEW, 900, 1_010))).containsExactly(0L, 1L);
@@ -90,7 +90,7 @@ class AssumedPodsTest {
   @Test
   void anUnansweredProposalLastsUntilTheQueueWouldProposeAgain() {
     AssumedPods assumed = new AssumedPods();
-    assumed.assume("pods//default/x", "a", BEST_EFFORT, 1_000);
+    assumed.assume("pods//default/x", "a", BEST_EFFORT, 1_000 + BIND_WAIT);
 
     assertThat(pods(assumed.applyTo(VIEW, 900, 1_000 + BIND_WAIT))).containsExactly(1L, 0L);
     assertThat(pods(assumed.applyTo(VIEW, 900, 1_001 + BIND_WAIT))).containsExactly(0L, 0L);
@@ -100,7 +100,7 @@ class AssumedPodsTest {
   @Test
   void aBoundPodIsDroppedOnceNoViewInUseCanBeOlderThanItsBinding() {
     AssumedPods assumed = new AssumedPods();
-    assumed.assume("pods//default/x", "a", BEST_EFFORT, 1_000);
+    assumed.assume("pods//default/x", "a", BEST_EFFORT, 1_000 + BIND_WAIT);
     assumed.bound("pods//default/x", 1_100);
 
     // A view built before the binding still counts it while such a view can be in use ...
@@ -112,8 +112,8 @@ class AssumedPodsTest {
   @Test
   void aNewProposalReplacesTheEarlierOne() {
     AssumedPods assumed = new AssumedPods();
-    assumed.assume("pods//default/x", "a", BEST_EFFORT, 1_000);
-    assumed.assume("pods//default/x", "b", BEST_EFFORT, 2_000);
+    assumed.assume("pods//default/x", "a", BEST_EFFORT, 1_000 + BIND_WAIT);
+    assumed.assume("pods//default/x", "b", BEST_EFFORT, 2_000 + BIND_WAIT);
 
     assertThat(pods(assumed.applyTo(VIEW, 900, 2_010))).containsExactly(0L, 1L);
   }
