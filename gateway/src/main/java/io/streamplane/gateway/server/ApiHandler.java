@@ -24,6 +24,7 @@ import io.streamplane.gateway.cache.WatchCache;
 import io.streamplane.gateway.codec.ProtobufBodies;
 import io.streamplane.gateway.metrics.GatewayMetrics;
 import io.streamplane.gateway.metrics.RequestLabels;
+import io.streamplane.gateway.request.QueryBooleans;
 import io.streamplane.gateway.request.RequestInfo;
 import io.streamplane.gateway.storage.ResourceService;
 import io.streamplane.gateway.storage.WriteOptions;
@@ -280,7 +281,7 @@ final class ApiHandler implements HttpHandler {
             labels,
             fields,
             startVersion(query.get("resourceVersion")),
-            "true".equals(query.get("allowWatchBookmarks")),
+            QueryBooleans.get(query, "allowWatchBookmarks"),
             parseLong(query.get("timeoutSeconds")),
             table,
             include);

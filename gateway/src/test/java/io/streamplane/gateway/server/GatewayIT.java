@@ -307,6 +307,18 @@ class GatewayIT {
         .isBetween(Duration.ofMillis(900), Duration.ofSeconds(10));
   }
 
+  @Test
+  void watchTrueSpelledAsThePythonClientSendsItIsAWatch() {
+    assertThat(post(gateway, pods(), pod("web")).statusCode()).isEqualTo(201);
+
+    HttpResponse<String> answer = get(gateway, pods() + "?watch=True&timeoutSeconds=1");
+
+    assertThat(answer.statusCode()).isEqualTo(200);
+    JsonNode first = parse(answer.body().lines().findFirst().orElseThrow());
+    assertThat(first.path("type").asText()).isEqualTo("ADDED");
+    assertThat(first.path("object").path("metadata").path("name").asText()).isEqualTo("web");
+  }
+
   // ---------------------------------------------------------------- patch and scale
 
   @Test
