@@ -623,6 +623,7 @@ class GatewayIT {
     assertThat(status.path("status").asText()).isEqualTo("Failure");
     assertThat(status.path("reason").asText()).isEqualTo(reason);
     assertThat(status.path("code").asInt()).isEqualTo(code);
+    assertThat(answer.body()).as("kube-apiserver ends a Status body with a newline").endsWith("\n");
   }
 
   private static JsonNode json(HttpResponse<String> response) {
