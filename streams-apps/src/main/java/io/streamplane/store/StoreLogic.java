@@ -76,7 +76,7 @@ public final class StoreLogic {
             .setNamespace(command.getNamespace())
             .setUid(uid(command, at))
             .setCreationTimestamp(at.timestamp().truncatedTo(ChronoUnit.SECONDS))
-            .setResourceVersion(Long.toString(at.offset()))
+            .setResourceVersion(at.resourceVersion())
             .setGeneration(GENERATION_KINDS.contains(KubeObjects.kind(object)) ? 1L : null)
             .setDeletionTimestamp(null)
             .setDeletionGracePeriodSeconds(null)
@@ -312,7 +312,8 @@ public final class StoreLogic {
 
   /**
    * Checks the uid and resourceVersion the command names — in its preconditions, or else in the
-   * object it carries — against the stored object; a mismatch is Kubernetes' Conflict.
+   * object it carries — against the stored object; a mismatch is Kubernetes' Conflict. An object
+   * carrying resourceVersion {@code "0"} or none is an unconditional write.
    */
   private static Outcome checkPreconditions(
       ResourceCommand command, CommandPosition at, SpecificRecord stored, ObjectMeta given) {
@@ -332,7 +333,7 @@ public final class StoreLogic {
               + meta.getUid());
     }
     String wantedVersion = preconditions == null ? null : preconditions.getResourceVersion();
-    if (wantedVersion == null && given != null) {
+    if (wantedVersion == null && given != null && !unset(given.getResourceVersion())) {
       wantedVersion = given.getResourceVersion();
     }
     if (wantedVersion != null && !wantedVersion.equals(meta.getResourceVersion())) {
@@ -343,6 +344,16 @@ public final class StoreLogic {
               + " again");
     }
     return null;
+  }
+
+  /**
+   * An object's resourceVersion that asks for no precondition: none, or {@code "0"}, which
+   * Kubernetes reserves to mean "unset" (kube-apiserver parses it to 0 and updates
+   * unconditionally). An explicit precondition of {@code "0"} (DeleteOptions) is compared as given,
+   * as there.
+   */
+  private static boolean unset(String resourceVersion) {
+    return resourceVersion == null || resourceVersion.isEmpty() || resourceVersion.equals("0");
   }
 
   private static Outcome conflict(ResourceCommand command, CommandPosition at, String cause) {
@@ -406,7 +417,7 @@ public final class StoreLogic {
     return KubeObjects.withMeta(
         object,
         ObjectMeta.newBuilder(KubeObjects.meta(object))
-            .setResourceVersion(Long.toString(at.offset()))
+            .setResourceVersion(at.resourceVersion())
             .build());
   }
 

@@ -249,7 +249,7 @@ final class ApiHandler implements HttpHandler {
         ObjectNode object =
             "scale".equals(subresource)
                 ? service.scale(type, namespace, info.name())
-                : service.get(type, namespace, info.name());
+                : service.get(type, namespace, info.name(), query.get("resourceVersion"));
         Responses.json(
             exchange,
             200,
@@ -263,7 +263,8 @@ final class ApiHandler implements HttpHandler {
                 Selectors.parseLabels(query.get("labelSelector")),
                 Selectors.parseFields(query.get("fieldSelector"), type),
                 parseLong(query.get("limit")),
-                query.get("continue"));
+                query.get("continue"),
+                query.get("resourceVersion"));
         Responses.json(exchange, 200, table ? tables.forList(type, list, include) : list);
       }
       case "watch" -> {

@@ -319,6 +319,50 @@ class GatewayIT {
     assertThat(first.path("object").path("metadata").path("name").asText()).isEqualTo("web");
   }
 
+  // ---------------------------------------------------------------- resourceVersion "0"
+
+  @Test
+  void getAndListAtResourceVersionZeroAreServedFromTheCacheWithoutWaitingForTheLog() {
+    assertThat(post(gateway, pods(), pod("web")).statusCode()).isEqualTo(201);
+    assertThat(get(gateway, pods() + "/web").statusCode()).isEqualTo(200);
+    double waitsBefore = cacheWaits();
+
+    HttpResponse<String> one = get(gateway, pods() + "/web?resourceVersion=0");
+    HttpResponse<String> all = get(gateway, pods() + "?resourceVersion=0");
+
+    assertThat(one.statusCode()).isEqualTo(200);
+    assertThat(names(json(all))).containsExactly("web");
+    assertThat(cacheWaits()).as("reads that waited for the log").isEqualTo(waitsBefore);
+    get(gateway, pods() + "/web");
+    assertThat(cacheWaits()).isEqualTo(waitsBefore + 1);
+  }
+
+  @Test
+  void updateAndPatchCarryingResourceVersionZeroAreUnconditional() {
+    JsonNode created = json(post(gateway, pods(), pod("web")));
+    ObjectNode first = created.deepCopy();
+    ((ObjectNode) first.path("metadata")).putObject("labels").put("rev", "1");
+    assertThat(put(gateway, pods() + "/web", first).statusCode()).isEqualTo(200);
+
+    ObjectNode unset = created.deepCopy();
+    ((ObjectNode) unset.path("metadata")).put("resourceVersion", "0");
+    ((ObjectNode) unset.path("metadata")).putObject("labels").put("rev", "2");
+    HttpResponse<String> updated = put(gateway, pods() + "/web", unset);
+    HttpResponse<String> patched =
+        send(
+            gateway,
+            "PATCH",
+            pods() + "/web",
+            "application/merge-patch+json",
+            "{\"metadata\":{\"resourceVersion\":\"0\",\"labels\":{\"rev\":\"3\"}}}");
+
+    assertThat(updated.statusCode()).as(updated.body()).isEqualTo(200);
+    assertThat(json(updated).path("metadata").path("labels").path("rev").asText()).isEqualTo("2");
+    assertThat(patched.statusCode()).as(patched.body()).isEqualTo(200);
+    assertThat(json(patched).path("metadata").path("labels").path("rev").asText()).isEqualTo("3");
+    assertThat(json(patched).path("metadata").path("resourceVersion").asText()).isNotEqualTo("0");
+  }
+
   // ---------------------------------------------------------------- patch and scale
 
   @Test
@@ -524,6 +568,11 @@ class GatewayIT {
 
   private String pods() {
     return "/api/v1/namespaces/" + namespace + "/pods";
+  }
+
+  private double cacheWaits() {
+    return ScrapedMetrics.parse(get(gateway, "/metrics").body())
+        .value("streamplane_gateway_cache_wait_duration_seconds_count");
   }
 
   private String listVersion(GatewayServer on) {
