@@ -278,6 +278,34 @@ public final class ResourceService {
     return answer(type, name, execute(command), List.of());
   }
 
+  /**
+   * deletecollection, as kube-apiserver's registry does it: lists what matches the selectors,
+   * deletes each item with an ordinary delete (the same options, preconditions and finalizers as
+   * one by one; an item already gone is skipped) and answers the list as it was read. The first
+   * other failure ends the request with its Status; items deleted before it stay deleted, as in
+   * Kubernetes.
+   */
+  public ObjectNode deleteCollection(
+      ResourceType type,
+      String namespace,
+      Selectors.LabelSelector labels,
+      Selectors.FieldSelector fields,
+      JsonNode deleteOptions,
+      WriteOptions options) {
+    ObjectNode list = list(type, namespace, labels, fields, 0, null, null);
+    for (JsonNode item : list.path("items")) {
+      String name = item.path("metadata").path("name").asText();
+      try {
+        delete(type, type.namespaced() ? namespace : null, name, deleteOptions, options);
+      } catch (ApiException e) {
+        if (e.code() != 404) {
+          throw e;
+        }
+      }
+    }
+    return list;
+  }
+
   // ---------------------------------------------------------------- scale subresource
 
   /** The autoscaling/v1 Scale of a Deployment or ReplicaSet. */

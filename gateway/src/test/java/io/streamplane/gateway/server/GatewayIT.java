@@ -363,6 +363,49 @@ class GatewayIT {
     assertThat(json(patched).path("metadata").path("resourceVersion").asText()).isNotEqualTo("0");
   }
 
+  // ---------------------------------------------------------------- deletecollection
+
+  @Test
+  void deleteCollectionDeletesWhatTheLabelSelectorMatchesAndAnswersTheList() {
+    String configMaps = "/api/v1/namespaces/" + namespace + "/configmaps";
+    for (String[] cm : new String[][] {{"a-1", "a"}, {"a-2", "a"}, {"b-1", "b"}}) {
+      ObjectNode body = JSON.createObjectNode();
+      body.putObject("metadata").put("name", cm[0]).putObject("labels").put("app", cm[1]);
+      body.putObject("data").put("k", "v");
+      assertThat(post(gateway, configMaps, body).statusCode()).isEqualTo(201);
+    }
+
+    HttpResponse<String> answer =
+        send(gateway, "DELETE", configMaps + "?labelSelector=" + encode("app=a"), null, null);
+
+    assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+    assertThat(json(answer).path("kind").asText()).isEqualTo("ConfigMapList");
+    assertThat(json(answer).path("apiVersion").asText()).isEqualTo("v1");
+    assertThat(names(json(answer))).containsExactly("a-1", "a-2");
+    HttpResponse<String> left = get(gateway, configMaps);
+    assertThat(names(json(left))).containsExactly("b-1");
+  }
+
+  @Test
+  void deleteCollectionHonoursTheFieldSelectorAndIsRefusedOnNamespaces() {
+    post(gateway, pods(), pod("web-1"));
+    post(gateway, pods(), pod("web-2"));
+
+    HttpResponse<String> answer =
+        send(
+            gateway,
+            "DELETE",
+            pods() + "?fieldSelector=" + encode("metadata.name=web-2"),
+            null,
+            null);
+    HttpResponse<String> namespaces = send(gateway, "DELETE", "/api/v1/namespaces", null, null);
+
+    assertThat(answer.statusCode()).isEqualTo(200);
+    assertThat(names(json(answer))).containsExactly("web-2");
+    assertThat(names(list(""))).containsExactly("web-1");
+    assertStatus(namespaces, 405, "MethodNotAllowed");
+  }
+
   // ---------------------------------------------------------------- patch and scale
 
   @Test
@@ -582,7 +625,7 @@ class GatewayIT {
   }
 
   private JsonNode list(String query) {
-    HttpResponse<String> answer = get(gateway, pods() + "?" + query);
+    HttpResponse<String> answer = get(gateway, pods() + (query.isEmpty() ? "" : "?" + query));
     assertThat(answer.statusCode()).as("list ?%s", query).isEqualTo(200);
     return json(answer);
   }
