@@ -34,6 +34,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -404,6 +405,34 @@ class GatewayIT {
     assertThat(names(json(answer))).containsExactly("web-2");
     assertThat(names(list(""))).containsExactly("web-1");
     assertStatus(namespaces, 405, "MethodNotAllowed");
+  }
+
+  // ---------------------------------------------------------------- system namespaces
+
+  @Test
+  void kubeNodeLeaseComesBackOnceTheDeletedOneIsGone() {
+    String path = "/api/v1/namespaces/kube-node-lease";
+    String oldUid = json(get(gateway, path)).path("metadata").path("uid").asText();
+    try (GatewayServer keeper = startGateway(1)) {
+      keeper.keepSystemNamespaces(SYSTEM, Duration.ofMillis(200));
+
+      assertThat(send(gateway, "DELETE", path, null, null).statusCode()).isEqualTo(200);
+      // What the namespace controller does once the namespace is empty.
+      ObjectNode terminating = (ObjectNode) json(get(gateway, path));
+      assertThat(terminating.path("status").path("phase").asText()).isEqualTo("Terminating");
+      ((ObjectNode) terminating.path("spec")).putArray("finalizers");
+      assertThat(put(gateway, path, terminating).statusCode()).isEqualTo(200);
+
+      Awaitility.await("kube-node-lease created again")
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> {
+                HttpResponse<String> again = get(gateway, path);
+                assertThat(again.statusCode()).isEqualTo(200);
+                assertThat(json(again).path("metadata").path("uid").asText()).isNotEqualTo(oldUid);
+                assertThat(json(again).path("status").path("phase").asText()).isEqualTo("Active");
+              });
+    }
   }
 
   // ---------------------------------------------------------------- patch and scale
