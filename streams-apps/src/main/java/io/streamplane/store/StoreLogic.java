@@ -46,6 +46,14 @@ public final class StoreLogic {
   /** The kinds whose registry strategy keeps metadata.generation in Kubernetes 1.32. */
   private static final Set<String> GENERATION_KINDS = Set.of("Deployment", "ReplicaSet");
 
+  /**
+   * The kinds whose status subresource also writes annotations. Kubernetes' Deployment status
+   * strategy keeps only spec and labels from the stored object, and its deployment controller
+   * writes the Deployment's {@code deployment.kubernetes.io/revision} annotation with a status
+   * update; here every other kind's status update changes the status alone.
+   */
+  private static final Set<String> STATUS_WRITES_ANNOTATIONS = Set.of("Deployment");
+
   private StoreLogic() {}
 
   public static Outcome apply(ResourceCommand command, CommandPosition at, ResourceEvent current) {
@@ -147,6 +155,14 @@ public final class StoreLogic {
     }
     SpecificRecord updated =
         KubeObjects.with(stored, KubeObjects.STATUS, KubeObjects.get(object, KubeObjects.STATUS));
+    if (STATUS_WRITES_ANNOTATIONS.contains(KubeObjects.kind(stored))) {
+      updated =
+          KubeObjects.withMeta(
+              updated,
+              ObjectMeta.newBuilder(KubeObjects.meta(updated))
+                  .setAnnotations(KubeObjects.meta(object).getAnnotations())
+                  .build());
+    }
     return finishUpdate(command, at, stored, updated);
   }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.streamplane.api.Container;
 import io.streamplane.api.Deployment;
 import io.streamplane.api.DeploymentSpec;
+import io.streamplane.api.DeploymentStatus;
 import io.streamplane.api.LabelSelector;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.Pod;
@@ -161,6 +162,35 @@ class StoreTopologyTest {
     assertThat(created.getMetadata().getGeneration()).isEqualTo(1L);
     assertThat(labelled.getMetadata().getGeneration()).isEqualTo(1L);
     assertThat(scaled.getMetadata().getGeneration()).isEqualTo(2L);
+  }
+
+  @Test
+  void aDeploymentStatusUpdateAlsoWritesAnnotationsAsKubernetesDeploymentStatusStrategyDoes() {
+    sendDeployment(CommandVerb.CREATE, deployment(2, null));
+    Deployment withRevision = deployment(2, null);
+    withRevision.getMetadata().setAnnotations(Map.of("deployment.kubernetes.io/revision", "1"));
+    withRevision.getMetadata().setLabels(Map.of("changed", "by-status"));
+    withRevision.setStatus(DeploymentStatus.newBuilder().setReplicas(2).build());
+
+    Deployment after =
+        (Deployment) sendDeployment(CommandVerb.UPDATE_STATUS, withRevision).getObject();
+
+    assertThat(after.getMetadata().getAnnotations())
+        .containsEntry("deployment.kubernetes.io/revision", "1");
+    assertThat(after.getMetadata().getLabels()).as("labels stay as stored").isNull();
+    assertThat(after.getStatus().getReplicas()).isEqualTo(2);
+  }
+
+  @Test
+  void aPodStatusUpdateLeavesTheAnnotationsAlone() {
+    send(create(pod("web")));
+    Pod annotated = pod("web");
+    annotated.getMetadata().setAnnotations(Map.of("a", "b"));
+    annotated.setStatus(PodStatus.newBuilder().setPhase("Running").build());
+
+    Pod after = (Pod) send(command(CommandVerb.UPDATE_STATUS, annotated)).getObject();
+
+    assertThat(after.getMetadata().getAnnotations()).isNull();
   }
 
   @Test
