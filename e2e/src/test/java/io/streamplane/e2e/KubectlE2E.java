@@ -231,6 +231,33 @@ class KubectlE2E {
   }
 
   @Test
+  void kubeNodeLeaseComesBackAfterItIsDeleted() throws Exception {
+    String uid =
+        kubectl
+            .run("get", "namespace", "kube-node-lease", "-o", "jsonpath={.metadata.uid}")
+            .expectSuccess()
+            .out();
+
+    kubectl.run("delete", "namespace", "kube-node-lease", "--wait=false").expectSuccess();
+
+    // Emptied and finalized by the namespace controller, then created again by the gateway's
+    // check, which runs once a minute as kube-apiserver's does.
+    await("a new kube-node-lease")
+        .atMost(Duration.ofSeconds(150))
+        .until(
+            () -> {
+              Kubectl.Result ns =
+                  kubectl.run(
+                      "get",
+                      "namespace",
+                      "kube-node-lease",
+                      "-o",
+                      "jsonpath={.metadata.uid} {.status.phase}");
+              return ns.exitCode() == 0 && !ns.out().startsWith(uid) && ns.out().endsWith("Active");
+            });
+  }
+
+  @Test
   void creatingAnExistingObjectIsAlreadyExists() throws Exception {
     kubectl.run("create", "namespace", "twice").expectSuccess();
 
