@@ -231,6 +231,65 @@ class KubectlE2E {
   }
 
   @Test
+  void rolloutUndoOfADeploymentMadeByCreateDeploymentRestoresThePreviousTemplate()
+      throws Exception {
+    kubectl.run("create", "deployment", "undone", "--image=nginx:1.14.2").expectSuccess();
+    await("the Deployment at revision 1")
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> revision("undone").equals("1"));
+    kubectl.run("set", "image", "deployment/undone", "nginx=nginx:1.16.1").expectSuccess();
+    await("the Deployment at revision 2")
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> revision("undone").equals("2"));
+
+    kubectl.run("rollout", "undo", "deployment/undone").expectSuccess();
+
+    await("revision 1's template back as revision 3")
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> revision("undone").equals("3"));
+    assertThat(
+            kubectl
+                .run(
+                    "get",
+                    "deploy",
+                    "undone",
+                    "-o",
+                    "jsonpath={.spec.template.spec.containers[0].image}")
+                .out())
+        .isEqualTo("nginx:1.14.2");
+    assertThat(kubectl.run("rollout", "history", "deployment/undone").expectSuccess().out())
+        .contains("2 ", "3 ")
+        .doesNotContain("1 ");
+  }
+
+  @Test
+  void kubeNodeLeaseComesBackAfterItIsDeleted() throws Exception {
+    String uid =
+        kubectl
+            .run("get", "namespace", "kube-node-lease", "-o", "jsonpath={.metadata.uid}")
+            .expectSuccess()
+            .out();
+
+    kubectl.run("delete", "namespace", "kube-node-lease", "--wait=false").expectSuccess();
+
+    // Emptied and finalized by the namespace controller, then created again by the gateway's
+    // check, which runs once a minute as kube-apiserver's does.
+    await("a new kube-node-lease")
+        .atMost(Duration.ofSeconds(150))
+        .until(
+            () -> {
+              Kubectl.Result ns =
+                  kubectl.run(
+                      "get",
+                      "namespace",
+                      "kube-node-lease",
+                      "-o",
+                      "jsonpath={.metadata.uid} {.status.phase}");
+              return ns.exitCode() == 0 && !ns.out().startsWith(uid) && ns.out().endsWith("Active");
+            });
+  }
+
+  @Test
   void creatingAnExistingObjectIsAlreadyExists() throws Exception {
     kubectl.run("create", "namespace", "twice").expectSuccess();
 
@@ -260,6 +319,18 @@ class KubectlE2E {
 
     assertThat(run.exitCode()).isNotZero();
     assertThat(run.err()).contains("is invalid", "metadata.name: Invalid value: \"Not_Valid\"");
+  }
+
+  private String revision(String deployment) throws Exception {
+    return kubectl
+        .run(
+            "get",
+            "deploy",
+            deployment,
+            "-o",
+            "jsonpath={.metadata.annotations.deployment\\.kubernetes\\.io/revision}")
+        .out()
+        .trim();
   }
 
   private static String manifest(String name, String envValue, String ports) {

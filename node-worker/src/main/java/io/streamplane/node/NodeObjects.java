@@ -80,6 +80,10 @@ public final class NodeObjects {
                         .setOsImage(osImage)
                         .setContainerRuntimeVersion(runtimeVersion)
                         .setKubeletVersion(KUBELET_VERSION)
+                        // Deprecated, but a 1.32 kubelet still fills it with its own version
+                        // (the DisableNodeKubeProxyVersion gate is off by default until 1.33),
+                        // and clients such as the official Python one require the field.
+                        .setKubeProxyVersion(KUBELET_VERSION)
                         .setOperatingSystem("linux")
                         .setArchitecture(architecture())
                         .build())

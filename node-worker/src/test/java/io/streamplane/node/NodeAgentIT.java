@@ -42,7 +42,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Simulated nodes against the whole control plane — broker, store, controllers, scheduler, binder
  * and gateway: a Deployment's pods run and become Ready on two nodes, a deleted pod is stopped,
- * confirmed and replaced, and a fleet of 200 nodes registers and holds its leases.
+ * confirmed and replaced, a fleet of 200 nodes registers and holds its leases, and a deleted
+ * kube-node-lease namespace comes back, with the leases of the nodes that renew there.
  *
  * <p>The Deployment test runs first: the fleet's nodes stay registered (and schedulable) after the
  * fleet stops, and a pod placed on one of them would never run.
@@ -203,6 +204,45 @@ class NodeAgentIT {
       assertThat(BindingsConsumer.partition("fleet-7", 6))
           .as("the node reads the partition the store writes")
           .isEqualTo(BindingKey.partition("fleet-7", 6));
+    }
+  }
+
+  @Test
+  @Order(3)
+  void aDeletedKubeNodeLeaseComesBackAndTheNodeCreatesItsLeaseThereAgain() throws Exception {
+    String namespace = "/api/v1/namespaces/kube-node-lease";
+    gateway.keepSystemNamespaces(SYSTEM, Duration.ofMillis(500));
+    try (NodeFleet node =
+        NodeFleet.start(
+            gateway.url(),
+            bootstrap,
+            topics.bindings(),
+            NodeFleet.numbered("renewing-", 1, NodeOptions.defaults("template"), false),
+            SimulatedRuntime::new,
+            KubeletConfig.simulated())) {
+      await("the node's lease")
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> leaseHolders("renewing-").size() == 1);
+      String oldUid = get(namespace).at("/metadata/uid").asText();
+
+      assertThat(send("DELETE", namespace, null).statusCode()).isEqualTo(200);
+
+      // The namespace controller empties and finalizes it; then the gateway creates it again.
+      await("a new kube-node-lease")
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofSeconds(1))
+          .until(
+              () -> {
+                HttpResponse<String> ns = send("GET", namespace, null);
+                JsonNode body = KubeJson.parseJson(ns.body());
+                return ns.statusCode() == 200
+                    && !body.at("/metadata/uid").asText().equals(oldUid)
+                    && body.at("/status/phase").asText().equals("Active");
+              });
+      await("the node's lease in the new namespace")
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofSeconds(1))
+          .until(() -> leaseHolders("renewing-").size() == 1);
     }
   }
 

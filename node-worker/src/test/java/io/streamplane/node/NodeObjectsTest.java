@@ -43,6 +43,9 @@ class NodeObjectsTest {
         .extracting(a -> a.getType() + "=" + a.getAddress())
         .containsExactly("InternalIP=127.0.0.1", "Hostname=n1");
     assertThat(node.getStatus().getNodeInfo().getKubeletVersion()).isEqualTo("v1.32.0-streamplane");
+    assertThat(node.getStatus().getNodeInfo().getKubeProxyVersion())
+        .as("what a 1.32 kubelet reports")
+        .isEqualTo("v1.32.0-streamplane");
     assertThat(node.getStatus().getNodeInfo().getContainerRuntimeVersion())
         .isEqualTo("simulated://0.1");
     assertThat(node.getStatus().getNodeInfo().getOperatingSystem()).isEqualTo("linux");

@@ -105,11 +105,20 @@ public final class Expectations {
         switch (p.verb()) {
           case CREATE -> true;
           case DELETE -> gone;
-          default -> gone || event.getResourceVersion() != p.resourceVersion();
+          default -> gone || objectVersion(event) != p.resourceVersion();
         };
     if (done) {
       pending.remove(target);
     }
+  }
+
+  /**
+   * The resourceVersion of the event's object, which an intent's object carries too; the event's
+   * own {@code resourceVersion} is its command's offset, a different number.
+   */
+  private static long objectVersion(ResourceEvent event) {
+    String rv = KubeObjects.meta((SpecificRecord) event.getObject()).getResourceVersion();
+    return rv == null || rv.isEmpty() ? -1 : Long.parseLong(rv);
   }
 
   /** Forgets what was sent longer than {@link #TIMEOUT} before {@code nowMs}. */

@@ -12,7 +12,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import org.apache.avro.specific.SpecificRecord;
 
 /**
@@ -85,9 +87,24 @@ public final class OwnerReconciler {
     DeploymentReconciler.Decision decision = DeploymentReconciler.reconcile(deployment, owned, now);
     List<Decision> decisions = new ArrayList<>();
     decision.intents().forEach(i -> decisions.add(new Decision(i, DEPLOYMENT_CONTROLLER)));
-    if (decision.status() != null && !KubeObjects.same(decision.status(), deployment.getStatus())) {
+    boolean statusChanges =
+        decision.status() != null && !KubeObjects.same(decision.status(), deployment.getStatus());
+    Map<String, String> annotations = deployment.getMetadata().getAnnotations();
+    String revision = annotations == null ? null : annotations.get(DeploymentReconciler.REVISION);
+    boolean revisionChanges = decision.revision() != null && !decision.revision().equals(revision);
+    if (statusChanges || revisionChanges) {
+      // One status update for both, as Kubernetes' deployment controller writes the revision
+      // annotation (its status strategy lets annotations through).
       Deployment updated = KubeObjects.copy(deployment);
-      updated.setStatus(decision.status());
+      if (statusChanges) {
+        updated.setStatus(decision.status());
+      }
+      if (revisionChanges) {
+        Map<String, String> withRevision =
+            new TreeMap<>(annotations == null ? Map.of() : annotations);
+        withRevision.put(DeploymentReconciler.REVISION, decision.revision());
+        updated.getMetadata().setAnnotations(withRevision);
+      }
       decisions.add(
           new Decision(Intent.updateStatus("deployments", "apps", updated), DEPLOYMENT_CONTROLLER));
     }

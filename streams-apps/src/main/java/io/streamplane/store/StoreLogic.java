@@ -46,6 +46,14 @@ public final class StoreLogic {
   /** The kinds whose registry strategy keeps metadata.generation in Kubernetes 1.32. */
   private static final Set<String> GENERATION_KINDS = Set.of("Deployment", "ReplicaSet");
 
+  /**
+   * The kinds whose status subresource also writes annotations. Kubernetes' Deployment status
+   * strategy keeps only spec and labels from the stored object, and its deployment controller
+   * writes the Deployment's {@code deployment.kubernetes.io/revision} annotation with a status
+   * update; here every other kind's status update changes the status alone.
+   */
+  private static final Set<String> STATUS_WRITES_ANNOTATIONS = Set.of("Deployment");
+
   private StoreLogic() {}
 
   public static Outcome apply(ResourceCommand command, CommandPosition at, ResourceEvent current) {
@@ -76,7 +84,7 @@ public final class StoreLogic {
             .setNamespace(command.getNamespace())
             .setUid(uid(command, at))
             .setCreationTimestamp(at.timestamp().truncatedTo(ChronoUnit.SECONDS))
-            .setResourceVersion(Long.toString(at.offset()))
+            .setResourceVersion(at.resourceVersion())
             .setGeneration(GENERATION_KINDS.contains(KubeObjects.kind(object)) ? 1L : null)
             .setDeletionTimestamp(null)
             .setDeletionGracePeriodSeconds(null)
@@ -147,6 +155,14 @@ public final class StoreLogic {
     }
     SpecificRecord updated =
         KubeObjects.with(stored, KubeObjects.STATUS, KubeObjects.get(object, KubeObjects.STATUS));
+    if (STATUS_WRITES_ANNOTATIONS.contains(KubeObjects.kind(stored))) {
+      updated =
+          KubeObjects.withMeta(
+              updated,
+              ObjectMeta.newBuilder(KubeObjects.meta(updated))
+                  .setAnnotations(KubeObjects.meta(object).getAnnotations())
+                  .build());
+    }
     return finishUpdate(command, at, stored, updated);
   }
 
@@ -312,7 +328,8 @@ public final class StoreLogic {
 
   /**
    * Checks the uid and resourceVersion the command names — in its preconditions, or else in the
-   * object it carries — against the stored object; a mismatch is Kubernetes' Conflict.
+   * object it carries — against the stored object; a mismatch is Kubernetes' Conflict. An object
+   * carrying resourceVersion {@code "0"} or none is an unconditional write.
    */
   private static Outcome checkPreconditions(
       ResourceCommand command, CommandPosition at, SpecificRecord stored, ObjectMeta given) {
@@ -332,7 +349,7 @@ public final class StoreLogic {
               + meta.getUid());
     }
     String wantedVersion = preconditions == null ? null : preconditions.getResourceVersion();
-    if (wantedVersion == null && given != null) {
+    if (wantedVersion == null && given != null && !unset(given.getResourceVersion())) {
       wantedVersion = given.getResourceVersion();
     }
     if (wantedVersion != null && !wantedVersion.equals(meta.getResourceVersion())) {
@@ -343,6 +360,16 @@ public final class StoreLogic {
               + " again");
     }
     return null;
+  }
+
+  /**
+   * An object's resourceVersion that asks for no precondition: none, or {@code "0"}, which
+   * Kubernetes reserves to mean "unset" (kube-apiserver parses it to 0 and updates
+   * unconditionally). An explicit precondition of {@code "0"} (DeleteOptions) is compared as given,
+   * as there.
+   */
+  private static boolean unset(String resourceVersion) {
+    return resourceVersion == null || resourceVersion.isEmpty() || resourceVersion.equals("0");
   }
 
   private static Outcome conflict(ResourceCommand command, CommandPosition at, String cause) {
@@ -406,7 +433,7 @@ public final class StoreLogic {
     return KubeObjects.withMeta(
         object,
         ObjectMeta.newBuilder(KubeObjects.meta(object))
-            .setResourceVersion(Long.toString(at.offset()))
+            .setResourceVersion(at.resourceVersion())
             .build());
   }
 

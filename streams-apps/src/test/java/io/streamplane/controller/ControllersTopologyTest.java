@@ -15,6 +15,7 @@ import io.streamplane.api.PodSpec;
 import io.streamplane.api.PodTemplateSpec;
 import io.streamplane.api.ReplicaSet;
 import io.streamplane.api.ReplicaSetSpec;
+import io.streamplane.controller.deployment.DeploymentReconciler;
 import io.streamplane.log.CommandVerb;
 import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceCommand;
@@ -115,6 +116,21 @@ class ControllersTopologyTest {
     driver.advanceWallClockTime(Expectations.TIMEOUT.plusSeconds(1));
 
     assertThat(createdNames()).isEqualTo(first);
+  }
+
+  @Test
+  void aDeploymentCarriesTheRevisionOfItsNewReplicaSetWrittenWithItsStatus() {
+    LoopbackStore store = new LoopbackStore();
+    store.apply(List.of(command(CommandVerb.CREATE, "namespaces", "", namespace(false))));
+    store.apply(List.of(command(CommandVerb.CREATE, "deployments", "apps", deployment())));
+    store.converge();
+
+    Deployment deployment = store.objects(Deployment.class).get(0);
+    ReplicaSet rs = store.objects(ReplicaSet.class).get(0);
+    assertThat(rs.getMetadata().getAnnotations()).containsEntry(DeploymentReconciler.REVISION, "1");
+    assertThat(deployment.getMetadata().getAnnotations())
+        .containsEntry(DeploymentReconciler.REVISION, "1");
+    assertThat(deployment.getStatus()).isNotNull();
   }
 
   @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.streamplane.api.Container;
 import io.streamplane.api.Deployment;
 import io.streamplane.api.DeploymentSpec;
+import io.streamplane.api.DeploymentStatus;
 import io.streamplane.api.LabelSelector;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.Pod;
@@ -88,7 +89,9 @@ class StoreTopologyTest {
 
     assertThat(result.getCode()).isEqualTo(201);
     Pod stored = (Pod) result.getObject();
-    assertThat(stored.getMetadata().getResourceVersion()).isEqualTo("0");
+    assertThat(stored.getMetadata().getResourceVersion())
+        .as("the first command of a partition is at offset 0; \"0\" is reserved")
+        .isEqualTo("1");
     assertThat(stored.getMetadata().getGeneration()).as("pods have none in 1.32").isNull();
     assertThat(stored.getMetadata().getCreationTimestamp()).isEqualTo(T0);
     assertThat(stored.getMetadata().getUid()).isNotBlank();
@@ -116,11 +119,11 @@ class StoreTopologyTest {
     send(create(pod("web")));
     Pod changed = pod("web");
     changed.getSpec().getContainers().get(0).setImage("nginx:1.16.1");
-    changed.getMetadata().setResourceVersion("0");
+    changed.getMetadata().setResourceVersion("1");
     assertThat(send(command(CommandVerb.UPDATE, changed)).getCode()).isEqualTo(200);
 
     Pod stale = pod("web");
-    stale.getMetadata().setResourceVersion("0");
+    stale.getMetadata().setResourceVersion("1");
     CommandResult conflict = send(command(CommandVerb.UPDATE, stale));
 
     assertThat(conflict.getCode()).isEqualTo(409);
@@ -162,6 +165,35 @@ class StoreTopologyTest {
   }
 
   @Test
+  void aDeploymentStatusUpdateAlsoWritesAnnotationsAsKubernetesDeploymentStatusStrategyDoes() {
+    sendDeployment(CommandVerb.CREATE, deployment(2, null));
+    Deployment withRevision = deployment(2, null);
+    withRevision.getMetadata().setAnnotations(Map.of("deployment.kubernetes.io/revision", "1"));
+    withRevision.getMetadata().setLabels(Map.of("changed", "by-status"));
+    withRevision.setStatus(DeploymentStatus.newBuilder().setReplicas(2).build());
+
+    Deployment after =
+        (Deployment) sendDeployment(CommandVerb.UPDATE_STATUS, withRevision).getObject();
+
+    assertThat(after.getMetadata().getAnnotations())
+        .containsEntry("deployment.kubernetes.io/revision", "1");
+    assertThat(after.getMetadata().getLabels()).as("labels stay as stored").isNull();
+    assertThat(after.getStatus().getReplicas()).isEqualTo(2);
+  }
+
+  @Test
+  void aPodStatusUpdateLeavesTheAnnotationsAlone() {
+    send(create(pod("web")));
+    Pod annotated = pod("web");
+    annotated.getMetadata().setAnnotations(Map.of("a", "b"));
+    annotated.setStatus(PodStatus.newBuilder().setPhase("Running").build());
+
+    Pod after = (Pod) send(command(CommandVerb.UPDATE_STATUS, annotated)).getObject();
+
+    assertThat(after.getMetadata().getAnnotations()).isNull();
+  }
+
+  @Test
   void aStatusUpdateLeavesTheSpecUntouched() {
     send(create(pod("web")));
     Pod other = pod("web");
@@ -182,8 +214,36 @@ class StoreTopologyTest {
     CommandResult same = send(command(CommandVerb.UPDATE, pod("web")));
 
     assertThat(same.getCode()).isEqualTo(200);
-    assertThat(((Pod) same.getObject()).getMetadata().getResourceVersion()).isEqualTo("0");
+    assertThat(((Pod) same.getObject()).getMetadata().getResourceVersion()).isEqualTo("1");
     assertThat(events.isEmpty()).isTrue();
+  }
+
+  @Test
+  void resourceVersionsStayIncreasingPastTheFirstOffset() {
+    Pod first = (Pod) send(create(pod("web"))).getObject();
+    Pod labelled = pod("web");
+    labelled.getMetadata().setLabels(Map.of("tier", "front"));
+    Pod second = (Pod) send(command(CommandVerb.UPDATE, labelled)).getObject();
+
+    assertThat(Long.parseLong(second.getMetadata().getResourceVersion()))
+        .isGreaterThan(Long.parseLong(first.getMetadata().getResourceVersion()));
+  }
+
+  @Test
+  void anUpdateCarryingResourceVersionZeroIsUnconditional() {
+    send(create(pod("web")));
+    Pod first = pod("web");
+    first.getMetadata().setLabels(Map.of("rev", "1"));
+    send(command(CommandVerb.UPDATE, first));
+
+    Pod unset = pod("web");
+    unset.getMetadata().setLabels(Map.of("rev", "2"));
+    unset.getMetadata().setResourceVersion("0");
+    CommandResult answer = send(command(CommandVerb.UPDATE, unset));
+
+    assertThat(answer.getCode()).isEqualTo(200);
+    assertThat(((Pod) answer.getObject()).getMetadata().getLabels()).containsEntry("rev", "2");
+    assertThat(((Pod) answer.getObject()).getMetadata().getResourceVersion()).isNotEqualTo("0");
   }
 
   @Test

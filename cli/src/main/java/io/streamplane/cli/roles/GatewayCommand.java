@@ -1,8 +1,10 @@
 package io.streamplane.cli.roles;
 
 import io.streamplane.gateway.server.GatewayServer;
+import io.streamplane.log.UserInfo;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.topics.Topics;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -17,6 +19,12 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = "Serve the Kubernetes API from a Kafka cluster's log.")
 public final class GatewayCommand implements Callable<Integer> {
+
+  private static final UserInfo SYSTEM =
+      UserInfo.newBuilder()
+          .setUsername("system:apiserver")
+          .setGroups(List.of("system:masters"))
+          .build();
 
   @Mixin ClusterOptions cluster;
 
@@ -49,6 +57,7 @@ public final class GatewayCommand implements Callable<Integer> {
             address,
             port,
             resultsPartition);
+    gateway.keepSystemNamespaces(SYSTEM, GatewayServer.SYSTEM_NAMESPACES_INTERVAL);
     System.out.println("gateway: Kubernetes API at " + gateway.url() + ". Ctrl-C to stop.");
     Roles.runUntilStopped(catalog, gateway);
     return 0;

@@ -227,6 +227,7 @@ public final class UpCommand implements Callable<Integer> {
                     + (withoutControllers ? "" : ", " + ControllersApp.applicationId(topics))
                     + ")");
             gateway.ensureSystemNamespaces(SYSTEM);
+            gateway.keepSystemNamespaces(SYSTEM, GatewayServer.SYSTEM_NAMESPACES_INTERVAL);
             console.line(
                 "gateway: Kubernetes API at "
                     + gateway.url()

@@ -14,8 +14,9 @@ import java.util.Map;
  * k8s.io/kubernetes/pkg/apis/{core,apps}/v1 and the registry strategies' PrepareForCreate), applied
  * to the decoded JSON before it is stored, so that {@code kubectl get -o yaml} shows what a real
  * cluster shows: restartPolicy, dnsPolicy, schedulerName, terminationGracePeriodSeconds, image pull
- * policy, port protocols, Deployment strategy and limits, Namespace finalizers and phase, Secret
- * type and stringData.
+ * policy, port protocols, a volume with no source as {@code emptyDir: {}}, the {@code apiVersion}
+ * of an env var's {@code fieldRef}, Deployment strategy and limits, Namespace finalizers and phase,
+ * Secret type and stringData.
  *
  * <p>Changes the given node in place: it is the request's own copy.
  */
@@ -104,6 +105,30 @@ public final class Defaults {
     putIfAbsent(spec, "schedulerName", "default-scheduler");
     containers(spec.path("initContainers"));
     containers(spec.path("containers"));
+    volumes(spec.path("volumes"));
+  }
+
+  /**
+   * SetDefaults_Volume: a volume that names no source at all is an {@code emptyDir}. A source
+   * Streamplane does not model still counts as one here (it is reported as an unknown field when
+   * decoded), so no volume is silently turned into an emptyDir that asked for something else.
+   */
+  private static void volumes(JsonNode volumes) {
+    if (!(volumes instanceof ArrayNode list)) {
+      return;
+    }
+    for (JsonNode node : list) {
+      if (node instanceof ObjectNode volume) {
+        boolean hasSource = false;
+        for (Iterator<String> names = volume.fieldNames(); names.hasNext(); ) {
+          String name = names.next();
+          hasSource |= !name.equals("name") && !volume.get(name).isNull();
+        }
+        if (!hasSource) {
+          volume.putObject("emptyDir");
+        }
+      }
+    }
   }
 
   private static void containers(JsonNode containers) {
@@ -121,6 +146,13 @@ public final class Defaults {
       }
       if (!container.has("resources")) {
         container.putObject("resources");
+      }
+      for (JsonNode env : container.path("env")) {
+        // SetDefaults_ObjectFieldSelector: a fieldRef's apiVersion is "v1" unless given.
+        if (env.path("valueFrom").path("fieldRef") instanceof ObjectNode fieldRef
+            && fieldRef.path("apiVersion").asText("").isEmpty()) {
+          fieldRef.put("apiVersion", "v1");
+        }
       }
       if (container.path("ports") instanceof ArrayNode ports) {
         for (JsonNode port : ports) {

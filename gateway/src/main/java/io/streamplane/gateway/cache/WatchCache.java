@@ -77,10 +77,10 @@ public final class WatchCache implements AutoCloseable {
   private final long[] positions;
 
   /**
-   * Per partition of {@code events}: the highest resourceVersion (command offset) of a committed
-   * event applied, and the highest this gateway has answered a write with. The gateway answers a
-   * write once the store has decided it, before the store's transaction commits, so a read that
-   * follows it waits until the first has reached the second.
+   * Per partition of {@code events}: the highest object resourceVersion of a committed event
+   * applied, and the highest this gateway has answered a write with. The gateway answers a write
+   * once the store has decided it, before the store's transaction commits, so a read that follows
+   * it waits until the first has reached the second.
    */
   private final long[] appliedVersions;
 
@@ -158,10 +158,14 @@ public final class WatchCache implements AutoCloseable {
     if (event == null || event.getObject() == null) {
       return;
     }
-    appliedVersions[record.partition()] =
-        Math.max(appliedVersions[record.partition()], event.getResourceVersion());
     String type = typeKey(event.getGroup(), event.getResource());
     ObjectNode object = json.toJson((SpecificRecord) event.getObject());
+    // The object's own version, as the gateway answers it (and as a write that changed nothing
+    // answers the stored one).
+    appliedVersions[record.partition()] =
+        Math.max(
+            appliedVersions[record.partition()],
+            object.path("metadata").path("resourceVersion").asLong(-1));
     String key = objectKey(event.getNamespace(), event.getName());
     TreeMap<String, ObjectNode> ofType = objects.computeIfAbsent(type, t -> new TreeMap<>());
     String watchType;

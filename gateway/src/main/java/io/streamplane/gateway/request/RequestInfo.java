@@ -78,8 +78,7 @@ public record RequestInfo(
       // "/api/v1/namespaces/x" is the namespace x itself, a cluster-scoped object.
       namespace = null;
     }
-    boolean watch =
-        legacyWatch || "true".equals(query.get("watch")) || "1".equals(query.get("watch"));
+    boolean watch = legacyWatch || QueryBooleans.get(query, "watch");
     String verb =
         switch (lowerMethod) {
           case "get", "head" ->

@@ -24,6 +24,7 @@ import io.streamplane.gateway.cache.WatchCache;
 import io.streamplane.gateway.codec.ProtobufBodies;
 import io.streamplane.gateway.metrics.GatewayMetrics;
 import io.streamplane.gateway.metrics.RequestLabels;
+import io.streamplane.gateway.request.QueryBooleans;
 import io.streamplane.gateway.request.RequestInfo;
 import io.streamplane.gateway.storage.ResourceService;
 import io.streamplane.gateway.storage.WriteOptions;
@@ -248,7 +249,7 @@ final class ApiHandler implements HttpHandler {
         ObjectNode object =
             "scale".equals(subresource)
                 ? service.scale(type, namespace, info.name())
-                : service.get(type, namespace, info.name());
+                : service.get(type, namespace, info.name(), query.get("resourceVersion"));
         Responses.json(
             exchange,
             200,
@@ -262,7 +263,8 @@ final class ApiHandler implements HttpHandler {
                 Selectors.parseLabels(query.get("labelSelector")),
                 Selectors.parseFields(query.get("fieldSelector"), type),
                 parseLong(query.get("limit")),
-                query.get("continue"));
+                query.get("continue"),
+                query.get("resourceVersion"));
         Responses.json(exchange, 200, table ? tables.forList(type, list, include) : list);
       }
       case "watch" -> {
@@ -280,7 +282,7 @@ final class ApiHandler implements HttpHandler {
             labels,
             fields,
             startVersion(query.get("resourceVersion")),
-            "true".equals(query.get("allowWatchBookmarks")),
+            QueryBooleans.get(query, "allowWatchBookmarks"),
             parseLong(query.get("timeoutSeconds")),
             table,
             include);
@@ -322,31 +324,65 @@ final class ApiHandler implements HttpHandler {
         respond(exchange, written);
       }
       case "delete" -> {
-        byte[] raw = readBody(exchange);
-        JsonNode deleteOptions =
-            raw.length == 0 ? JsonNodeFactory.instance.objectNode() : decodeBody(exchange, raw);
-        ObjectNode merged =
-            deleteOptions.isObject()
-                ? ((ObjectNode) deleteOptions).deepCopy()
-                : JsonNodeFactory.instance.objectNode();
-        for (String param : List.of("gracePeriodSeconds", "propagationPolicy")) {
-          if (query.containsKey(param) && !merged.has(param)) {
-            merged.put(param, query.get(param));
-          }
+        JsonNode deleteOptions = deleteOptions(exchange, query);
+        respond(
+            exchange,
+            service.delete(
+                type, namespace, info.name(), deleteOptions, withDryRun(options, deleteOptions)));
+      }
+      case "deletecollection" -> {
+        if (subresource != null || !type.verbs().contains("deletecollection")) {
+          throw new ApiException(
+              Statuses.methodNotAllowed(type.group(), type.plural(), "deletecollection"));
         }
-        if (merged.has("gracePeriodSeconds") && merged.get("gracePeriodSeconds").isTextual()) {
-          merged.put("gracePeriodSeconds", parseLong(merged.get("gracePeriodSeconds").asText()));
-        }
-        if (merged.path("dryRun").isArray() && merged.path("dryRun").toString().contains("All")) {
-          options =
-              new WriteOptions(options.actor(), true, options.fieldValidation(), options.auditId());
-        }
-        respond(exchange, service.delete(type, namespace, info.name(), merged, options));
+        JsonNode deleteOptions = deleteOptions(exchange, query);
+        Responses.json(
+            exchange,
+            200,
+            service.deleteCollection(
+                type,
+                namespace,
+                Selectors.parseLabels(query.get("labelSelector")),
+                Selectors.parseFields(query.get("fieldSelector"), type),
+                deleteOptions,
+                withDryRun(options, deleteOptions)));
       }
       default ->
           throw new ApiException(
               Statuses.methodNotAllowed(type.group(), type.plural(), info.verb()));
     }
+  }
+
+  /**
+   * The request's DeleteOptions: its body (JSON, YAML or protobuf), with {@code gracePeriodSeconds}
+   * and {@code propagationPolicy} from the query where the body does not give them.
+   */
+  private static JsonNode deleteOptions(HttpExchange exchange, Map<String, String> query)
+      throws IOException {
+    byte[] raw = readBody(exchange);
+    JsonNode deleteOptions =
+        raw.length == 0 ? JsonNodeFactory.instance.objectNode() : decodeBody(exchange, raw);
+    ObjectNode merged =
+        deleteOptions.isObject()
+            ? ((ObjectNode) deleteOptions).deepCopy()
+            : JsonNodeFactory.instance.objectNode();
+    for (String param : List.of("gracePeriodSeconds", "propagationPolicy")) {
+      if (query.containsKey(param) && !merged.has(param)) {
+        merged.put(param, query.get(param));
+      }
+    }
+    if (merged.has("gracePeriodSeconds") && merged.get("gracePeriodSeconds").isTextual()) {
+      merged.put("gracePeriodSeconds", parseLong(merged.get("gracePeriodSeconds").asText()));
+    }
+    return merged;
+  }
+
+  private static WriteOptions withDryRun(WriteOptions options, JsonNode deleteOptions) {
+    if (deleteOptions.path("dryRun").isArray()
+        && deleteOptions.path("dryRun").toString().contains("All")) {
+      return new WriteOptions(options.actor(), true, options.fieldValidation(), options.auditId());
+    }
+    return options;
   }
 
   private static String joinSelectors(String a, String b) {

@@ -25,6 +25,10 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A gateway: the Kubernetes API on {@code host:port}, over a {@link WatchCache} of {@code events}
@@ -34,9 +38,16 @@ import java.util.concurrent.Executors;
  */
 public final class GatewayServer implements AutoCloseable {
 
+  private static final Logger LOG = LoggerFactory.getLogger(GatewayServer.class);
   private static final int WATCH_WINDOW = 100_000;
 
-  /** The namespaces every cluster has, created by the first gateway as kube-apiserver does. */
+  /** How often kube-apiserver's system namespaces controller checks. */
+  public static final Duration SYSTEM_NAMESPACES_INTERVAL = Duration.ofMinutes(1);
+
+  /**
+   * The namespaces every cluster has, created by the first gateway as kube-apiserver does, and
+   * created again when deleted ({@link #keepSystemNamespaces}).
+   */
   public static final List<String> SYSTEM_NAMESPACES =
       List.of("default", "kube-system", "kube-public", "kube-node-lease");
 
@@ -46,6 +57,13 @@ public final class GatewayServer implements AutoCloseable {
   private final CommandClient commands;
   private final ResourceService service;
   private final ResourceRegistry registry;
+  private final ScheduledExecutorService systemNamespaces =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread thread = new Thread(r, "system-namespaces");
+            thread.setDaemon(true);
+            return thread;
+          });
 
   private GatewayServer(
       HttpServer http,
@@ -118,6 +136,29 @@ public final class GatewayServer implements AutoCloseable {
     }
   }
 
+  /**
+   * kube-apiserver's system namespaces controller: checks now and then every {@code interval}
+   * (kube-apiserver: a minute) that the {@link #SYSTEM_NAMESPACES} exist and creates the missing
+   * ones. {@code default}, {@code kube-system} and {@code kube-public} cannot be deleted; {@code
+   * kube-node-lease} can, and comes back once the namespace controller has removed the old one
+   * (while it is Terminating it still exists), so that nodes can renew their leases again. Every
+   * gateway runs it; when two race, the store answers the second create AlreadyExists. A failed
+   * check (the store not up yet) is logged and tried again at the next tick.
+   */
+  public void keepSystemNamespaces(UserInfo actor, Duration interval) {
+    systemNamespaces.scheduleWithFixedDelay(
+        () -> {
+          try {
+            ensureSystemNamespaces(actor);
+          } catch (RuntimeException e) {
+            LOG.warn("could not check the system namespaces: {}", e.toString());
+          }
+        },
+        0,
+        interval.toMillis(),
+        TimeUnit.MILLISECONDS);
+  }
+
   public int port() {
     return http.getAddress().getPort();
   }
@@ -128,6 +169,7 @@ public final class GatewayServer implements AutoCloseable {
 
   @Override
   public void close() {
+    systemNamespaces.shutdownNow();
     http.stop(0);
     executor.shutdownNow();
     commands.close();

@@ -8,6 +8,7 @@ import io.streamplane.gateway.api.FieldError;
 import io.streamplane.gateway.api.ResourceRegistry;
 import io.streamplane.gateway.api.ResourceType;
 import io.streamplane.gateway.api.Statuses;
+import io.streamplane.gateway.request.QueryBooleans;
 import io.streamplane.gateway.storage.ResourceService;
 import java.io.IOException;
 import java.io.InputStream;
@@ -99,9 +100,9 @@ final class PodLogs {
       }
       return new Options(
           query.getOrDefault("container", ""),
-          bool(query, "follow"),
-          bool(query, "previous"),
-          bool(query, "timestamps"),
+          QueryBooleans.get(query, "follow"),
+          QueryBooleans.get(query, "previous"),
+          QueryBooleans.get(query, "timestamps"),
           number(query, "tailLines"),
           number(query, "sinceSeconds"),
           sinceTime,
@@ -318,22 +319,6 @@ final class PodLogs {
 
   private static String encode(String segment) {
     return URLEncoder.encode(segment, StandardCharsets.UTF_8).replace("+", "%20");
-  }
-
-  /** Query booleans as Kubernetes decodes them (strconv.ParseBool). */
-  private static boolean bool(Map<String, String> query, String name) {
-    String value = query.get(name);
-    if (value == null || value.isEmpty()) {
-      return false;
-    }
-    return switch (value) {
-      case "1", "t", "T", "TRUE", "true", "True" -> true;
-      case "0", "f", "F", "FALSE", "false", "False" -> false;
-      default ->
-          throw new ApiException(
-              Statuses.badRequest(
-                  "strconv.ParseBool: parsing " + quote(value) + ": invalid syntax"));
-    };
   }
 
   private static Long number(Map<String, String> query, String name) {

@@ -6,8 +6,13 @@ import com.sun.net.httpserver.HttpExchange;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
-/** Writing answers: JSON bodies, Status errors (with their code), plain text. */
+/**
+ * Writing answers: JSON bodies, Status errors (with their code), plain text. A JSON body ends with
+ * a newline, as kube-apiserver's JSON serializer (Go's {@code json.Encoder}) ends every object it
+ * writes, Status errors included.
+ */
 final class Responses {
 
   static final ObjectMapper JSON = new ObjectMapper();
@@ -20,7 +25,10 @@ final class Responses {
 
   static void json(HttpExchange exchange, int code, JsonNode body, String contentType)
       throws IOException {
-    send(exchange, code, JSON.writeValueAsBytes(body), contentType);
+    byte[] json = JSON.writeValueAsBytes(body);
+    byte[] line = Arrays.copyOf(json, json.length + 1);
+    line[json.length] = '\n';
+    send(exchange, code, line, contentType);
   }
 
   /** A Status body, sent with the HTTP code it carries. */

@@ -60,6 +60,7 @@ public final class ResourceService {
   private final KubeJson json;
   private final Duration timeout;
   private final SecureRandom random = new SecureRandom();
+  private volatile boolean caughtUp;
 
   public ResourceService(
       WatchCache cache, CommandClient commands, KubeJson json, Duration timeout) {
@@ -72,7 +73,17 @@ public final class ResourceService {
   // ---------------------------------------------------------------- reads
 
   public ObjectNode get(ResourceType type, String namespace, String name) {
-    catchUp();
+    return get(type, namespace, name, null);
+  }
+
+  /**
+   * A get at {@code resourceVersion} as a client asks it: {@code "0"} is any version, served from
+   * the cache as it is (once it has caught up with the log at least once, as kube-apiserver's watch
+   * cache serves only once initialized); anything else reads the latest state, which is not older
+   * than any version a client can name.
+   */
+  public ObjectNode get(ResourceType type, String namespace, String name, String resourceVersion) {
+    readAt(resourceVersion);
     return cache
         .get(type.group(), type.plural(), namespace, name)
         .map(ObjectNode::deepCopy)
@@ -88,8 +99,9 @@ public final class ResourceService {
       Selectors.LabelSelector labels,
       Selectors.FieldSelector fields,
       long limit,
-      String continueToken) {
-    catchUp();
+      String continueToken,
+      String resourceVersion) {
+    readAt(resourceVersion);
     String after =
         continueToken == null || continueToken.isBlank() ? null : decodeContinue(continueToken);
     WatchCache.Snapshot snapshot =
@@ -203,7 +215,9 @@ public final class ResourceService {
       ObjectNode current = get(type, namespace, name);
       String version = current.path("metadata").path("resourceVersion").asText();
       ObjectNode patched = applyPatch(type, current, contentType, patch);
-      if (!patched.path("metadata").has("resourceVersion")) {
+      String patchedVersion = patched.path("metadata").path("resourceVersion").asText("");
+      if (patchedVersion.isEmpty() || patchedVersion.equals("0")) {
+        // As kube-apiserver: "0" (or none) in the patched object names no precondition.
         patched.with("metadata").put("resourceVersion", version);
       }
       boolean userPrecondition =
@@ -263,6 +277,34 @@ public final class ResourceService {
               .build());
     }
     return answer(type, name, execute(command), List.of());
+  }
+
+  /**
+   * deletecollection, as kube-apiserver's registry does it: lists what matches the selectors,
+   * deletes each item with an ordinary delete (the same options, preconditions and finalizers as
+   * one by one; an item already gone is skipped) and answers the list as it was read. The first
+   * other failure ends the request with its Status; items deleted before it stay deleted, as in
+   * Kubernetes.
+   */
+  public ObjectNode deleteCollection(
+      ResourceType type,
+      String namespace,
+      Selectors.LabelSelector labels,
+      Selectors.FieldSelector fields,
+      JsonNode deleteOptions,
+      WriteOptions options) {
+    ObjectNode list = list(type, namespace, labels, fields, 0, null, null);
+    for (JsonNode item : list.path("items")) {
+      String name = item.path("metadata").path("name").asText();
+      try {
+        delete(type, type.namespaced() ? namespace : null, name, deleteOptions, options);
+      } catch (ApiException e) {
+        if (e.code() != 404) {
+          throw e;
+        }
+      }
+    }
+    return list;
   }
 
   // ---------------------------------------------------------------- scale subresource
@@ -564,10 +606,17 @@ public final class ResourceService {
         Statuses.failure(result.getCode(), result.getReason(), result.getMessage(), details));
   }
 
+  private void readAt(String resourceVersion) {
+    if (!("0".equals(resourceVersion) && caughtUp)) {
+      catchUp();
+    }
+  }
+
   private void catchUp() {
     long started = System.nanoTime();
     try {
       cache.catchUpWithLog(timeout);
+      caughtUp = true;
     } catch (CacheUnavailableException e) {
       throw new ApiException(Statuses.timeout(e.getMessage(), 1));
     } finally {

@@ -3,6 +3,7 @@ package io.streamplane.gateway.admission;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.gateway.api.ResourceRegistry;
@@ -89,6 +90,51 @@ class DefaultsTest {
     ObjectNode init = (ObjectNode) pod.path("spec").path("initContainers").get(0);
     assertThat(init.path("imagePullPolicy").asText()).isEqualTo("Always");
     assertThat(init.path("terminationMessagePolicy").asText()).isEqualTo("File");
+  }
+
+  @Test
+  void envFieldRefGetsApiVersionV1() {
+    ObjectNode pod =
+        createdPod(
+            "{'containers':[{'name':'c','image':'busybox','env':["
+                + "{'name':'NODE','valueFrom':{'fieldRef':{'fieldPath':'spec.nodeName'}}},"
+                + "{'name':'OLD','valueFrom':{'fieldRef':{'apiVersion':'v1beta','fieldPath':'x'}}},"
+                + "{'name':'PLAIN','value':'1'}]}]}");
+
+    JsonNode env = pod.path("spec").path("containers").get(0).path("env");
+    assertThat(env.get(0).path("valueFrom").path("fieldRef").path("apiVersion").asText())
+        .isEqualTo("v1");
+    assertThat(env.get(1).path("valueFrom").path("fieldRef").path("apiVersion").asText())
+        .isEqualTo("v1beta");
+    assertThat(env.get(2).has("valueFrom")).isFalse();
+  }
+
+  @Test
+  void volumeWithoutASourceBecomesAnEmptyDirAndOthersAreKept() {
+    ObjectNode pod =
+        createdPod(
+            "{'containers':[{'name':'c','image':'busybox'}],'volumes':["
+                + "{'name':'scratch'},"
+                + "{'name':'config','configMap':{'name':'cm'}},"
+                + "{'name':'cache','emptyDir':{'medium':'Memory'}}]}");
+
+    JsonNode volumes = pod.path("spec").path("volumes");
+    assertThat(volumes.get(0)).isEqualTo(json("{'name':'scratch','emptyDir':{}}"));
+    assertThat(volumes.get(1)).isEqualTo(json("{'name':'config','configMap':{'name':'cm'}}"));
+    assertThat(volumes.get(2)).isEqualTo(json("{'name':'cache','emptyDir':{'medium':'Memory'}}"));
+  }
+
+  @Test
+  void deploymentTemplateVolumesAreDefaulted() {
+    ObjectNode deployment =
+        json(
+            "{'metadata':{'name':'d'},'spec':{'template':{'spec':{"
+                + "'containers':[{'name':'c','image':'busybox'}],'volumes':[{'name':'v'}]}}}}");
+
+    Defaults.apply(DEPLOYMENTS, deployment, true);
+
+    assertThat(deployment.path("spec").path("template").path("spec").path("volumes").get(0))
+        .isEqualTo(json("{'name':'v','emptyDir':{}}"));
   }
 
   @Test

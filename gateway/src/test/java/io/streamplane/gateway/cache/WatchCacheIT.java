@@ -102,7 +102,7 @@ class WatchCacheIT {
       store.beginTransaction();
       int partition = append(store, topics, EventType.ADDED, "a", 41).get().partition();
       // The gateway answered from the store's result; then the store died before committing.
-      cache.answered(partition, 41);
+      cache.answered(partition, 42);
       store.abortTransaction();
 
       assertThatThrownBy(() -> cache.catchUpWithLog(Duration.ofSeconds(2)))
@@ -156,7 +156,9 @@ class WatchCacheIT {
                 KubeJson.parseJson(
                     "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\""
                         + name
-                        + "\",\"namespace\":\"default\"}}"),
+                        + "\",\"namespace\":\"default\",\"resourceVersion\":\""
+                        + (resourceVersion + 1)
+                        + "\"}}"),
                 Pod.class)
             .record();
     ResourceEvent event =

@@ -194,4 +194,22 @@ class RequestInfoTest {
     assertThat(String.join("/", info.parts())).isEqualTo(parts);
     assertThat(info.resource()).isNull();
   }
+
+  @ParameterizedTest
+  @CsvSource(
+      value = {"true", "True", "TRUE", "1", "t", "T", "yes", "''"},
+      emptyValue = "")
+  void watchParameterIsTrueUnlessZeroOrFalseAsKubeApiserverDecodesIt(String value) {
+    RequestInfo info = RequestInfo.parse("GET", "/api/v1/pods", Map.of("watch", value));
+
+    assertThat(info.verb()).isEqualTo("watch");
+  }
+
+  @ParameterizedTest
+  @CsvSource({"false", "False", "FALSE", "0"})
+  void watchParameterZeroOrFalseInAnyCaseIsAList(String value) {
+    RequestInfo info = RequestInfo.parse("GET", "/api/v1/pods", Map.of("watch", value));
+
+    assertThat(info.verb()).isEqualTo("list");
+  }
 }

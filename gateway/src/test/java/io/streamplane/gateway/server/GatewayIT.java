@@ -34,6 +34,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -307,6 +308,133 @@ class GatewayIT {
         .isBetween(Duration.ofMillis(900), Duration.ofSeconds(10));
   }
 
+  @Test
+  void watchTrueSpelledAsThePythonClientSendsItIsAWatch() {
+    assertThat(post(gateway, pods(), pod("web")).statusCode()).isEqualTo(201);
+
+    HttpResponse<String> answer = get(gateway, pods() + "?watch=True&timeoutSeconds=1");
+
+    assertThat(answer.statusCode()).isEqualTo(200);
+    JsonNode first = parse(answer.body().lines().findFirst().orElseThrow());
+    assertThat(first.path("type").asText()).isEqualTo("ADDED");
+    assertThat(first.path("object").path("metadata").path("name").asText()).isEqualTo("web");
+  }
+
+  // ---------------------------------------------------------------- resourceVersion "0"
+
+  @Test
+  void getAndListAtResourceVersionZeroAreServedFromTheCacheWithoutWaitingForTheLog() {
+    assertThat(post(gateway, pods(), pod("web")).statusCode()).isEqualTo(201);
+    assertThat(get(gateway, pods() + "/web").statusCode()).isEqualTo(200);
+    double waitsBefore = cacheWaits();
+
+    HttpResponse<String> one = get(gateway, pods() + "/web?resourceVersion=0");
+    HttpResponse<String> all = get(gateway, pods() + "?resourceVersion=0");
+
+    assertThat(one.statusCode()).isEqualTo(200);
+    assertThat(names(json(all))).containsExactly("web");
+    assertThat(cacheWaits()).as("reads that waited for the log").isEqualTo(waitsBefore);
+    get(gateway, pods() + "/web");
+    assertThat(cacheWaits()).isEqualTo(waitsBefore + 1);
+  }
+
+  @Test
+  void updateAndPatchCarryingResourceVersionZeroAreUnconditional() {
+    JsonNode created = json(post(gateway, pods(), pod("web")));
+    ObjectNode first = created.deepCopy();
+    ((ObjectNode) first.path("metadata")).putObject("labels").put("rev", "1");
+    assertThat(put(gateway, pods() + "/web", first).statusCode()).isEqualTo(200);
+
+    ObjectNode unset = created.deepCopy();
+    ((ObjectNode) unset.path("metadata")).put("resourceVersion", "0");
+    ((ObjectNode) unset.path("metadata")).putObject("labels").put("rev", "2");
+    HttpResponse<String> updated = put(gateway, pods() + "/web", unset);
+    HttpResponse<String> patched =
+        send(
+            gateway,
+            "PATCH",
+            pods() + "/web",
+            "application/merge-patch+json",
+            "{\"metadata\":{\"resourceVersion\":\"0\",\"labels\":{\"rev\":\"3\"}}}");
+
+    assertThat(updated.statusCode()).as(updated.body()).isEqualTo(200);
+    assertThat(json(updated).path("metadata").path("labels").path("rev").asText()).isEqualTo("2");
+    assertThat(patched.statusCode()).as(patched.body()).isEqualTo(200);
+    assertThat(json(patched).path("metadata").path("labels").path("rev").asText()).isEqualTo("3");
+    assertThat(json(patched).path("metadata").path("resourceVersion").asText()).isNotEqualTo("0");
+  }
+
+  // ---------------------------------------------------------------- deletecollection
+
+  @Test
+  void deleteCollectionDeletesWhatTheLabelSelectorMatchesAndAnswersTheList() {
+    String configMaps = "/api/v1/namespaces/" + namespace + "/configmaps";
+    for (String[] cm : new String[][] {{"a-1", "a"}, {"a-2", "a"}, {"b-1", "b"}}) {
+      ObjectNode body = JSON.createObjectNode();
+      body.putObject("metadata").put("name", cm[0]).putObject("labels").put("app", cm[1]);
+      body.putObject("data").put("k", "v");
+      assertThat(post(gateway, configMaps, body).statusCode()).isEqualTo(201);
+    }
+
+    HttpResponse<String> answer =
+        send(gateway, "DELETE", configMaps + "?labelSelector=" + encode("app=a"), null, null);
+
+    assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+    assertThat(json(answer).path("kind").asText()).isEqualTo("ConfigMapList");
+    assertThat(json(answer).path("apiVersion").asText()).isEqualTo("v1");
+    assertThat(names(json(answer))).containsExactly("a-1", "a-2");
+    HttpResponse<String> left = get(gateway, configMaps);
+    assertThat(names(json(left))).containsExactly("b-1");
+  }
+
+  @Test
+  void deleteCollectionHonoursTheFieldSelectorAndIsRefusedOnNamespaces() {
+    post(gateway, pods(), pod("web-1"));
+    post(gateway, pods(), pod("web-2"));
+
+    HttpResponse<String> answer =
+        send(
+            gateway,
+            "DELETE",
+            pods() + "?fieldSelector=" + encode("metadata.name=web-2"),
+            null,
+            null);
+    HttpResponse<String> namespaces = send(gateway, "DELETE", "/api/v1/namespaces", null, null);
+
+    assertThat(answer.statusCode()).isEqualTo(200);
+    assertThat(names(json(answer))).containsExactly("web-2");
+    assertThat(names(list(""))).containsExactly("web-1");
+    assertStatus(namespaces, 405, "MethodNotAllowed");
+  }
+
+  // ---------------------------------------------------------------- system namespaces
+
+  @Test
+  void kubeNodeLeaseComesBackOnceTheDeletedOneIsGone() {
+    String path = "/api/v1/namespaces/kube-node-lease";
+    String oldUid = json(get(gateway, path)).path("metadata").path("uid").asText();
+    try (GatewayServer keeper = startGateway(1)) {
+      keeper.keepSystemNamespaces(SYSTEM, Duration.ofMillis(200));
+
+      assertThat(send(gateway, "DELETE", path, null, null).statusCode()).isEqualTo(200);
+      // What the namespace controller does once the namespace is empty.
+      ObjectNode terminating = (ObjectNode) json(get(gateway, path));
+      assertThat(terminating.path("status").path("phase").asText()).isEqualTo("Terminating");
+      ((ObjectNode) terminating.path("spec")).putArray("finalizers");
+      assertThat(put(gateway, path, terminating).statusCode()).isEqualTo(200);
+
+      Awaitility.await("kube-node-lease created again")
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> {
+                HttpResponse<String> again = get(gateway, path);
+                assertThat(again.statusCode()).isEqualTo(200);
+                assertThat(json(again).path("metadata").path("uid").asText()).isNotEqualTo(oldUid);
+                assertThat(json(again).path("status").path("phase").asText()).isEqualTo("Active");
+              });
+    }
+  }
+
   // ---------------------------------------------------------------- patch and scale
 
   @Test
@@ -514,6 +642,11 @@ class GatewayIT {
     return "/api/v1/namespaces/" + namespace + "/pods";
   }
 
+  private double cacheWaits() {
+    return ScrapedMetrics.parse(get(gateway, "/metrics").body())
+        .value("streamplane_gateway_cache_wait_duration_seconds_count");
+  }
+
   private String listVersion(GatewayServer on) {
     HttpResponse<String> list = get(on, pods());
     assertThat(list.statusCode()).isEqualTo(200);
@@ -521,7 +654,7 @@ class GatewayIT {
   }
 
   private JsonNode list(String query) {
-    HttpResponse<String> answer = get(gateway, pods() + "?" + query);
+    HttpResponse<String> answer = get(gateway, pods() + (query.isEmpty() ? "" : "?" + query));
     assertThat(answer.statusCode()).as("list ?%s", query).isEqualTo(200);
     return json(answer);
   }
@@ -611,6 +744,7 @@ class GatewayIT {
     assertThat(status.path("status").asText()).isEqualTo("Failure");
     assertThat(status.path("reason").asText()).isEqualTo(reason);
     assertThat(status.path("code").asInt()).isEqualTo(code);
+    assertThat(answer.body()).as("kube-apiserver ends a Status body with a newline").endsWith("\n");
   }
 
   private static JsonNode json(HttpResponse<String> response) {

@@ -20,9 +20,11 @@ import org.apache.avro.generic.IndexedRecord;
  * <p>Null record fields, and optional record fields holding an empty map or list, are left out, as
  * Kubernetes' {@code omitempty} does: every list and map field Streamplane models is optional in
  * Kubernetes, so {@code ports: []} written by a patch reads back as no {@code ports}, as on a real
- * cluster. Empty objects ({@code resources: {}}) are written. Accepts both the specific
- * representation (String, {@code Instant}, Java enums) and the generic one (Utf8, {@code Long},
- * enum symbols), so records read back from any topic can be written.
+ * cluster. Empty objects ({@code resources: {}}) are written. A null field carrying the {@code
+ * k8s-always} property is written as Go's zero value ({@code ""}), as Kubernetes writes a field
+ * whose JSON tag has no {@code omitempty}. Accepts both the specific representation (String, {@code
+ * Instant}, Java enums) and the generic one (Utf8, {@code Long}, enum symbols), so records read
+ * back from any topic can be written.
  */
 final class AvroToJson {
 
@@ -36,9 +38,25 @@ final class AvroToJson {
       Object value = record.get(field.pos());
       if (value != null && !(isEmptyCollection(value) && isOptional(field.schema()))) {
         json.set(field.name(), value(value, field.schema(), path.field(field.name())));
+      } else if (value == null && KubeTypes.isAlwaysWritten(field)) {
+        json.set(field.name(), zero(field.schema()));
       }
     }
     return json;
+  }
+
+  private JsonNode zero(Schema schema) {
+    Object zero = KubeTypes.goZeroValue(schema);
+    if (zero instanceof String text) {
+      return nodes.textNode(text);
+    }
+    if (zero instanceof Integer number) {
+      return nodes.numberNode(number);
+    }
+    if (zero instanceof Boolean bool) {
+      return nodes.booleanNode(bool);
+    }
+    return nodes.nullNode();
   }
 
   private static boolean isOptional(Schema schema) {

@@ -11,6 +11,7 @@ import org.apache.avro.Schema;
 final class KubeTypes {
 
   static final String QUANTITY = "k8s-quantity";
+  static final String ALWAYS = "k8s-always";
 
   private KubeTypes() {}
 
@@ -21,6 +22,35 @@ final class KubeTypes {
   static boolean isQuantity(Schema schema) {
     return schema.getType() == Schema.Type.STRING
         && QUANTITY.equals(schema.getProp(LogicalType.LOGICAL_TYPE_PROP));
+  }
+
+  /**
+   * A field carrying the {@code k8s-always} property set to true: Kubernetes writes it even when
+   * empty (its Go JSON tag has no {@code omitempty}).
+   */
+  static boolean isAlwaysWritten(Schema.Field field) {
+    return Boolean.TRUE.equals(field.getObjectProp(ALWAYS));
+  }
+
+  /**
+   * The JSON Go writes for the zero value of a field of this schema, or null when Streamplane has
+   * no such field (only strings, numbers and booleans are tagged).
+   */
+  static Object goZeroValue(Schema schema) {
+    Schema type = schema;
+    if (schema.getType() == Schema.Type.UNION) {
+      type =
+          schema.getTypes().stream()
+              .filter(branch -> branch.getType() != Schema.Type.NULL)
+              .findFirst()
+              .orElse(schema);
+    }
+    return switch (type.getType()) {
+      case STRING -> "";
+      case INT, LONG -> 0;
+      case BOOLEAN -> false;
+      default -> null;
+    };
   }
 
   static boolean isTimestamp(Schema schema) {

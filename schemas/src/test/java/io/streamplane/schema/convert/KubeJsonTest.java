@@ -9,6 +9,7 @@ import io.streamplane.api.Container;
 import io.streamplane.api.Deployment;
 import io.streamplane.api.HTTPGetAction;
 import io.streamplane.api.LeaseSpec;
+import io.streamplane.api.Node;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.Pod;
 import io.streamplane.api.ResourceRequirements;
@@ -424,6 +425,31 @@ class KubeJsonTest {
       assertThat(configMap.getData()).isEmpty();
       assertThat(configMap.getMetadata().getFinalizers()).isEmpty();
       assertThat(kubeJson.toJson(configMap)).isEqualTo(json("{\"metadata\":{}}"));
+    }
+
+    @Test
+    void everyNodeSystemInfoFieldIsWrittenEvenWhenEmptyAsKubernetesDoes() {
+      Node node = decode("status: {nodeInfo: {kubeletVersion: v1.32.0}}", Node.class);
+
+      JsonNode nodeInfo = kubeJson.toJson(node).path("status").path("nodeInfo");
+
+      assertThat(nodeInfo.path("kubeletVersion").asText()).isEqualTo("v1.32.0");
+      assertThat(nodeInfo.path("kubeProxyVersion").isTextual()).isTrue();
+      assertThat(nodeInfo.path("kubeProxyVersion").asText()).isEmpty();
+      List<String> written = new java.util.ArrayList<>();
+      nodeInfo.fieldNames().forEachRemaining(written::add);
+      assertThat(written)
+          .containsExactlyInAnyOrder(
+              "machineID",
+              "systemUUID",
+              "bootID",
+              "kernelVersion",
+              "osImage",
+              "containerRuntimeVersion",
+              "kubeletVersion",
+              "kubeProxyVersion",
+              "operatingSystem",
+              "architecture");
     }
 
     @Test

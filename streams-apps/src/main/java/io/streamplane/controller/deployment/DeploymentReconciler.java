@@ -55,16 +55,20 @@ import java.util.stream.Collectors;
  * the new one to full size); when the rollout is complete, ReplicaSets beyond revisionHistoryLimit
  * are deleted; then status and the Available, Progressing and ReplicaFailure conditions.
  *
+ * <p>The Deployment's own {@code deployment.kubernetes.io/revision} annotation is the new
+ * ReplicaSet's revision ({@code SetDeploymentRevision}); the decision names it and the caller
+ * writes it with the status, as Kubernetes' controller does with UpdateStatus. {@code kubectl
+ * rollout undo} needs it: it replaces the Deployment's annotations with a JSON patch, which fails
+ * on a Deployment that has none.
+ *
  * <p>Limits. The pod-template-hash is deterministic but not the value Kubernetes computes. The
- * Deployment's own {@code deployment.kubernetes.io/revision} annotation is not written (the
- * decision carries only ReplicaSet intents and the status; {@code kubectl rollout} reads revisions
- * from the ReplicaSets). The progress deadline is checked only when a reconcile runs: the caller
- * has to reconcile again once progressDeadlineSeconds have passed (Kubernetes requeues itself).
- * Adoption and orphaning of ReplicaSets by selector, the deprecated rollbackTo and events are not
- * reproduced. A name collision with a ReplicaSet the Deployment does not own cannot be seen here
- * (the create fails with AlreadyExists and is retried as is). Two departures make a pure function
- * stable: cleanup after a complete rollout uses the status being computed rather than the one last
- * written, and status counts use the replicas as decided rather than as before the decision.
+ * progress deadline is checked only when a reconcile runs: the caller has to reconcile again once
+ * progressDeadlineSeconds have passed (Kubernetes requeues itself). Adoption and orphaning of
+ * ReplicaSets by selector, the deprecated rollbackTo and events are not reproduced. A name
+ * collision with a ReplicaSet the Deployment does not own cannot be seen here (the create fails
+ * with AlreadyExists and is retried as is). Two departures make a pure function stable: cleanup
+ * after a complete rollout uses the status being computed rather than the one last written, and
+ * status counts use the replicas as decided rather than as before the decision.
  */
 public final class DeploymentReconciler {
 
@@ -90,9 +94,11 @@ public final class DeploymentReconciler {
   public static final String RECREATE = "Recreate";
 
   /**
-   * What one reconcile decided: the ReplicaSet intents, and the status the Deployment should have.
+   * What one reconcile decided: the ReplicaSet intents, the status the Deployment should have, and
+   * the revision it should carry in its {@code deployment.kubernetes.io/revision} annotation (the
+   * new ReplicaSet's; null while there is none, and then the annotation stays as it is).
    */
-  public record Decision(List<Intent> intents, DeploymentStatus status) {}
+  public record Decision(List<Intent> intents, DeploymentStatus status, String revision) {}
 
   private static final Set<String> ANNOTATIONS_NOT_COPIED =
       Set.of(
@@ -922,7 +928,8 @@ public final class DeploymentReconciler {
       if (result.getConditions() != null && result.getConditions().isEmpty()) {
         result.setConditions(null);
       }
-      return new Decision(List.copyOf(intents), result);
+      String revision = newReplicaSet == null ? null : newReplicaSet.annotations().get(REVISION);
+      return new Decision(List.copyOf(intents), result, revision);
     }
 
     private static PodTemplateSpec template(ReplicaSetPlan plan) {

@@ -18,8 +18,8 @@ import java.util.Map;
  * grant to {@code node-usage} in the same transaction as the BIND command, so by the time the bound
  * pod comes back the grant is in the log, and a view built afterwards counts it. A pod is forgotten
  * when the binder rejects it, when it is deleted or finishes, once bound for longer than any view
- * in use can be old (twice {@link SchedulingQueue#VIEW_REFRESH}), and, never bound, when the
- * queue would propose it again ({@link SchedulingQueue#bindWait}).
+ * in use can be old (twice {@link SchedulingQueue#VIEW_REFRESH}), and, never bound, when the queue
+ * would propose it again ({@link SchedulingQueue#bindWait}).
  *
  * <p>Limits: between the moment the grant reaches a view and the moment the bound event arrives (a
  * few tens of milliseconds) the pod is counted twice: scores are slightly off, and on a nearly full
@@ -35,8 +35,8 @@ public final class AssumedPods {
   private final Map<String, Assumed> pods = new HashMap<>();
 
   /**
-   * {@code podKey} was proposed for {@code node}, to be forgotten at {@code expiresAtMs} unless bound
-   * by then (replaces an earlier proposal).
+   * {@code podKey} was proposed for {@code node}, to be forgotten at {@code expiresAtMs} unless
+   * bound by then (replaces an earlier proposal).
    */
   public synchronized void assume(
       String podKey, String node, PodRequests requests, long expiresAtMs) {

@@ -90,6 +90,7 @@ class DeploymentReconcilerTest {
     assertThat(rs.getMetadata().getAnnotations())
         .isEqualTo(Map.of(REVISION, "1", DESIRED_REPLICAS, "3", MAX_REPLICAS, "4"));
     assertThat(rs.getSpec().getReplicas()).isEqualTo(3);
+    assertThat(decision.revision()).as("the Deployment's own revision").isEqualTo("1");
   }
 
   @Test
@@ -410,6 +411,7 @@ class DeploymentReconcilerTest {
         .containsEntry(REVISION, "3")
         .containsEntry(REVISION_HISTORY, "1");
     assertThat(revived.getSpec().getReplicas()).as("within maxSurge 1").isEqualTo(1);
+    assertThat(decision.revision()).as("the Deployment follows its new ReplicaSet").isEqualTo("3");
 
     cluster.apply(decision);
     cluster.rollOut(T0.plusSeconds(121));
