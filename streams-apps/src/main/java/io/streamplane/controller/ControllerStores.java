@@ -66,7 +66,9 @@ final class ControllerStores {
 
   /**
    * Forwards each decision as a command and records it in {@code expectations} as sent at {@code
-   * now}; the i-th decision's command id derives from {@code seed} and i.
+   * now}; the i-th decision's command id derives from {@code seed} and i. At most {@link
+   * Expectations#room()} are sent: the rest are decided again when the key is reconciled after the
+   * pending writes are observed.
    */
   static void forward(
       ProcessorContext<String, ResourceCommand> context,
@@ -74,7 +76,8 @@ final class ControllerStores {
       List<OwnerReconciler.Decision> decisions,
       String seed,
       Instant now) {
-    for (int i = 0; i < decisions.size(); i++) {
+    int sending = Math.min(decisions.size(), expectations.room());
+    for (int i = 0; i < sending; i++) {
       OwnerReconciler.Decision decision = decisions.get(i);
       ResourceCommand command = decision.intent().toCommand(commandId(seed, i), decision.actor());
       expectations.expect(decision.intent(), now.toEpochMilli());

@@ -32,6 +32,14 @@ public final class Expectations {
   /** How long a write may stay unobserved before it is sent again. */
   public static final Duration TIMEOUT = Duration.ofSeconds(60);
 
+  /**
+   * The most writes one key may have pending (kube-controller-manager's burstReplicas): a
+   * ReplicaSet of 10,000 replicas, or a namespace of 200,000 objects being emptied, sends this many
+   * and the rest as these are observed. Bounds the work of one reconcile and the size of the
+   * expectations record, which must fit in one Kafka record.
+   */
+  public static final int MAX_PENDING = 500;
+
   private record Pending(CommandVerb verb, long resourceVersion, long sentAtMs) {}
 
   private final Map<String, Pending> pending = new LinkedHashMap<>();
@@ -156,5 +164,10 @@ public final class Expectations {
 
   public boolean isEmpty() {
     return pending.isEmpty();
+  }
+
+  /** How many more writes may be sent before {@link #MAX_PENDING} are pending. */
+  public int room() {
+    return Math.max(0, MAX_PENDING - pending.size());
   }
 }

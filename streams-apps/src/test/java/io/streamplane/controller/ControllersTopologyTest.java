@@ -324,6 +324,37 @@ class ControllersTopologyTest {
   }
 
   @Test
+  void aNamespaceOfManyObjectsIsEmptiedAFewHundredDeletesAtATime() {
+    // Events a millisecond apart, so that no pending delete expires in the course of the test.
+    events =
+        driver.createInputTopic(
+            topics.events().name(),
+            Serdes.String().serializer(),
+            topics.events().valueSerde().serializer(),
+            T0,
+            Duration.ofMillis(1));
+    send(EventType.ADDED, "namespaces", "", namespace(false));
+    int objects = Expectations.MAX_PENDING * 2 + 100;
+    for (int i = 0; i < objects; i++) {
+      send(EventType.ADDED, "configmaps", "", configMap("cm-" + i));
+    }
+    commands.readValuesToList();
+
+    send(EventType.MODIFIED, "namespaces", "", namespace(true));
+    List<ResourceCommand> first = commands.readValuesToList();
+    assertThat(first).hasSize(Expectations.MAX_PENDING);
+
+    for (ResourceCommand delete : first) {
+      send(EventType.DELETED, "configmaps", "", configMap(delete.getName()));
+    }
+    List<ResourceCommand> second = commands.readValuesToList();
+    assertThat(second).hasSize(Expectations.MAX_PENDING);
+    assertThat(second)
+        .extracting(ResourceCommand::getName)
+        .doesNotContainAnyElementsOf(first.stream().map(ResourceCommand::getName).toList());
+  }
+
+  @Test
   void aStalledRolloutIsMarkedProgressDeadlineExceededByTheWallClock() {
     Deployment deployment = deployment();
     send(EventType.ADDED, "deployments", "apps", deployment);
@@ -533,6 +564,18 @@ class ControllersTopologyTest {
             .build();
     events.pipeInput(resource + "." + group + "/default/" + meta.getName(), event);
     driver.advanceWallClockTime(Duration.ofMillis(10));
+  }
+
+  private static io.streamplane.api.ConfigMap configMap(String name) {
+    return io.streamplane.api.ConfigMap.newBuilder()
+        .setMetadata(
+            ObjectMeta.newBuilder()
+                .setName(name)
+                .setNamespace("default")
+                .setUid("uid-" + name)
+                .setResourceVersion("1")
+                .build())
+        .build();
   }
 
   private static Namespace namespace(boolean terminating) {
