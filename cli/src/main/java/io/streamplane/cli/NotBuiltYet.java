@@ -21,7 +21,7 @@ abstract class NotBuiltYet implements Callable<Integer> {
         "streamplane "
             + role
             + ": not built yet. Built so far: up, gateway, store, controllers, scheduler, node,"
-            + " nodes, bench.");
+            + " nodes, history, bench.");
     return 2;
   }
 
@@ -31,13 +31,6 @@ abstract class NotBuiltYet implements Callable<Integer> {
   static final class Replay extends NotBuiltYet {
     Replay() {
       super("replay");
-    }
-  }
-
-  @Command(name = "history", description = "Every version of one object. (not built yet)")
-  static final class History extends NotBuiltYet {
-    History() {
-      super("history");
     }
   }
 

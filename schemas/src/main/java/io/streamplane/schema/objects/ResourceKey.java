@@ -1,6 +1,8 @@
 package io.streamplane.schema.objects;
 
 import io.streamplane.log.ResourceCommand;
+import java.nio.charset.StandardCharsets;
+import org.apache.kafka.common.utils.Utils;
 
 /**
  * The key of a resource on {@code commands} and {@code events}: {@code
@@ -19,6 +21,16 @@ public record ResourceKey(String resource, String group, String namespace, Strin
   @Override
   public String toString() {
     return resource + "." + group + "/" + namespace + "/" + name;
+  }
+
+  /**
+   * The partition of {@code commands} and {@code events} this key lives in, among {@code
+   * partitions}: murmur2 of the key's UTF-8 bytes, as Kafka's default partitioner places every
+   * keyed record the gateway, controllers and store produce.
+   */
+  public int partition(int partitions) {
+    return Utils.toPositive(Utils.murmur2(toString().getBytes(StandardCharsets.UTF_8)))
+        % partitions;
   }
 
   /** The key of the resource a command is about. */

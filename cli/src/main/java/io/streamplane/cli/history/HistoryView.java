@@ -1,0 +1,164 @@
+package io.streamplane.cli.history;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import com.github.difflib.DiffUtils;
+import com.github.difflib.UnifiedDiffUtils;
+import com.github.difflib.patch.Patch;
+import io.streamplane.cli.history.EventLogScan.Version;
+import io.streamplane.gateway.api.ResourceType;
+import io.streamplane.log.ResourceEvent;
+import io.streamplane.schema.convert.KubeJson;
+import java.util.List;
+import java.util.Objects;
+import org.apache.avro.specific.SpecificRecord;
+
+/**
+ * How {@code streamplane history} shows the versions of one object: as text, each version's header
+ * (time, change, resourceVersion, actor, uid) followed by a unified diff of its YAML against the
+ * previous version (the first shown whole); or as JSON or YAML, one entry per version with those
+ * fields and the whole object.
+ *
+ * <p>Objects are the Kubernetes JSON the gateway serves ({@link KubeJson}), with {@code apiVersion}
+ * and {@code kind} filled in from the resource type when a stored object lacks them. A version
+ * whose uid differs from the previous one's is an object deleted and created again under the same
+ * name; its header says so.
+ */
+public final class HistoryView {
+
+  private static final ObjectMapper JSON =
+      JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build();
+  private static final YAMLMapper YAML =
+      YAMLMapper.builder()
+          .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+          .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+          .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
+          .enable(YAMLGenerator.Feature.INDENT_ARRAYS_WITH_INDICATOR)
+          .build();
+  private static final int DIFF_CONTEXT = 3;
+
+  private final KubeJson kubeJson = new KubeJson();
+  private final ResourceType type;
+
+  public HistoryView(ResourceType type) {
+    this.type = type;
+  }
+
+  /** The human view: headers and diffs, oldest version first. */
+  public String text(List<Version> versions) {
+    StringBuilder out = new StringBuilder();
+    String previousYaml = null;
+    String previousUid = null;
+    long previousVersion = 0;
+    for (Version v : versions) {
+      ResourceEvent event = v.event();
+      ObjectNode object = object(event);
+      String uid = uid(object);
+      out.append("=== ")
+          .append(event.getType())
+          .append("  ")
+          .append(v.time())
+          .append("  resourceVersion ")
+          .append(event.getResourceVersion())
+          .append('\n');
+      out.append("actor: ")
+          .append(event.getActor().getUsername())
+          .append("  groups: ")
+          .append(event.getActor().getGroups())
+          .append('\n');
+      out.append("uid:   ").append(uid == null ? "(none)" : uid);
+      if (previousUid != null && !Objects.equals(previousUid, uid)) {
+        out.append("  (new object: was ").append(previousUid).append(')');
+      }
+      out.append('\n');
+      String yaml = object == null ? "" : yaml(object);
+      if (previousYaml == null) {
+        out.append(yaml);
+      } else {
+        out.append(diff(previousYaml, yaml, previousVersion, event.getResourceVersion()));
+      }
+      out.append('\n');
+      previousYaml = yaml;
+      previousUid = uid;
+      previousVersion = event.getResourceVersion();
+    }
+    return out.toString();
+  }
+
+  /** The machine view, {@code json} or {@code yaml}: a list with one entry per version. */
+  public String machine(List<Version> versions, boolean asYaml) {
+    ArrayNode entries = JsonNodeFactory.instance.arrayNode();
+    for (Version v : versions) {
+      ResourceEvent event = v.event();
+      ObjectNode object = object(event);
+      ObjectNode entry = entries.addObject();
+      entry.put("time", v.time().toString());
+      entry.put("type", event.getType().toString());
+      entry.put("resourceVersion", Long.toString(event.getResourceVersion()));
+      ObjectNode actor = entry.putObject("actor");
+      actor.put("username", event.getActor().getUsername());
+      ArrayNode groups = actor.putArray("groups");
+      event.getActor().getGroups().forEach(g -> groups.add(g.toString()));
+      entry.put("uid", uid(object));
+      entry.put("commandId", event.getCommandId());
+      entry.put("partition", v.partition());
+      entry.put("offset", v.offset());
+      entry.set("object", object);
+    }
+    try {
+      return asYaml ? YAML.writeValueAsString(entries) : JSON.writeValueAsString(entries) + "\n";
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("a JsonNode tree always serialises", e);
+    }
+  }
+
+  private ObjectNode object(ResourceEvent event) {
+    if (event.getObject() == null) {
+      return null;
+    }
+    ObjectNode body = kubeJson.toJson((SpecificRecord) event.getObject());
+    ObjectNode object = JsonNodeFactory.instance.objectNode();
+    object.put("apiVersion", body.path("apiVersion").asText(type.groupVersion()));
+    object.put("kind", body.path("kind").asText(type.kind()));
+    object.setAll(body);
+    return object;
+  }
+
+  private static String uid(JsonNode object) {
+    JsonNode uid = object == null ? null : object.path("metadata").get("uid");
+    return uid == null || uid.isNull() ? null : uid.asText();
+  }
+
+  private static String yaml(ObjectNode object) {
+    try {
+      return YAML.writeValueAsString(object);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("a JsonNode tree always serialises", e);
+    }
+  }
+
+  private static String diff(String before, String after, long beforeVersion, long afterVersion) {
+    List<String> a = before.lines().toList();
+    List<String> b = after.lines().toList();
+    Patch<String> patch = DiffUtils.diff(a, b);
+    if (patch.getDeltas().isEmpty()) {
+      return "(object unchanged)\n";
+    }
+    List<String> lines =
+        UnifiedDiffUtils.generateUnifiedDiff(
+            "resourceVersion " + beforeVersion,
+            "resourceVersion " + afterVersion,
+            a,
+            patch,
+            DIFF_CONTEXT);
+    return String.join("\n", lines) + "\n";
+  }
+}
