@@ -1,5 +1,6 @@
 package io.streamplane.cli.history;
 
+import io.streamplane.bench.measure.Progress;
 import io.streamplane.cli.history.EventLogScan.Version;
 import io.streamplane.cli.roles.ClusterOptions;
 import io.streamplane.gateway.api.ResourceRegistry;
@@ -9,6 +10,7 @@ import java.io.PrintWriter;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -97,9 +99,20 @@ public final class HistoryCommand implements Callable<Integer> {
               cluster.bootstrapServers,
               topics.events().name(),
               topics.events().valueSerde().deserializer());
-      ProgressLine progress = new ProgressLine(err);
-      versions = scan.versions(ref.key(), sinceTime, untilTime, progress);
-      progress.finish();
+      AtomicLong scanned = new AtomicLong();
+      AtomicLong total = new AtomicLong();
+      try (Progress shown =
+          Progress.start(() -> Progress.Status.of("scan", scanned.get(), total.get(), "records"))) {
+        versions =
+            scan.versions(
+                ref.key(),
+                sinceTime,
+                untilTime,
+                (done, of) -> {
+                  total.set(of);
+                  scanned.set(done);
+                });
+      }
     }
     if (versions.isEmpty()) {
       err.println("history: no versions of " + ref + " in " + cluster.layout().topicName("events"));
