@@ -57,17 +57,18 @@ public final class HistoryView {
     StringBuilder out = new StringBuilder();
     String previousYaml = null;
     String previousUid = null;
-    long previousVersion = 0;
+    String previousVersion = null;
     for (Version v : versions) {
       ResourceEvent event = v.event();
       ObjectNode object = object(event);
       String uid = uid(object);
+      String version = resourceVersion(object);
       out.append("=== ")
           .append(event.getType())
           .append("  ")
           .append(v.time())
           .append("  resourceVersion ")
-          .append(event.getResourceVersion())
+          .append(version)
           .append('\n');
       out.append("actor: ")
           .append(event.getActor().getUsername())
@@ -83,12 +84,12 @@ public final class HistoryView {
       if (previousYaml == null) {
         out.append(yaml);
       } else {
-        out.append(diff(previousYaml, yaml, previousVersion, event.getResourceVersion()));
+        out.append(diff(previousYaml, yaml, previousVersion, version));
       }
       out.append('\n');
       previousYaml = yaml;
       previousUid = uid;
-      previousVersion = event.getResourceVersion();
+      previousVersion = version;
     }
     return out.toString();
   }
@@ -102,7 +103,7 @@ public final class HistoryView {
       ObjectNode entry = entries.addObject();
       entry.put("time", v.time().toString());
       entry.put("type", event.getType().toString());
-      entry.put("resourceVersion", Long.toString(event.getResourceVersion()));
+      entry.put("resourceVersion", resourceVersion(object));
       ObjectNode actor = entry.putObject("actor");
       actor.put("username", event.getActor().getUsername());
       ArrayNode groups = actor.putArray("groups");
@@ -145,7 +146,13 @@ public final class HistoryView {
     }
   }
 
-  private static String diff(String before, String after, long beforeVersion, long afterVersion) {
+  /** The object's resourceVersion, as clients see it (the event's own is its command's offset). */
+  private static String resourceVersion(ObjectNode object) {
+    return object == null ? "" : object.path("metadata").path("resourceVersion").asText("");
+  }
+
+  private static String diff(
+      String before, String after, String beforeVersion, String afterVersion) {
     List<String> a = before.lines().toList();
     List<String> b = after.lines().toList();
     Patch<String> patch = DiffUtils.diff(a, b);

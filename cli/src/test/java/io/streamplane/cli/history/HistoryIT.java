@@ -111,7 +111,7 @@ class HistoryIT {
     JsonNode versions = new ObjectMapper().readTree(run.out);
     assertThat(field(versions, "type"))
         .containsExactly("ADDED", "MODIFIED", "MODIFIED", "DELETED", "ADDED");
-    assertThat(field(versions, "resourceVersion")).containsExactly("1", "4", "6", "7", "8");
+    assertThat(field(versions, "resourceVersion")).containsExactly("2", "5", "7", "8", "9");
     assertThat(field(versions, "uid")).containsExactly("uid-1", "uid-1", "uid-1", "uid-1", "uid-2");
     assertThat(versions.get(1).path("actor").path("username").asText()).isEqualTo("bob");
     assertThat(versions.get(1).path("actor").path("groups").get(0).asText()).isEqualTo("ops");
@@ -128,9 +128,9 @@ class HistoryIT {
 
     assertThat(run.exit).as(run.err).isZero();
     assertThat(run.out)
-        .contains("=== ADDED  2026-01-01T10:00:00Z  resourceVersion 1")
+        .contains("=== ADDED  2026-01-01T10:00:00Z  resourceVersion 2")
         .contains("actor: bob  groups: [ops]")
-        .contains("--- resourceVersion 1\n+++ resourceVersion 4")
+        .contains("--- resourceVersion 2\n+++ resourceVersion 5")
         .contains("\n-  replicas: 1\n+  replicas: 3\n")
         .contains("uid:   uid-2  (new object: was uid-1)");
     assertThat(run.out)
@@ -154,7 +154,7 @@ class HistoryIT {
     assertThat(run.exit).as(run.err).isZero();
     JsonNode versions =
         new ObjectMapper(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory()).readTree(run.out);
-    assertThat(field(versions, "resourceVersion")).containsExactly("4", "6", "7");
+    assertThat(field(versions, "resourceVersion")).containsExactly("5", "7", "8");
   }
 
   @Test
@@ -211,7 +211,7 @@ class HistoryIT {
          "metadata": {"name": "%s", "namespace": "%s", "uid": "%s", "resourceVersion": "%d"},
          "spec": {"replicas": %d}}
         """
-            .formatted(key.name(), key.namespace(), uid, version, replicas);
+            .formatted(key.name(), key.namespace(), uid, version + 1, replicas);
     Deployment deployment = kubeJson.toAvro(KubeJson.parseJson(json), Deployment.class).record();
     events.add(
         ResourceEvent.newBuilder()
