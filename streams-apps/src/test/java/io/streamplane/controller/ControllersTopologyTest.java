@@ -63,18 +63,22 @@ class ControllersTopologyTest {
         StreamsConfig.STATE_DIR_CONFIG,
         System.getProperty("java.io.tmpdir") + "/controllers-test-" + UUID.randomUUID());
     driver = new TopologyTestDriver(ControllersTopology.buildTopology(topics), props, T0);
-    events =
-        driver.createInputTopic(
-            topics.events().name(),
-            Serdes.String().serializer(),
-            topics.events().valueSerde().serializer(),
-            T0,
-            Duration.ofSeconds(1));
+    events = eventsAdvancing(Duration.ofSeconds(1));
     commands =
         driver.createOutputTopic(
             topics.commands().name(),
             Serdes.String().deserializer(),
             topics.commands().valueSerde().deserializer());
+  }
+
+  /** The events topic, its records stamped from {@link #T0} on, {@code advance} apart. */
+  private TestInputTopic<String, ResourceEvent> eventsAdvancing(Duration advance) {
+    return driver.createInputTopic(
+        topics.events().name(),
+        Serdes.String().serializer(),
+        topics.events().valueSerde().serializer(),
+        T0,
+        advance);
   }
 
   @AfterEach
@@ -326,13 +330,7 @@ class ControllersTopologyTest {
   @Test
   void aNamespaceOfManyObjectsIsEmptiedAFewHundredDeletesAtATime() {
     // Events a millisecond apart, so that no pending delete expires in the course of the test.
-    events =
-        driver.createInputTopic(
-            topics.events().name(),
-            Serdes.String().serializer(),
-            topics.events().valueSerde().serializer(),
-            T0,
-            Duration.ofMillis(1));
+    events = eventsAdvancing(Duration.ofMillis(1));
     send(EventType.ADDED, "namespaces", "", namespace(false));
     int objects = Expectations.MAX_PENDING * 2 + 100;
     for (int i = 0; i < objects; i++) {

@@ -2,21 +2,7 @@ package io.streamplane.gateway.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.sun.net.httpserver.HttpServer;
-import io.streamplane.gateway.api.Discovery;
-import io.streamplane.gateway.api.OpenApiV3;
-import io.streamplane.gateway.api.ResourceRegistry;
-import io.streamplane.gateway.api.table.TableConverter;
-import io.streamplane.gateway.storage.ResourceService;
-import io.streamplane.schema.convert.KubeJson;
-import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -27,28 +13,16 @@ import org.junit.jupiter.api.Test;
  */
 class ApiHandlerTest {
 
-  private final HttpClient client = HttpClient.newHttpClient();
-  private HttpServer server;
+  private BrokerlessHandler handler;
 
   @BeforeEach
   void start() throws Exception {
-    ResourceRegistry registry = ResourceRegistry.kubernetes();
-    ApiHandler handler =
-        new ApiHandler(
-            registry,
-            new ResourceService(null, null, new KubeJson(), Duration.ofSeconds(1)),
-            null,
-            new Discovery(registry, "test", Instant.parse("2026-11-22T00:00:00Z")),
-            new OpenApiV3(registry),
-            new TableConverter(Clock.systemUTC()));
-    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 16);
-    server.createContext("/", handler);
-    server.start();
+    handler = new BrokerlessHandler();
   }
 
   @AfterEach
   void stop() {
-    server.stop(0);
+    handler.close();
   }
 
   @Test
@@ -71,11 +45,6 @@ class ApiHandlerTest {
   }
 
   private HttpResponse<String> send(String method, String path) throws Exception {
-    return client.send(
-        HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + server.getAddress().getPort() + path))
-            .method(method, HttpRequest.BodyPublishers.noBody())
-            .build(),
-        HttpResponse.BodyHandlers.ofString());
+    return handler.send(method, path);
   }
 }

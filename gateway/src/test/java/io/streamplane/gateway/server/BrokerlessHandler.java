@@ -1,0 +1,57 @@
+package io.streamplane.gateway.server;
+
+import com.sun.net.httpserver.HttpServer;
+import io.streamplane.gateway.api.Discovery;
+import io.streamplane.gateway.api.OpenApiV3;
+import io.streamplane.gateway.api.ResourceRegistry;
+import io.streamplane.gateway.api.table.TableConverter;
+import io.streamplane.gateway.storage.ResourceService;
+import io.streamplane.schema.convert.KubeJson;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * The gateway's {@link ApiHandler} on a free local port with no broker behind it: for what it
+ * answers before storage is reached.
+ */
+final class BrokerlessHandler implements AutoCloseable {
+
+  private final HttpClient client = HttpClient.newHttpClient();
+  private final HttpServer server;
+
+  BrokerlessHandler() throws IOException {
+    ResourceRegistry registry = ResourceRegistry.kubernetes();
+    ApiHandler handler =
+        new ApiHandler(
+            registry,
+            new ResourceService(null, null, new KubeJson(), Duration.ofSeconds(1)),
+            null,
+            new Discovery(registry, "test", Instant.parse("2026-11-22T00:00:00Z")),
+            new OpenApiV3(registry),
+            new TableConverter(Clock.systemUTC()));
+    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 16);
+    server.createContext("/", handler);
+    server.start();
+  }
+
+  HttpResponse<String> send(String method, String path) throws Exception {
+    return client.send(
+        HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + server.getAddress().getPort() + path))
+            .method(method, HttpRequest.BodyPublishers.noBody())
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+  }
+}
