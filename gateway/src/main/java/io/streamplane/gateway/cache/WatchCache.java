@@ -7,7 +7,6 @@ import io.streamplane.topics.Topics;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
@@ -38,14 +37,12 @@ import org.slf4j.LoggerFactory;
  * watches to resume from.
  *
  * <p>Consistency: {@link #catchUpWithLog} waits until the cache has read past everything written to
- * {@code events} at the time of the call — each partition's high watermark, not its last stable
- * offset, so the wait includes the few milliseconds until a transaction open at the time of the
- * call is resolved — and until every version this gateway has answered a write with is applied. The
- * gateway answers a write once the store has decided it, before the store's transaction commits; if
- * that transaction aborts (the store crashed), the store writes the same event again and the read
- * waits for it. A read on another gateway sees the write once its event is in the log: in the few
- * milliseconds between the answer and the commit of a store that then crashes, it may not yet
- * (docs/architecture.md).
+ * {@code events} at the time of the call, so a read that follows any acknowledged write — from any
+ * gateway — sees it. The store writes the event before committing the transaction that also holds
+ * the acknowledging result, but the commit markers reach the partitions one by one: the result can
+ * be readable while the event's partition still ends in an open transaction. So the target is each
+ * partition's high watermark, not its last stable offset, and the wait includes the few
+ * milliseconds until a transaction open at the time of the call is resolved.
  *
  * <p>Limits: the whole state is held in memory and rebuilt from the start of {@code events} when a
  * gateway starts; the window keeps the last {@code windowSize} changes, and a watch from an older
@@ -75,16 +72,6 @@ public final class WatchCache implements AutoCloseable {
   private final Map<String, TreeMap<String, ObjectNode>> objects = new HashMap<>();
   private final Deque<WatchEvent> window = new ArrayDeque<>();
   private final long[] positions;
-
-  /**
-   * Per partition of {@code events}: the highest object resourceVersion of a committed event
-   * applied, and the highest this gateway has answered a write with. The gateway answers a write
-   * once the store has decided it, before the store's transaction commits, so a read that follows
-   * it waits until the first has reached the second.
-   */
-  private final long[] appliedVersions;
-
-  private final long[] answeredVersions;
   private final long[] evictedBelow;
   private final List<Watcher> watchers = new CopyOnWriteArrayList<>();
   private final Thread poller;
@@ -114,10 +101,6 @@ public final class WatchCache implements AutoCloseable {
             .sorted((a, b) -> Integer.compare(a.partition(), b.partition()))
             .toList();
     this.positions = new long[partitions.size()];
-    this.appliedVersions = new long[partitions.size()];
-    this.answeredVersions = new long[partitions.size()];
-    Arrays.fill(appliedVersions, -1);
-    Arrays.fill(answeredVersions, -1);
     this.evictedBelow = new long[partitions.size()];
     consumer.assign(partitions);
     consumer.seekToBeginning(partitions);
@@ -160,12 +143,6 @@ public final class WatchCache implements AutoCloseable {
     }
     String type = typeKey(event.getGroup(), event.getResource());
     ObjectNode object = json.toJson((SpecificRecord) event.getObject());
-    // The object's own version, as the gateway answers it (and as a write that changed nothing
-    // answers the stored one).
-    appliedVersions[record.partition()] =
-        Math.max(
-            appliedVersions[record.partition()],
-            object.path("metadata").path("resourceVersion").asLong(-1));
     String key = objectKey(event.getNamespace(), event.getName());
     TreeMap<String, ObjectNode> ofType = objects.computeIfAbsent(type, t -> new TreeMap<>());
     String watchType;
@@ -201,10 +178,6 @@ public final class WatchCache implements AutoCloseable {
    * once committed).
    */
   public void catchUpWithLog(Duration timeout) {
-    long[] answered;
-    synchronized (lock) {
-      answered = answeredVersions.clone();
-    }
     Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
     partitions.forEach(p -> latest.put(p, OffsetSpec.latest()));
     long[] target = new long[partitions.size()];
@@ -217,23 +190,13 @@ public final class WatchCache implements AutoCloseable {
     } catch (Exception e) {
       throw new CacheUnavailableException("cannot read the end of " + topics.events().name(), e);
     }
-    awaitPositions(target, answered, timeout);
+    awaitPositions(target, timeout);
   }
 
-  /**
-   * Records that this gateway answered a write whose event is {@code resourceVersion} in {@code
-   * partition} of {@code events}: from now on, {@link #catchUpWithLog} waits for it to be applied.
-   */
-  public void answered(int partition, long resourceVersion) {
-    synchronized (lock) {
-      answeredVersions[partition] = Math.max(answeredVersions[partition], resourceVersion);
-    }
-  }
-
-  private void awaitPositions(long[] target, long[] answered, Duration timeout) {
+  private void awaitPositions(long[] target, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     synchronized (lock) {
-      while (!reached(target, answered)) {
+      while (!reached(target)) {
         if (failure != null) {
           throw new CacheUnavailableException("the watch cache failed", failure);
         }
@@ -253,9 +216,9 @@ public final class WatchCache implements AutoCloseable {
     }
   }
 
-  private boolean reached(long[] target, long[] answered) {
+  private boolean reached(long[] target) {
     for (int p = 0; p < target.length; p++) {
-      if (positions[p] < target[p] || appliedVersions[p] < answered[p]) {
+      if (positions[p] < target[p]) {
         return false;
       }
     }

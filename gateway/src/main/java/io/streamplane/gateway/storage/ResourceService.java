@@ -28,7 +28,6 @@ import io.streamplane.schema.convert.ConversionException;
 import io.streamplane.schema.convert.Decoded;
 import io.streamplane.schema.convert.KubeJson;
 import io.streamplane.schema.convert.UnknownField;
-import io.streamplane.schema.objects.KubeObjects;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -553,15 +552,7 @@ public final class ResourceService {
 
   private CommandResult execute(ResourceCommand command) {
     try {
-      CommandResult result = commands.execute(command, timeout);
-      if (result.getCode() < 300
-          && result.getObject() instanceof SpecificRecord object
-          && !command.getDryRun()) {
-        // Answered before the store's transaction commits: later reads wait for this version.
-        String version = KubeObjects.meta(object).getResourceVersion();
-        cache.answered(result.getPartition(), Long.parseLong(version));
-      }
-      return result;
+      return commands.execute(command, timeout);
     } catch (TimeoutException e) {
       throw new ApiException(
           Statuses.timeout(

@@ -32,14 +32,6 @@ import org.slf4j.LoggerFactory;
  * (idempotent producer, acks=all) and waits for its {@link CommandResult} on the one partition of
  * {@code results} this gateway reads.
  *
- * <p>Results are read as soon as the store has written them, before its transaction commits ({@code
- * read_uncommitted}): the command is already durable in {@code commands} (acks=all), and the
- * store's decision is a function of the command and the committed state of its key alone (the uid
- * and timestamps come from the command's log position and record time). If that transaction aborts,
- * the store applies the same commands again to the same state and decides the same, so the answer
- * is the one the log will hold; a repeated result for a command already answered is ignored. Reads
- * that follow wait for the answered version ({@code WatchCache#answered}).
- *
  * <p>A command whose result does not arrive in time is reported as a timeout; it may still be
  * applied later (the client sees 504, as from kube-apiserver when etcd is slow), never twice.
  */
@@ -70,7 +62,7 @@ public final class CommandClient implements AutoCloseable {
             producerProps, new StringSerializer(), topics.commands().valueSerde().serializer());
     Properties consumerProps = new Properties();
     consumerProps.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-    consumerProps.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
+    consumerProps.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     consumerProps.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     // The broker answers a waiting fetch as soon as records (or the commit markers that make them
     // readable) arrive, so a long wait costs no latency; a short one would make an idle gateway
