@@ -1,5 +1,6 @@
 package io.streamplane.cli.history;
 
+import io.streamplane.gateway.history.ObjectVersion;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.schema.objects.ResourceKey;
 import java.nio.charset.StandardCharsets;
@@ -33,7 +34,6 @@ import org.apache.kafka.common.serialization.Deserializer;
 public final class EventLogScan {
 
   /** One version of the object: its event and where and when the log has it. */
-  public record Version(Instant time, int partition, long offset, ResourceEvent event) {}
 
   /** Told how far the scan is, after every poll: records read of the records to read. */
   public interface Progress {
@@ -54,7 +54,8 @@ public final class EventLogScan {
   }
 
   /** The versions of {@code key} stamped in [{@code since}, {@code until}] (null: unbounded). */
-  public List<Version> versions(ResourceKey key, Instant since, Instant until, Progress progress) {
+  public List<ObjectVersion> versions(
+      ResourceKey key, Instant since, Instant until, Progress progress) {
     Properties props = new Properties();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -74,7 +75,7 @@ public final class EventLogScan {
       byte[] wanted = key.toString().getBytes(StandardCharsets.UTF_8);
       long sinceMs = since == null ? Long.MIN_VALUE : since.toEpochMilli();
       long untilMs = until == null ? Long.MAX_VALUE : until.toEpochMilli();
-      List<Version> versions = new ArrayList<>();
+      List<ObjectVersion> versions = new ArrayList<>();
       long position = start;
       while (position < end) {
         for (ConsumerRecord<byte[], byte[]> record : consumer.poll(POLL)) {
@@ -90,7 +91,7 @@ public final class EventLogScan {
             continue;
           }
           versions.add(
-              new Version(
+              new ObjectVersion(
                   Instant.ofEpochMilli(record.timestamp()),
                   record.partition(),
                   record.offset(),

@@ -1,9 +1,9 @@
 package io.streamplane.cli.history;
 
 import io.streamplane.bench.measure.Progress;
-import io.streamplane.cli.history.EventLogScan.Version;
 import io.streamplane.cli.roles.ClusterOptions;
 import io.streamplane.gateway.api.ResourceRegistry;
+import io.streamplane.gateway.history.ObjectVersion;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.topics.Topics;
 import java.io.PrintWriter;
@@ -91,7 +91,7 @@ public final class HistoryCommand implements Callable<Integer> {
     }
     PrintWriter out = cmd.getOut();
     PrintWriter err = cmd.getErr();
-    List<Version> versions;
+    List<ObjectVersion> versions;
     try (KafkaSchemaCatalog catalog = cluster.catalog()) {
       Topics topics = new Topics(cluster.layout(), catalog);
       EventLogScan scan =

@@ -6,20 +6,19 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import com.github.difflib.DiffUtils;
 import com.github.difflib.UnifiedDiffUtils;
 import com.github.difflib.patch.Patch;
-import io.streamplane.cli.history.EventLogScan.Version;
 import io.streamplane.gateway.api.ResourceType;
+import io.streamplane.gateway.history.ObjectVersion;
+import io.streamplane.gateway.history.VersionsJson;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.schema.convert.KubeJson;
 import java.util.List;
 import java.util.Objects;
-import org.apache.avro.specific.SpecificRecord;
 
 /**
  * How {@code streamplane history} shows the versions of one object: as text, each version's header
@@ -53,12 +52,12 @@ public final class HistoryView {
   }
 
   /** The human view: headers and diffs, oldest version first. */
-  public String text(List<Version> versions) {
+  public String text(List<ObjectVersion> versions) {
     StringBuilder out = new StringBuilder();
     String previousYaml = null;
     String previousUid = null;
     String previousVersion = null;
-    for (Version v : versions) {
+    for (ObjectVersion v : versions) {
       ResourceEvent event = v.event();
       ObjectNode object = object(event);
       String uid = uid(object);
@@ -95,25 +94,8 @@ public final class HistoryView {
   }
 
   /** The machine view, {@code json} or {@code yaml}: a list with one entry per version. */
-  public String machine(List<Version> versions, boolean asYaml) {
-    ArrayNode entries = JsonNodeFactory.instance.arrayNode();
-    for (Version v : versions) {
-      ResourceEvent event = v.event();
-      ObjectNode object = object(event);
-      ObjectNode entry = entries.addObject();
-      entry.put("time", v.time().toString());
-      entry.put("type", event.getType().toString());
-      entry.put("resourceVersion", resourceVersion(object));
-      ObjectNode actor = entry.putObject("actor");
-      actor.put("username", event.getActor().getUsername());
-      ArrayNode groups = actor.putArray("groups");
-      event.getActor().getGroups().forEach(g -> groups.add(g.toString()));
-      entry.put("uid", uid(object));
-      entry.put("commandId", event.getCommandId());
-      entry.put("partition", v.partition());
-      entry.put("offset", v.offset());
-      entry.set("object", object);
-    }
+  public String machine(List<ObjectVersion> versions, boolean asYaml) {
+    ArrayNode entries = VersionsJson.entries(kubeJson, type, versions);
     try {
       return asYaml ? YAML.writeValueAsString(entries) : JSON.writeValueAsString(entries) + "\n";
     } catch (JsonProcessingException e) {
@@ -122,20 +104,11 @@ public final class HistoryView {
   }
 
   private ObjectNode object(ResourceEvent event) {
-    if (event.getObject() == null) {
-      return null;
-    }
-    ObjectNode body = kubeJson.toJson((SpecificRecord) event.getObject());
-    ObjectNode object = JsonNodeFactory.instance.objectNode();
-    object.put("apiVersion", body.path("apiVersion").asText(type.groupVersion()));
-    object.put("kind", body.path("kind").asText(type.kind()));
-    object.setAll(body);
-    return object;
+    return VersionsJson.object(kubeJson, type, event);
   }
 
   private static String uid(JsonNode object) {
-    JsonNode uid = object == null ? null : object.path("metadata").get("uid");
-    return uid == null || uid.isNull() ? null : uid.asText();
+    return VersionsJson.uid(object);
   }
 
   private static String yaml(ObjectNode object) {
@@ -146,9 +119,8 @@ public final class HistoryView {
     }
   }
 
-  /** The object's resourceVersion, as clients see it (the event's own is its command's offset). */
   private static String resourceVersion(ObjectNode object) {
-    return object == null ? "" : object.path("metadata").path("resourceVersion").asText("");
+    return VersionsJson.resourceVersion(object);
   }
 
   private static String diff(

@@ -4,6 +4,7 @@ import io.streamplane.gateway.server.GatewayServer;
 import io.streamplane.log.UserInfo;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.topics.Topics;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -47,6 +48,14 @@ public final class GatewayCommand implements Callable<Integer> {
           "The partition of the results topic this gateway reads (default: ${DEFAULT-VALUE}).")
   int resultsPartition;
 
+  @Option(
+      names = "--history-dir",
+      defaultValue = ".streamplane/state-gateway/history",
+      description =
+          "The gateway's index of every object's versions, for reads at past versions"
+              + " (default: ${DEFAULT-VALUE}).")
+  Path historyDir;
+
   @Override
   public Integer call() throws Exception {
     KafkaSchemaCatalog catalog = cluster.catalog();
@@ -56,7 +65,8 @@ public final class GatewayCommand implements Callable<Integer> {
             new Topics(cluster.layout(), catalog),
             address,
             port,
-            resultsPartition);
+            resultsPartition,
+            historyDir.toAbsolutePath());
     gateway.keepSystemNamespaces(SYSTEM, GatewayServer.SYSTEM_NAMESPACES_INTERVAL);
     System.out.println("gateway: Kubernetes API at " + gateway.url() + ". Ctrl-C to stop.");
     Roles.runUntilStopped(catalog, gateway);

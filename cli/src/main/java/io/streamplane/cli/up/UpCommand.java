@@ -217,7 +217,13 @@ public final class UpCommand implements Callable<Integer> {
                       broker.bootstrapServers(),
                       stateDir.resolve("store").toAbsolutePath());
               GatewayServer gateway =
-                  GatewayServer.start(broker.bootstrapServers(), topics, "127.0.0.1", apiPort, 0)) {
+                  GatewayServer.start(
+                      broker.bootstrapServers(),
+                      topics,
+                      "127.0.0.1",
+                      apiPort,
+                      0,
+                      stateDir.resolve("gateway-history").toAbsolutePath())) {
             console.line(
                 "store"
                     + (withoutControllers ? "" : ", controllers")

@@ -155,6 +155,25 @@ public final class Statuses {
   }
 
   /**
+   * 504 {@code Too large resource version: X, current: Y} for a read at a version the log has not
+   * reached, with kube-apiserver's cause {@code ResourceVersionTooLarge} and a retry hint.
+   */
+  public static ObjectNode tooLargeResourceVersion(String requested, String current) {
+    ObjectNode details = JSON.objectNode();
+    details
+        .putArray("causes")
+        .addObject()
+        .put("reason", "ResourceVersionTooLarge")
+        .put("message", "Too large resource version");
+    details.put("retryAfterSeconds", 1);
+    return failure(
+        504,
+        "Timeout",
+        "Too large resource version: " + requested + ", current: " + current,
+        details);
+  }
+
+  /**
    * 410 Expired for a watch or list from a compacted version: {@code too old resource version: X
    * (Y)} where Y is the oldest version still served.
    */

@@ -1,6 +1,7 @@
 package io.streamplane.gateway.cache;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.gateway.api.Statuses;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.schema.convert.KubeJson;
 import io.streamplane.topics.Topics;
@@ -63,6 +64,7 @@ public final class WatchCache implements AutoCloseable {
   public record Snapshot(List<ObjectNode> items, ListVersion version) {}
 
   private final KubeJson json;
+  private final String bootstrapServers;
   private final Topics topics;
   private final KafkaConsumer<String, ResourceEvent> consumer;
   private final Admin admin;
@@ -80,6 +82,7 @@ public final class WatchCache implements AutoCloseable {
 
   public WatchCache(String bootstrapServers, Topics topics, KubeJson json, int windowSize) {
     this.json = json;
+    this.bootstrapServers = bootstrapServers;
     this.topics = topics;
     this.windowSize = windowSize;
     Properties props = new Properties();
@@ -134,6 +137,27 @@ public final class WatchCache implements AutoCloseable {
     } finally {
       consumer.close(Duration.ofSeconds(5));
     }
+  }
+
+  /**
+   * A change read from the log by itself, without the cache's state: its type as the store wrote
+   * it.
+   */
+  private WatchEvent change(ConsumerRecord<String, ResourceEvent> record) {
+    ResourceEvent event = record.value();
+    if (event == null || event.getObject() == null) {
+      return null;
+    }
+    return new WatchEvent(
+        switch (event.getType()) {
+          case ADDED -> "ADDED";
+          case DELETED -> "DELETED";
+          default -> "MODIFIED";
+        },
+        typeKey(event.getGroup(), event.getResource()),
+        json.toJson((SpecificRecord) event.getObject()),
+        record.partition(),
+        record.offset());
   }
 
   private void apply(ConsumerRecord<String, ResourceEvent> record) {
@@ -260,11 +284,13 @@ public final class WatchCache implements AutoCloseable {
    * Starts a watch: first the changes after {@code from} (or, with no version, a synthetic ADDED
    * for every current object, as Kubernetes does), then every later change, all delivered to {@code
    * listener} in log order per partition, each change after {@code from} once, whether or not the
-   * cache had read up to {@code from} when the watch began. Returns the handle that stops it.
+   * cache had read up to {@code from} when the watch began. Changes older than the window are read
+   * from the log itself ({@link #followFromLog}). Returns the handle that stops it.
    *
-   * @throws TooOldResourceVersionException if changes after {@code from} have left the window
+   * @throws TooOldResourceVersionException if the log no longer holds the changes after {@code
+   *     from}
    */
-  public AutoCloseable watch(
+  public Registration watch(
       String group,
       String resource,
       ListVersion from,
@@ -277,7 +303,6 @@ public final class WatchCache implements AutoCloseable {
         from == null
             ? filter
             : filter.and(change -> change.offset() >= from.offset(change.partition()));
-    Watcher watcher = new Watcher(type, live, listener);
     synchronized (lock) {
       if (from == null) {
         for (ObjectNode object : objects.getOrDefault(type, new TreeMap<>()).values()) {
@@ -286,23 +311,139 @@ public final class WatchCache implements AutoCloseable {
             listener.onEvent(added);
           }
         }
+      } else if (!inWindow(from)) {
+        return followFromLog(type, from, live, listener);
       } else {
-        for (int p = 0; p < positions.length; p++) {
-          if (from.offset(p) < evictedBelow[p]) {
-            throw new TooOldResourceVersionException(from.toString(), version().toString());
-          }
-        }
-        for (WatchEvent change : window) {
-          if (change.resourceType().equals(type)
-              && change.offset() >= from.offset(change.partition())
-              && filter.test(change)) {
-            listener.onEvent(change);
-          }
-        }
+        replayWindow(type, from, filter, listener);
       }
+      Watcher watcher = new Watcher(type, live, listener);
       watchers.add(watcher);
+      return new Registration() {
+        @Override
+        public boolean following() {
+          return true;
+        }
+
+        @Override
+        public void close() {
+          watchers.remove(watcher);
+        }
+      };
     }
-    return () -> watchers.remove(watcher);
+  }
+
+  /** A started watch. */
+  public interface Registration extends AutoCloseable {
+    /**
+     * Whether the watch has been given every change up to the cache's position, so that a bookmark
+     * at the cache's version skips nothing; false while older changes are still read from the log.
+     */
+    boolean following();
+
+    @Override
+    void close();
+  }
+
+  private boolean inWindow(ListVersion from) {
+    for (int p = 0; p < positions.length; p++) {
+      if (from.offset(p) < evictedBelow[p]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private void replayWindow(
+      String type, ListVersion from, Predicate<WatchEvent> filter, Listener listener) {
+    for (WatchEvent change : window) {
+      if (change.resourceType().equals(type)
+          && change.offset() >= from.offset(change.partition())
+          && filter.test(change)) {
+        listener.onEvent(change);
+      }
+    }
+  }
+
+  /**
+   * A watch from before the window: the changes between {@code from} and the window's start are
+   * read from {@code events} by a reader of the watch's own, while the window and the changes that
+   * follow are held back until it is done, then passed on in order.
+   */
+  private Registration followFromLog(
+      String type, ListVersion from, Predicate<WatchEvent> filter, Listener listener) {
+    long[] windowStart = evictedBelow.clone();
+    HeldBack held = new HeldBack(listener);
+    replayWindow(type, from, filter, held);
+    Watcher watcher = new Watcher(type, filter, held);
+    watchers.add(watcher);
+    LogRange range = new LogRange(bootstrapServers, topics, partitions, from, windowStart);
+    Thread reader =
+        new Thread(
+            () -> {
+              try (range) {
+                range.forEach(
+                    record -> {
+                      WatchEvent change = change(record);
+                      if (change != null
+                          && change.resourceType().equals(type)
+                          && filter.test(change)) {
+                        listener.onEvent(change);
+                      }
+                    });
+                held.release();
+              } catch (TooOldResourceVersionException e) {
+                listener.onEvent(
+                    WatchEvent.error(Statuses.tooOldResourceVersion(e.requested(), e.current())));
+              } catch (RuntimeException e) {
+                LOG.warn("a watch from {} could not read the log", from, e);
+                listener.onEvent(
+                    WatchEvent.error(
+                        Statuses.internalError("cannot read " + topics.events().name())));
+              }
+            },
+            "watch-from-log");
+    reader.setDaemon(true);
+    reader.start();
+    return new Registration() {
+      @Override
+      public boolean following() {
+        return held.released();
+      }
+
+      @Override
+      public void close() {
+        watchers.remove(watcher);
+        range.stop();
+      }
+    };
+  }
+
+  /** Passes changes on once released; until then keeps them, in order. */
+  private static final class HeldBack implements Listener {
+    private final Listener listener;
+    private List<WatchEvent> kept = new ArrayList<>();
+
+    HeldBack(Listener listener) {
+      this.listener = listener;
+    }
+
+    @Override
+    public synchronized void onEvent(WatchEvent event) {
+      if (kept == null) {
+        listener.onEvent(event);
+      } else {
+        kept.add(event);
+      }
+    }
+
+    synchronized void release() {
+      kept.forEach(listener::onEvent);
+      kept = null;
+    }
+
+    synchronized boolean released() {
+      return kept == null;
+    }
   }
 
   static String typeKey(String group, String resource) {

@@ -26,6 +26,7 @@ import io.streamplane.gateway.metrics.GatewayMetrics;
 import io.streamplane.gateway.metrics.RequestLabels;
 import io.streamplane.gateway.request.QueryBooleans;
 import io.streamplane.gateway.request.RequestInfo;
+import io.streamplane.gateway.storage.ReadAt;
 import io.streamplane.gateway.storage.ResourceService;
 import io.streamplane.gateway.storage.WriteOptions;
 import io.streamplane.gateway.storage.Written;
@@ -35,6 +36,9 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -73,6 +77,10 @@ final class ApiHandler implements HttpHandler {
   private final OpenApiV3 openApi;
   private final TableConverter tables;
   private final Watches watches;
+
+  /** Where the history of an object is served: this, then the object's API path. */
+  public static final String HISTORY_PREFIX = "/history";
+
   private final PodLogs podLogs;
   private final HttpHandler metrics = new MetricsHandler(PrometheusRegistry.defaultRegistry);
 
@@ -188,6 +196,10 @@ final class ApiHandler implements HttpHandler {
       default -> {
         List<String> parts = info.parts();
         Optional<ObjectNode> document = Optional.empty();
+        if (path.startsWith(HISTORY_PREFIX + "/")) {
+          history(exchange, path.substring(HISTORY_PREFIX.length()), query);
+          return;
+        }
         if (path.startsWith("/openapi/v3/")) {
           document = openApi.document(path.substring("/openapi/v3/".length()));
         } else if (parts.size() == 2 && parts.get(0).equals("api")) {
@@ -202,6 +214,53 @@ final class ApiHandler implements HttpHandler {
         }
         Responses.json(exchange, 200, document.get());
       }
+    }
+  }
+
+  /**
+   * {@code GET /history/<an object's API path>}: every version of that object ({@link
+   * ResourceService#history}), optionally only those from {@code since} to {@code until} (RFC
+   * 3339). Kubernetes has no such API.
+   */
+  private void history(HttpExchange exchange, String objectPath, Map<String, String> query)
+      throws IOException {
+    if (!exchange.getRequestMethod().equals("GET")) {
+      throw new ApiException(Statuses.methodNotAllowed("", "history", exchange.getRequestMethod()));
+    }
+    RequestInfo object = RequestInfo.parse("GET", objectPath, query);
+    if (!object.resourceRequest() || !"get".equals(object.verb()) || object.subresource() != null) {
+      throw new ApiException(Statuses.notFoundPath());
+    }
+    ResourceType type =
+        registry
+            .byResource(object.group(), object.resource())
+            .filter(t -> t.version().equals(object.version()) && t.stored())
+            .orElseThrow(() -> new ApiException(Statuses.notFoundPath()));
+    if (type.namespaced() != (object.namespace() != null)) {
+      throw new ApiException(Statuses.notFoundPath());
+    }
+    Responses.json(
+        exchange,
+        200,
+        service.history(
+            type,
+            object.namespace(),
+            object.name(),
+            instant(query, "since"),
+            instant(query, "until")));
+  }
+
+  private static Instant instant(Map<String, String> query, String name) {
+    String value = query.get(name);
+    if (value == null || value.isEmpty()) {
+      return null;
+    }
+    try {
+      return OffsetDateTime.parse(value).toInstant();
+    } catch (DateTimeParseException e) {
+      throw new ApiException(
+          Statuses.badRequest(
+              name + ": " + value + " is not a time in RFC 3339 (2006-01-02T15:04:05Z)"));
     }
   }
 
@@ -249,7 +308,11 @@ final class ApiHandler implements HttpHandler {
         ObjectNode object =
             "scale".equals(subresource)
                 ? service.scale(type, namespace, info.name())
-                : service.get(type, namespace, info.name(), query.get("resourceVersion"));
+                : service.get(
+                    type,
+                    namespace,
+                    info.name(),
+                    ReadAt.ofGet(query.get("resourceVersion"), query.get("resourceVersionMatch")));
         Responses.json(
             exchange,
             200,
@@ -264,7 +327,10 @@ final class ApiHandler implements HttpHandler {
                 Selectors.parseFields(query.get("fieldSelector"), type),
                 parseLong(query.get("limit")),
                 query.get("continue"),
-                query.get("resourceVersion"));
+                ReadAt.ofList(
+                    query.get("resourceVersion"),
+                    query.get("resourceVersionMatch"),
+                    query.get("continue")));
         Responses.json(exchange, 200, table ? tables.forList(type, list, include) : list);
       }
       case "watch" -> {

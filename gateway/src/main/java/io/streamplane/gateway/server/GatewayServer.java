@@ -10,6 +10,7 @@ import io.streamplane.gateway.api.ResourceRegistry;
 import io.streamplane.gateway.api.ResourceType;
 import io.streamplane.gateway.api.table.TableConverter;
 import io.streamplane.gateway.cache.WatchCache;
+import io.streamplane.gateway.history.HistoryIndex;
 import io.streamplane.gateway.storage.ResourceService;
 import io.streamplane.gateway.storage.WriteOptions;
 import io.streamplane.gateway.write.CommandClient;
@@ -19,14 +20,18 @@ import io.streamplane.schema.convert.KubeJson;
 import io.streamplane.topics.Topics;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,6 +59,8 @@ public final class GatewayServer implements AutoCloseable {
   private final HttpServer http;
   private final ExecutorService executor;
   private final WatchCache cache;
+  private final HistoryIndex history;
+  private Path temporaryHistory;
   private final CommandClient commands;
   private final ResourceService service;
   private final ResourceRegistry registry;
@@ -69,26 +76,49 @@ public final class GatewayServer implements AutoCloseable {
       HttpServer http,
       ExecutorService executor,
       WatchCache cache,
+      HistoryIndex history,
       CommandClient commands,
       ResourceService service,
       ResourceRegistry registry) {
     this.http = http;
     this.executor = executor;
     this.cache = cache;
+    this.history = history;
     this.commands = commands;
     this.service = service;
     this.registry = registry;
   }
 
+  /** A gateway whose history index lives in a temporary directory, removed when it closes. */
   public static GatewayServer start(
       String bootstrapServers, Topics topics, String host, int port, int replyPartition)
+      throws IOException {
+    Path temporary = Files.createTempDirectory("streamplane-history-");
+    GatewayServer gateway = start(bootstrapServers, topics, host, port, replyPartition, temporary);
+    gateway.temporaryHistory = temporary;
+    return gateway;
+  }
+
+  /**
+   * A gateway keeping its history index in {@code historyDirectory}, where a restart finds it and
+   * reads on from where it stopped.
+   */
+  public static GatewayServer start(
+      String bootstrapServers,
+      Topics topics,
+      String host,
+      int port,
+      int replyPartition,
+      Path historyDirectory)
       throws IOException {
     ProcessMetrics.register();
     KubeJson json = new KubeJson();
     ResourceRegistry registry = ResourceRegistry.kubernetes();
     WatchCache cache = new WatchCache(bootstrapServers, topics, json, WATCH_WINDOW);
+    HistoryIndex history = new HistoryIndex(bootstrapServers, topics, historyDirectory);
     CommandClient commands = new CommandClient(bootstrapServers, topics, replyPartition);
-    ResourceService service = new ResourceService(cache, commands, json, Duration.ofSeconds(30));
+    ResourceService service =
+        new ResourceService(cache, history, commands, json, Duration.ofSeconds(30));
     ApiHandler handler =
         new ApiHandler(
             registry,
@@ -106,7 +136,7 @@ public final class GatewayServer implements AutoCloseable {
     http.setExecutor(executor);
     http.createContext("/", handler);
     http.start();
-    return new GatewayServer(http, executor, cache, commands, service, registry);
+    return new GatewayServer(http, executor, cache, history, commands, service, registry);
   }
 
   /**
@@ -174,5 +204,13 @@ public final class GatewayServer implements AutoCloseable {
     executor.shutdownNow();
     commands.close();
     cache.close();
+    history.close();
+    if (temporaryHistory != null) {
+      try (Stream<Path> files = Files.walk(temporaryHistory)) {
+        files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+      } catch (IOException e) {
+        LOG.warn("could not remove {}: {}", temporaryHistory, e.toString());
+      }
+    }
   }
 }

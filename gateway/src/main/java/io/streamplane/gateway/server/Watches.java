@@ -68,7 +68,7 @@ final class Watches {
           Statuses.tooOldResourceVersion(start.expired(), cache.version().toString()));
     }
     BlockingQueue<WatchEvent> queue = new LinkedBlockingQueue<>();
-    try (AutoCloseable registration =
+    try (WatchCache.Registration registration =
         cache.watch(
             type.group(),
             type.plural(),
@@ -91,18 +91,19 @@ final class Watches {
       while (System.nanoTime() < deadline) {
         WatchEvent event = queue.poll(200, TimeUnit.MILLISECONDS);
         if (event != null) {
-          write(
-              out,
-              event.type(),
-              table ? tables.forObject(type, event.object(), include) : event.object());
-          for (WatchEvent more = queue.poll(); more != null; more = queue.poll()) {
+          for (; event != null; event = queue.poll()) {
+            if (WatchEvent.ERROR.equals(event.type())) {
+              write(out, event.type(), event.object());
+              out.close();
+              return;
+            }
             write(
                 out,
-                more.type(),
-                table ? tables.forObject(type, more.object(), include) : more.object());
+                event.type(),
+                table ? tables.forObject(type, event.object(), include) : event.object());
           }
           out.flush();
-        } else if (bookmarks && System.nanoTime() > nextBookmark) {
+        } else if (bookmarks && registration.following() && System.nanoTime() > nextBookmark) {
           ObjectNode bookmark = JsonNodeFactory.instance.objectNode();
           bookmark.put("kind", type.kind()).put("apiVersion", type.groupVersion());
           bookmark.putObject("metadata").put("resourceVersion", cache.version().toString());

@@ -10,7 +10,11 @@ import io.streamplane.gateway.api.ResourceType;
 import io.streamplane.gateway.api.Selectors;
 import io.streamplane.gateway.api.Statuses;
 import io.streamplane.gateway.cache.CacheUnavailableException;
+import io.streamplane.gateway.cache.ListVersion;
 import io.streamplane.gateway.cache.WatchCache;
+import io.streamplane.gateway.history.HistoryIndex;
+import io.streamplane.gateway.history.ObjectVersion;
+import io.streamplane.gateway.history.VersionsJson;
 import io.streamplane.gateway.metrics.GatewayMetrics;
 import io.streamplane.gateway.patch.JsonMergePatch;
 import io.streamplane.gateway.patch.JsonPatch;
@@ -21,21 +25,26 @@ import io.streamplane.gateway.write.CommandClient;
 import io.streamplane.log.CommandResult;
 import io.streamplane.log.CommandVerb;
 import io.streamplane.log.DeleteOptions;
+import io.streamplane.log.EventType;
 import io.streamplane.log.Preconditions;
 import io.streamplane.log.ResourceCommand;
+import io.streamplane.log.ResourceEvent;
 import io.streamplane.log.StatusCause;
 import io.streamplane.schema.convert.ConversionException;
 import io.streamplane.schema.convert.Decoded;
 import io.streamplane.schema.convert.KubeJson;
 import io.streamplane.schema.convert.UnknownField;
+import io.streamplane.schema.objects.ResourceKey;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 import org.apache.avro.specific.SpecificRecord;
 
 /**
@@ -48,6 +57,7 @@ import org.apache.avro.specific.SpecificRecord;
 public final class ResourceService {
 
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+  public static final String HISTORY_API_VERSION = "history.streamplane.io/v1";
   private static final int PATCH_ATTEMPTS = 5;
   private static final int GENERATE_NAME_ATTEMPTS = 8;
   private static final String NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
@@ -55,6 +65,7 @@ public final class ResourceService {
       List.of("default", "kube-system", "kube-public");
 
   private final WatchCache cache;
+  private final HistoryIndex history;
   private final CommandClient commands;
   private final KubeJson json;
   private final Duration timeout;
@@ -62,8 +73,13 @@ public final class ResourceService {
   private volatile boolean caughtUp;
 
   public ResourceService(
-      WatchCache cache, CommandClient commands, KubeJson json, Duration timeout) {
+      WatchCache cache,
+      HistoryIndex history,
+      CommandClient commands,
+      KubeJson json,
+      Duration timeout) {
     this.cache = cache;
+    this.history = history;
     this.commands = commands;
     this.json = json;
     this.timeout = timeout;
@@ -72,25 +88,44 @@ public final class ResourceService {
   // ---------------------------------------------------------------- reads
 
   public ObjectNode get(ResourceType type, String namespace, String name) {
-    return get(type, namespace, name, null);
+    return get(type, namespace, name, ReadAt.latest());
   }
 
-  /**
-   * A get at {@code resourceVersion} as a client asks it: {@code "0"} is any version, served from
-   * the cache as it is (once it has caught up with the log at least once, as kube-apiserver's watch
-   * cache serves only once initialized); anything else reads the latest state, which is not older
-   * than any version a client can name.
-   */
-  public ObjectNode get(ResourceType type, String namespace, String name, String resourceVersion) {
-    readAt(resourceVersion);
+  /** A get at the state {@code at} names; see {@link ReadAt}. */
+  public ObjectNode get(ResourceType type, String namespace, String name, ReadAt at) {
+    ResourceKey key = new ResourceKey(type.plural(), type.group(), namespace, name);
+    if (at instanceof ReadAt.Exact exact) {
+      awaitHistory(exact.version());
+      return history
+          .at(key, exact.version())
+          .map(v -> toJson(v.event()))
+          .orElseThrow(() -> notFound(type, name));
+    }
+    if (at instanceof ReadAt.ExactObject exact) {
+      catchUp();
+      awaitHistory(cache.version());
+      ObjectNode found = null;
+      for (ObjectVersion version : history.versions(key)) {
+        if (version.event().getResourceVersion() + 1 <= exact.resourceVersion()) {
+          found = version.event().getType() == EventType.DELETED ? null : toJson(version.event());
+        }
+      }
+      if (found == null) {
+        throw notFound(type, name);
+      }
+      return found;
+    }
+    readCache(at);
     return cache
         .get(type.group(), type.plural(), namespace, name)
         .map(ObjectNode::deepCopy)
-        .orElseThrow(() -> new ApiException(Statuses.notFound(type, name)));
+        .orElseThrow(() -> notFound(type, name));
   }
 
   /**
    * A list as Kubernetes answers it: {@code {kind: PodList, metadata: {resourceVersion}, items}}.
+   * Pages after the first read the state the first page was read at, from the history index: a
+   * {@code continue} token carries the last key and the list version.
    */
   public ObjectNode list(
       ResourceType type,
@@ -99,35 +134,78 @@ public final class ResourceService {
       Selectors.FieldSelector fields,
       long limit,
       String continueToken,
-      String resourceVersion) {
-    readAt(resourceVersion);
-    String after =
-        continueToken == null || continueToken.isBlank() ? null : decodeContinue(continueToken);
-    WatchCache.Snapshot snapshot =
-        cache.list(
-            type.group(),
-            type.plural(),
-            namespace,
-            o ->
-                labels.matches(o)
-                    && fields.matches(o)
-                    && (after == null || key(o).compareTo(after) > 0));
+      ReadAt at) {
+    Continue after =
+        continueToken == null || continueToken.isBlank() ? null : Continue.decode(continueToken);
+    if (after != null && after.version() != null) {
+      at = new ReadAt.Exact(after.version());
+    }
+    Predicate<ObjectNode> filter =
+        o ->
+            labels.matches(o)
+                && fields.matches(o)
+                && (after == null || key(o).compareTo(after.key()) > 0);
+    List<ObjectNode> all;
+    ListVersion version;
+    if (at instanceof ReadAt.Exact exact) {
+      awaitHistory(exact.version());
+      all = new ArrayList<>();
+      for (ObjectVersion v :
+          history.list(type.plural(), type.group(), namespace, exact.version())) {
+        ObjectNode object = toJson(v.event());
+        if (filter.test(object)) {
+          all.add(object);
+        }
+      }
+      version = exact.version();
+    } else {
+      readCache(at);
+      WatchCache.Snapshot snapshot = cache.list(type.group(), type.plural(), namespace, filter);
+      all = snapshot.items();
+      version = snapshot.version();
+    }
     ObjectNode list = JSON.objectNode();
     list.put("apiVersion", type.groupVersion());
     list.put("kind", type.listKind());
     ObjectNode metadata = list.putObject("metadata");
-    metadata.put("resourceVersion", snapshot.version().toString());
+    metadata.put("resourceVersion", version.toString());
     ArrayNode items = list.putArray("items");
-    List<ObjectNode> all = snapshot.items();
     int count = limit > 0 ? (int) Math.min(limit, all.size()) : all.size();
     for (int i = 0; i < count; i++) {
       items.add(all.get(i).deepCopy());
     }
     if (count < all.size()) {
-      metadata.put("continue", encodeContinue(key(all.get(count - 1))));
+      metadata.put("continue", new Continue(key(all.get(count - 1)), version).encode());
       metadata.put("remainingItemCount", all.size() - count);
     }
     return list;
+  }
+
+  /**
+   * Every version of one object the log holds, oldest first, with {@code time} in [since, until]
+   * (either may be null): {@code {apiVersion: history.streamplane.io/v1, kind: ObjectHistory,
+   * metadata: {resourceVersion}, items: [...]}} with the entries of {@link VersionsJson}. Deleted
+   * objects and ones created again under the same name are included.
+   */
+  public ObjectNode history(
+      ResourceType type, String namespace, String name, Instant since, Instant until) {
+    catchUp();
+    ListVersion version = cache.version();
+    awaitHistory(version);
+    List<ObjectVersion> versions = new ArrayList<>();
+    for (ObjectVersion v :
+        history.versions(new ResourceKey(type.plural(), type.group(), namespace, name))) {
+      if ((since == null || !v.time().isBefore(since))
+          && (until == null || !v.time().isAfter(until))) {
+        versions.add(v);
+      }
+    }
+    ObjectNode answer = JSON.objectNode();
+    answer.put("apiVersion", HISTORY_API_VERSION);
+    answer.put("kind", "ObjectHistory");
+    answer.putObject("metadata").put("resourceVersion", version.toString());
+    answer.set("items", VersionsJson.entries(json, type, versions));
+    return answer;
   }
 
   // ---------------------------------------------------------------- writes
@@ -597,10 +675,22 @@ public final class ResourceService {
         Statuses.failure(result.getCode(), result.getReason(), result.getMessage(), details));
   }
 
-  private void readAt(String resourceVersion) {
-    if (!("0".equals(resourceVersion) && caughtUp)) {
+  private void readCache(ReadAt at) {
+    if (!(at instanceof ReadAt.Any && caughtUp)) {
       catchUp();
     }
+  }
+
+  private void awaitHistory(ListVersion version) {
+    history.awaitReadPast(version, timeout);
+  }
+
+  private ObjectNode toJson(ResourceEvent event) {
+    return json.toJson((SpecificRecord) event.getObject());
+  }
+
+  private static ApiException notFound(ResourceType type, String name) {
+    return new ApiException(Statuses.notFound(type, name));
   }
 
   private void catchUp() {
@@ -629,17 +719,33 @@ public final class ResourceService {
         + object.path("metadata").path("name").asText("");
   }
 
-  private static String encodeContinue(String key) {
-    return Base64.getUrlEncoder()
-        .withoutPadding()
-        .encodeToString(key.getBytes(StandardCharsets.UTF_8));
-  }
+  /**
+   * Where the next page starts: after {@code key}, in the state at {@code version} (absent in
+   * tokens of older gateways, whose next pages read the latest state).
+   */
+  private record Continue(String key, ListVersion version) {
 
-  private static String decodeContinue(String token) {
-    try {
-      return new String(Base64.getUrlDecoder().decode(token), StandardCharsets.UTF_8);
-    } catch (IllegalArgumentException e) {
-      throw new ApiException(Statuses.badRequest("invalid continue token"));
+    String encode() {
+      return Base64.getUrlEncoder()
+          .withoutPadding()
+          .encodeToString((key + "\n" + version).getBytes(StandardCharsets.UTF_8));
+    }
+
+    static Continue decode(String token) {
+      String decoded;
+      try {
+        decoded = new String(Base64.getUrlDecoder().decode(token), StandardCharsets.UTF_8);
+      } catch (IllegalArgumentException e) {
+        throw new ApiException(Statuses.badRequest("invalid continue token"));
+      }
+      int newline = decoded.lastIndexOf('\n');
+      if (newline < 0) {
+        return new Continue(decoded, null);
+      }
+      return new Continue(
+          decoded.substring(0, newline),
+          ListVersion.parse(decoded.substring(newline + 1))
+              .orElseThrow(() -> new ApiException(Statuses.badRequest("invalid continue token"))));
     }
   }
 }

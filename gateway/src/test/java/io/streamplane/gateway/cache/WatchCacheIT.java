@@ -1,7 +1,7 @@
 package io.streamplane.gateway.cache;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.streamplane.api.Pod;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
@@ -18,11 +18,15 @@ import io.streamplane.topics.Topics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -67,20 +71,74 @@ class WatchCacheIT {
   }
 
   @Test
-  void watchFromAListVersionWhoseChangesLeftTheWindowIsTooOld(EmbeddedKafkaBroker broker)
-      throws Exception {
+  void watchFromBeforeTheWindowReadsTheLogThenFollows(EmbeddedKafkaBroker broker) throws Exception {
     Topics topics = topics(broker);
     try (KafkaProducer<String, ResourceEvent> events = producer(broker, topics);
         WatchCache cache = new WatchCache(broker.bootstrapServers(), topics, JSON, 2)) {
+      cache.catchUpWithLog(WAIT);
+      ListVersion empty = cache.version();
+      List<String> names = List.of("a", "b", "c", "d", "e", "f", "g", "h");
+      for (String name : names) {
+        append(events, topics, EventType.ADDED, name);
+      }
+      append(events, topics, EventType.MODIFIED, "a");
+      cache.catchUpWithLog(WAIT);
+      List<String> seen = Collections.synchronizedList(new ArrayList<>());
+
+      try (WatchCache.Registration watch =
+          cache.watch("", "pods", empty, e -> true, e -> seen.add(describe(e)))) {
+        await().atMost(WAIT).until(() -> seen.size() == 9);
+        assertThat(watch.following()).isTrue();
+        append(events, topics, EventType.DELETED, "b");
+        await().atMost(WAIT).until(() -> seen.size() == 10);
+      }
+
+      assertThat(seen.subList(0, 9))
+          .containsExactlyInAnyOrder(
+              "ADDED a",
+              "ADDED b",
+              "ADDED c",
+              "ADDED d",
+              "ADDED e",
+              "ADDED f",
+              "ADDED g",
+              "ADDED h",
+              "MODIFIED a");
+      assertThat(seen.indexOf("ADDED a")).isLessThan(seen.indexOf("MODIFIED a"));
+      assertThat(seen.get(9)).isEqualTo("DELETED b");
+    }
+  }
+
+  @Test
+  void watchFromChangesTheLogNoLongerHoldsEndsWithExpired(EmbeddedKafkaBroker broker)
+      throws Exception {
+    Topics topics = topics(broker);
+    try (KafkaProducer<String, ResourceEvent> events = producer(broker, topics);
+        WatchCache cache = new WatchCache(broker.bootstrapServers(), topics, JSON, 2);
+        Admin admin = Admin.create(broker.clientProperties())) {
       cache.catchUpWithLog(WAIT);
       ListVersion empty = cache.version();
       for (String name : List.of("a", "b", "c", "d", "e", "f", "g", "h")) {
         append(events, topics, EventType.ADDED, name);
       }
       cache.catchUpWithLog(WAIT);
+      ListVersion now = cache.version();
+      Map<TopicPartition, RecordsToDelete> truncate = new HashMap<>();
+      for (int p = 0; p < now.offsets().length; p++) {
+        truncate.put(
+            new TopicPartition(topics.events().name(), p),
+            RecordsToDelete.beforeOffset(now.offset(p)));
+      }
+      admin.deleteRecords(truncate).all().get();
+      List<WatchEvent> seen = Collections.synchronizedList(new ArrayList<>());
 
-      assertThatThrownBy(() -> cache.watch("", "pods", empty, e -> true, e -> {}))
-          .isInstanceOf(TooOldResourceVersionException.class);
+      try (WatchCache.Registration watch = cache.watch("", "pods", empty, e -> true, seen::add)) {
+        await().atMost(WAIT).until(() -> !seen.isEmpty());
+      }
+
+      assertThat(seen).hasSize(1);
+      assertThat(seen.get(0).type()).isEqualTo(WatchEvent.ERROR);
+      assertThat(seen.get(0).object().path("code").asInt()).isEqualTo(410);
     }
   }
 

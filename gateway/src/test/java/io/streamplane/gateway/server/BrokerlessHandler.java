@@ -31,7 +31,7 @@ final class BrokerlessHandler implements AutoCloseable {
     ApiHandler handler =
         new ApiHandler(
             registry,
-            new ResourceService(null, null, new KubeJson(), Duration.ofSeconds(1)),
+            new ResourceService(null, null, null, new KubeJson(), Duration.ofSeconds(1)),
             null,
             new Discovery(registry, "test", Instant.parse("2026-11-22T00:00:00Z")),
             new OpenApiV3(registry),

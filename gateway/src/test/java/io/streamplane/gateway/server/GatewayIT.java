@@ -26,9 +26,12 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -628,6 +631,155 @@ class GatewayIT {
       }
       return byPod;
     }
+  }
+
+  // ---------------------------------------------------------------- reads at past versions
+
+  @Test
+  void aListAtAnExactPastVersionIsTheListAnsweredThen() {
+    List<JsonNode> lists = new ArrayList<>();
+    assertThat(post(gateway, pods(), pod("a")).statusCode()).isEqualTo(201);
+    assertThat(post(gateway, pods(), pod("b")).statusCode()).isEqualTo(201);
+    lists.add(list(""));
+    relabel("a", "v", "2");
+    assertThat(send(gateway, "DELETE", pods() + "/b", null, null).statusCode()).isEqualTo(200);
+    assertThat(post(gateway, pods(), pod("c")).statusCode()).isEqualTo(201);
+    lists.add(list(""));
+    assertThat(post(gateway, pods(), pod("d")).statusCode()).isEqualTo(201);
+    lists.add(list(""));
+
+    for (JsonNode then : lists) {
+      String version = then.path("metadata").path("resourceVersion").asText();
+      JsonNode now = list("resourceVersion=" + encode(version) + "&resourceVersionMatch=Exact");
+      assertThat(now.path("metadata").path("resourceVersion").asText()).isEqualTo(version);
+      assertThat(now.path("items")).as("the list at %s", version).isEqualTo(then.path("items"));
+    }
+    assertThat(names(lists.get(0))).containsExactly("a", "b");
+    assertThat(names(lists.get(1))).containsExactly("a", "c");
+  }
+
+  @Test
+  void aGetAtAnExactVersionIsTheObjectAsItWasThen() {
+    JsonNode created = json(post(gateway, pods(), pod("a", "v", "1")));
+    String listed = listVersion(gateway);
+    JsonNode updated = relabel("a", "v", "2");
+    assertThat(send(gateway, "DELETE", pods() + "/a", null, null).statusCode()).isEqualTo(200);
+    String createdVersion = created.path("metadata").path("resourceVersion").asText();
+    String updatedVersion = updated.path("metadata").path("resourceVersion").asText();
+
+    assertThat(getAt("a", listed, 200)).isEqualTo(created);
+    assertThat(getAt("a", createdVersion, 200)).isEqualTo(created);
+    assertThat(getAt("a", updatedVersion, 200)).isEqualTo(updated);
+    assertThat(get(gateway, pods() + "/a").statusCode()).isEqualTo(404);
+    assertThat(getAt("a", listVersion(gateway), 404).path("reason").asText()).isEqualTo("NotFound");
+  }
+
+  @Test
+  void pagesAfterTheFirstReadTheStateOfTheFirst() {
+    for (String name : List.of("p1", "p2", "p3", "p4")) {
+      assertThat(post(gateway, pods(), pod(name)).statusCode()).isEqualTo(201);
+    }
+    JsonNode first = list("limit=2");
+    assertThat(send(gateway, "DELETE", pods() + "/p3", null, null).statusCode()).isEqualTo(200);
+    assertThat(post(gateway, pods(), pod("p5")).statusCode()).isEqualTo(201);
+
+    JsonNode second =
+        list("limit=2&continue=" + encode(first.path("metadata").path("continue").asText()));
+
+    assertThat(names(first)).containsExactly("p1", "p2");
+    assertThat(names(second)).containsExactly("p3", "p4");
+    assertThat(second.path("metadata").path("resourceVersion"))
+        .isEqualTo(first.path("metadata").path("resourceVersion"));
+    assertThat(second.path("metadata").has("continue")).isFalse();
+  }
+
+  @Test
+  void exactReadsAreValidatedAsKubernetesValidatesListOptions() {
+    String version = listVersion(gateway);
+    HttpResponse<String> noVersion = get(gateway, pods() + "?resourceVersionMatch=Exact");
+    assertStatus(noVersion, 422, "Invalid");
+    assertThat(json(noVersion).path("message").asText())
+        .isEqualTo(
+            "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden:"
+                + " resourceVersionMatch is forbidden unless resourceVersion is provided");
+    assertStatus(
+        get(gateway, pods() + "?resourceVersion=0&resourceVersionMatch=Exact"), 422, "Invalid");
+    assertThat(
+            json(get(
+                    gateway,
+                    pods() + "?resourceVersion=" + encode(version) + "&resourceVersionMatch=Often"))
+                .path("message")
+                .asText())
+        .contains("Unsupported value: \"Often\"");
+    assertStatus(
+        get(gateway, pods() + "?resourceVersion=12&resourceVersionMatch=Exact"), 400, "BadRequest");
+    HttpResponse<String> tooLarge =
+        get(gateway, pods() + "?resourceVersion=L99999999&resourceVersionMatch=Exact");
+    assertStatus(tooLarge, 504, "Timeout");
+    assertThat(json(tooLarge).path("message").asText())
+        .startsWith("Too large resource version: L99999999, current: L");
+  }
+
+  @Test
+  void theHistoryEndpointAnswersEveryVersionWithItsActor() {
+    assertThat(post(gateway, pods(), pod("h")).statusCode()).isEqualTo(201);
+    relabel("h", "v", "2");
+    assertThat(send(gateway, "DELETE", pods() + "/h", null, null).statusCode()).isEqualTo(200);
+    assertThat(post(gateway, pods(), pod("h")).statusCode()).isEqualTo(201);
+
+    HttpResponse<String> answer = get(gateway, "/history" + pods() + "/h");
+
+    assertThat(answer.statusCode()).isEqualTo(200);
+    JsonNode history = json(answer);
+    assertThat(history.path("kind").asText()).isEqualTo("ObjectHistory");
+    List<String> types = new ArrayList<>();
+    Set<String> uids = new HashSet<>();
+    history
+        .path("items")
+        .forEach(
+            v -> {
+              types.add(v.path("type").asText());
+              uids.add(v.path("uid").asText());
+              assertThat(v.path("actor").path("username").asText()).isEqualTo("kubernetes-admin");
+              assertThat(v.path("object").path("metadata").path("name").asText()).isEqualTo("h");
+            });
+    assertThat(types).containsExactly("ADDED", "MODIFIED", "DELETED", "ADDED");
+    assertThat(uids).hasSize(2);
+    assertThat(
+            json(get(
+                    gateway,
+                    "/history"
+                        + pods()
+                        + "/h?since="
+                        + encode(Instant.now().plusSeconds(60).toString())))
+                .path("items"))
+        .isEmpty();
+    assertStatus(get(gateway, "/history" + pods() + "/h?since=yesterday"), 400, "BadRequest");
+    assertThat(get(gateway, "/history/api/v1/pods/h").statusCode()).isEqualTo(404);
+  }
+
+  private JsonNode relabel(String name, String label, String value) {
+    ObjectNode object = (ObjectNode) json(get(gateway, pods() + "/" + name));
+    object.with("metadata").with("labels").put(label, value);
+    HttpResponse<String> updated = put(gateway, pods() + "/" + name, object);
+    assertThat(updated.statusCode()).as(updated.body()).isEqualTo(200);
+    return json(updated);
+  }
+
+  private JsonNode getAt(String name, String version, int code) {
+    HttpResponse<String> answer =
+        get(
+            gateway,
+            pods()
+                + "/"
+                + name
+                + "?resourceVersion="
+                + encode(version)
+                + "&resourceVersionMatch=Exact");
+    assertThat(answer.statusCode())
+        .as("get %s at %s: %s", name, version, answer.body())
+        .isEqualTo(code);
+    return json(answer);
   }
 
   private GatewayServer startGateway(int replyPartition) {
