@@ -23,6 +23,7 @@ import picocli.CommandLine.Command;
       ChurnCommand.class,
       IdleCommand.class,
       WatchFanoutCommand.class,
+      PastReadsCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class BenchCommand implements Runnable {
