@@ -104,12 +104,17 @@ final class Watches {
           }
           out.flush();
         } else if (bookmarks && registration.following() && System.nanoTime() > nextBookmark) {
-          ObjectNode bookmark = JsonNodeFactory.instance.objectNode();
-          bookmark.put("kind", type.kind()).put("apiVersion", type.groupVersion());
-          bookmark.putObject("metadata").put("resourceVersion", cache.version().toString());
-          write(out, "BOOKMARK", bookmark);
-          out.flush();
-          nextBookmark = System.nanoTime() + BOOKMARK_INTERVAL.toNanos();
+          // The cache hands a change to its watchers before its position moves past it: read
+          // the position first, and a queue still empty after that holds every change below it.
+          String version = cache.version().toString();
+          if (queue.isEmpty()) {
+            ObjectNode bookmark = JsonNodeFactory.instance.objectNode();
+            bookmark.put("kind", type.kind()).put("apiVersion", type.groupVersion());
+            bookmark.putObject("metadata").put("resourceVersion", version);
+            write(out, "BOOKMARK", bookmark);
+            out.flush();
+            nextBookmark = System.nanoTime() + BOOKMARK_INTERVAL.toNanos();
+          }
         }
       }
       out.close();

@@ -659,6 +659,61 @@ class GatewayIT {
   }
 
   @Test
+  void theStateAtEachBookmarkOfAWatchIsTheListAtItsVersion() throws Exception {
+    assertThat(post(gateway, pods(), pod("w1")).statusCode()).isEqualTo(201);
+    JsonNode start = list("");
+    CompletableFuture<List<JsonNode>> stream =
+        http.sendAsync(
+                request(
+                    gateway,
+                    "GET",
+                    pods()
+                        + "?watch=true&allowWatchBookmarks=true&timeoutSeconds=17&resourceVersion="
+                        + encode(start.path("metadata").path("resourceVersion").asText()),
+                    null,
+                    null),
+                HttpResponse.BodyHandlers.ofLines())
+            .thenApply(
+                response -> {
+                  try (Stream<String> lines = response.body()) {
+                    return lines.filter(l -> !l.isBlank()).map(GatewayIT::parse).toList();
+                  }
+                });
+    assertThat(post(gateway, pods(), pod("w2")).statusCode()).isEqualTo(201);
+    relabel("w1", "v", "2");
+    Thread.sleep(6_000);
+    assertThat(send(gateway, "DELETE", pods() + "/w2", null, null).statusCode()).isEqualTo(200);
+    assertThat(post(gateway, pods(), pod("w3")).statusCode()).isEqualTo(201);
+    Thread.sleep(6_000);
+    relabel("w3", "v", "3");
+
+    Map<String, JsonNode> seen = new TreeMap<>();
+    start
+        .path("items")
+        .forEach(item -> seen.put(item.path("metadata").path("name").asText(), item));
+    int bookmarks = 0;
+    for (JsonNode event : join(stream)) {
+      JsonNode object = event.path("object");
+      switch (event.path("type").asText()) {
+        case "ADDED", "MODIFIED" -> seen.put(object.path("metadata").path("name").asText(), object);
+        case "DELETED" -> seen.remove(object.path("metadata").path("name").asText());
+        case "BOOKMARK" -> {
+          bookmarks++;
+          String version = object.path("metadata").path("resourceVersion").asText();
+          JsonNode then =
+              list("resourceVersion=" + encode(version) + "&resourceVersionMatch=Exact");
+          Map<String, JsonNode> listed = new TreeMap<>();
+          then.path("items")
+              .forEach(item -> listed.put(item.path("metadata").path("name").asText(), item));
+          assertThat(listed).as("the list at bookmark %s", version).isEqualTo(seen);
+        }
+        default -> throw new AssertionError("unexpected watch event " + event);
+      }
+    }
+    assertThat(bookmarks).isGreaterThanOrEqualTo(2);
+  }
+
+  @Test
   void aGetAtAnExactVersionIsTheObjectAsItWasThen() {
     JsonNode created = json(post(gateway, pods(), pod("a", "v", "1")));
     String listed = listVersion(gateway);
