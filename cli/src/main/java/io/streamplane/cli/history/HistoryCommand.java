@@ -1,12 +1,17 @@
 package io.streamplane.cli.history;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import io.streamplane.bench.load.KubeClient;
+import io.streamplane.bench.load.Kubeconfig;
 import io.streamplane.bench.measure.Progress;
 import io.streamplane.cli.roles.ClusterOptions;
 import io.streamplane.gateway.api.ResourceRegistry;
 import io.streamplane.gateway.history.ObjectVersion;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.topics.Topics;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -20,8 +25,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code streamplane history KIND/NAME}: every version of one object in the {@code events} log,
- * oldest first, with when, who and what changed. Reads the log directly (see {@link EventLogScan}
- * for what that costs); it needs a Kafka bootstrap address, not a gateway.
+ * oldest first, with when, who and what changed. Asks the gateway of a kubeconfig ({@code GET
+ * /history/...}, answered from its history index), or, with {@code --bootstrap-server}, reads the
+ * log directly (see {@link EventLogScan} for what that costs).
  */
 @Command(
     name = "history",
@@ -30,7 +36,9 @@ import picocli.CommandLine.Spec;
       "Every version of one object from the events log, oldest first: time, change,"
           + " resourceVersion, who made it, uid, and a diff of the object against the version"
           + " before.",
-      "Reads the one events partition the object's key is in, from its beginning."
+      "Asks the gateway of the kubeconfig (GET /history/..., answered from its index of the"
+          + " log); with --bootstrap-server, reads the one events partition the object's key is"
+          + " in, from its beginning, instead."
     })
 public final class HistoryCommand implements Callable<Integer> {
 
@@ -70,6 +78,14 @@ public final class HistoryCommand implements Callable<Integer> {
   String until;
 
   @Option(
+      names = "--kubeconfig",
+      paramLabel = "FILE",
+      description =
+          "The kubeconfig of the cluster whose gateway to ask (default: $KUBECONFIG, else"
+              + " ./.streamplane/kubeconfig, else ~/.kube/config).")
+  Path kubeconfig;
+
+  @Option(
       names = {"-o", "--output"},
       paramLabel = "FORMAT",
       description = "json or yaml: one entry per version with the whole object, no diffs.")
@@ -91,7 +107,71 @@ public final class HistoryCommand implements Callable<Integer> {
     }
     PrintWriter out = cmd.getOut();
     PrintWriter err = cmd.getErr();
-    List<ObjectVersion> versions;
+    HistoryView view = new HistoryView(ref.type());
+    ArrayNode entries;
+    String source;
+    if (cmd.getParseResult().hasMatchedOption("--bootstrap-server")) {
+      entries = view.entries(fromLog(ref, sinceTime, untilTime));
+      source = cluster.layout().topicName("events");
+    } else {
+      KubeClient api = new KubeClient(Kubeconfig.load(kubeconfig(), null));
+      entries = fromGateway(api, ref, sinceTime, untilTime);
+      source = api.server();
+    }
+    if (entries.isEmpty()) {
+      err.println("history: no versions of " + ref + " in " + source);
+      err.flush();
+      return 1;
+    }
+    out.print(output == null ? view.text(entries) : view.machine(entries, output == Output.yaml));
+    out.flush();
+    return 0;
+  }
+
+  private Path kubeconfig() {
+    if (kubeconfig != null) {
+      return kubeconfig;
+    }
+    return Kubeconfig.defaultFile(
+            System.getenv(), Path.of("").toAbsolutePath(), Path.of(System.getProperty("user.home")))
+        .orElseThrow(
+            () ->
+                new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "no kubeconfig: give --kubeconfig, set KUBECONFIG, or start a cluster with"
+                        + " ./streamplane up (or read the log with --bootstrap-server)"));
+  }
+
+  /** {@code GET /history/<the object's path>} on the gateway. */
+  private static ArrayNode fromGateway(
+      KubeClient api, ObjectRef ref, Instant since, Instant until) {
+    StringBuilder path = new StringBuilder("/history").append(ref.apiPath());
+    String separator = "?";
+    if (since != null) {
+      path.append(separator).append("since=").append(since);
+      separator = "&";
+    }
+    if (until != null) {
+      path.append(separator).append("until=").append(until);
+    }
+    KubeClient.Response answer;
+    try {
+      answer = api.get(path.toString());
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot reach " + api.server() + ": " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+    if (!answer.ok()) {
+      throw new IllegalStateException(
+          "history of " + ref + ": " + answer.status() + " " + answer.message());
+    }
+    return (ArrayNode) answer.body().path("items");
+  }
+
+  /** Scans the object's partition of {@code events} itself; see {@link EventLogScan}. */
+  private List<ObjectVersion> fromLog(ObjectRef ref, Instant since, Instant until) {
     try (KafkaSchemaCatalog catalog = cluster.catalog()) {
       Topics topics = new Topics(cluster.layout(), catalog);
       EventLogScan scan =
@@ -103,25 +183,15 @@ public final class HistoryCommand implements Callable<Integer> {
       AtomicLong total = new AtomicLong();
       try (Progress shown =
           Progress.start(() -> Progress.Status.of("scan", scanned.get(), total.get(), "records"))) {
-        versions =
-            scan.versions(
-                ref.key(),
-                sinceTime,
-                untilTime,
-                (done, of) -> {
-                  total.set(of);
-                  scanned.set(done);
-                });
+        return scan.versions(
+            ref.key(),
+            since,
+            until,
+            (done, of) -> {
+              total.set(of);
+              scanned.set(done);
+            });
       }
     }
-    if (versions.isEmpty()) {
-      err.println("history: no versions of " + ref + " in " + cluster.layout().topicName("events"));
-      err.flush();
-      return 1;
-    }
-    HistoryView view = new HistoryView(ref.type());
-    out.print(output == null ? view.text(versions) : view.machine(versions, output == Output.yaml));
-    out.flush();
-    return 0;
   }
 }

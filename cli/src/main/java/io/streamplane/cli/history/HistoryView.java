@@ -15,8 +15,8 @@ import com.github.difflib.patch.Patch;
 import io.streamplane.gateway.api.ResourceType;
 import io.streamplane.gateway.history.ObjectVersion;
 import io.streamplane.gateway.history.VersionsJson;
-import io.streamplane.log.ResourceEvent;
 import io.streamplane.schema.convert.KubeJson;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -51,35 +51,41 @@ public final class HistoryView {
     this.type = type;
   }
 
-  /** The human view: headers and diffs, oldest version first. */
-  public String text(List<ObjectVersion> versions) {
+  /** The entries of {@code versions} read from the log, as the gateway's endpoint answers them. */
+  public ArrayNode entries(List<ObjectVersion> versions) {
+    return VersionsJson.entries(kubeJson, type, versions);
+  }
+
+  /** The human view of entries ({@link VersionsJson}): headers and diffs, oldest first. */
+  public String text(ArrayNode entries) {
     StringBuilder out = new StringBuilder();
     String previousYaml = null;
     String previousUid = null;
     String previousVersion = null;
-    for (ObjectVersion v : versions) {
-      ResourceEvent event = v.event();
-      ObjectNode object = object(event);
-      String uid = uid(object);
-      String version = resourceVersion(object);
+    for (JsonNode entry : entries) {
+      JsonNode object = entry.get("object");
+      String uid = entry.path("uid").isTextual() ? entry.path("uid").asText() : null;
+      String version = entry.path("resourceVersion").asText("");
+      List<String> groups = new ArrayList<>();
+      entry.path("actor").path("groups").forEach(g -> groups.add(g.asText()));
       out.append("=== ")
-          .append(event.getType())
+          .append(entry.path("type").asText())
           .append("  ")
-          .append(v.time())
+          .append(entry.path("time").asText())
           .append("  resourceVersion ")
           .append(version)
           .append('\n');
       out.append("actor: ")
-          .append(event.getActor().getUsername())
+          .append(entry.path("actor").path("username").asText())
           .append("  groups: ")
-          .append(event.getActor().getGroups())
+          .append(groups)
           .append('\n');
       out.append("uid:   ").append(uid == null ? "(none)" : uid);
       if (previousUid != null && !Objects.equals(previousUid, uid)) {
         out.append("  (new object: was ").append(previousUid).append(')');
       }
       out.append('\n');
-      String yaml = object == null ? "" : yaml(object);
+      String yaml = object == null || !object.isObject() ? "" : yaml((ObjectNode) object);
       if (previousYaml == null) {
         out.append(yaml);
       } else {
@@ -94,21 +100,12 @@ public final class HistoryView {
   }
 
   /** The machine view, {@code json} or {@code yaml}: a list with one entry per version. */
-  public String machine(List<ObjectVersion> versions, boolean asYaml) {
-    ArrayNode entries = VersionsJson.entries(kubeJson, type, versions);
+  public String machine(ArrayNode entries, boolean asYaml) {
     try {
       return asYaml ? YAML.writeValueAsString(entries) : JSON.writeValueAsString(entries) + "\n";
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("a JsonNode tree always serialises", e);
     }
-  }
-
-  private ObjectNode object(ResourceEvent event) {
-    return VersionsJson.object(kubeJson, type, event);
-  }
-
-  private static String uid(JsonNode object) {
-    return VersionsJson.uid(object);
   }
 
   private static String yaml(ObjectNode object) {
@@ -117,10 +114,6 @@ public final class HistoryView {
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("a JsonNode tree always serialises", e);
     }
-  }
-
-  private static String resourceVersion(ObjectNode object) {
-    return VersionsJson.resourceVersion(object);
   }
 
   private static String diff(

@@ -69,6 +69,20 @@ public record ObjectRef(ResourceType type, String namespace, String name) {
     return new ResourceKey(type.plural(), type.group(), namespace, name);
   }
 
+  /** The object's path in the Kubernetes API: {@code /apis/apps/v1/namespaces/x/deployments/y}. */
+  public String apiPath() {
+    String root =
+        type.group().isEmpty()
+            ? "/api/" + type.version()
+            : "/apis/" + type.group() + "/" + type.version();
+    return root
+        + (namespace.isEmpty() ? "" : "/namespaces/" + namespace)
+        + "/"
+        + type.plural()
+        + "/"
+        + name;
+  }
+
   /** As kubectl writes it: {@code deployments.apps/nginx}, plus the namespace when there is one. */
   @Override
   public String toString() {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamplane.api.Deployment;
 import io.streamplane.cli.Streamplane;
+import io.streamplane.gateway.server.GatewayServer;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.kafka.embedded.KafkaBrokerExtension;
 import io.streamplane.log.EventType;
@@ -19,6 +20,8 @@ import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,6 +37,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
@@ -165,19 +169,64 @@ class HistoryIT {
     assertThat(run.err).contains("no versions of deployments.apps/nobody in namespace default");
   }
 
+  @Test
+  void theGatewayAnswersWhatTheLogScanFinds(@TempDir Path dir) throws Exception {
+    TopicLayout layout = new TopicLayout(cluster, PARTITIONS, 1, 1, (short) 1);
+    try (KafkaSchemaCatalog catalog =
+            new KafkaSchemaCatalog(bootstrap, layout.topicName(Topics.SCHEMAS));
+        GatewayServer gateway =
+            GatewayServer.start(bootstrap, new Topics(layout, catalog), "127.0.0.1", 0, 0)) {
+      Path kubeconfig = dir.resolve("kubeconfig");
+      Files.writeString(
+          kubeconfig,
+          """
+          apiVersion: v1
+          kind: Config
+          clusters: [{name: c, cluster: {server: "%s"}}]
+          contexts: [{name: c, context: {cluster: c, user: u}}]
+          users: [{name: u, user: {}}]
+          current-context: c
+          """
+              .formatted(gateway.url()));
+      for (List<String> args :
+          List.of(
+              List.of("deploy/nginx"),
+              List.of("deploy/nginx", "-o", "json"),
+              List.of(
+                  "deployment/nginx",
+                  "--since",
+                  "2026-01-01T10:03:00Z",
+                  "--until",
+                  "2026-01-01T10:06:00Z"))) {
+        Run fromLog = history(args.toArray(String[]::new));
+        Run fromGateway = run(args, List.of("--kubeconfig", kubeconfig.toString()));
+
+        assertThat(fromGateway.exit).as(fromGateway.err).isZero();
+        assertThat(fromGateway.out).as("history %s", args).isEqualTo(fromLog.out);
+      }
+      Run none = run(List.of("deploy/nobody"), List.of("--kubeconfig", kubeconfig.toString()));
+      assertThat(none.exit).isEqualTo(1);
+      assertThat(none.err).contains("no versions of deployments.apps/nobody");
+    }
+  }
+
   private record Run(int exit, String out, String err) {}
 
-  private Run history(String... args) {
+  private Run run(List<String> args, List<String> source) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     CommandLine cmd = new CommandLine(new Streamplane());
     cmd.setOut(new PrintWriter(out));
     cmd.setErr(new PrintWriter(err));
     List<String> all = new ArrayList<>(List.of("history"));
-    all.addAll(List.of(args));
-    all.addAll(List.of("--bootstrap-server", bootstrap, "--cluster", cluster));
+    all.addAll(args);
+    all.addAll(source);
     int exit = cmd.execute(all.toArray(String[]::new));
     return new Run(exit, out.toString(), err.toString());
+  }
+
+  private Run history(String... args) {
+    return run(List.of(args), List.of("--bootstrap-server", bootstrap, "--cluster", cluster));
   }
 
   private static List<String> field(JsonNode versions, String name) {

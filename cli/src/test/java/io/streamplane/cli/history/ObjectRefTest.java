@@ -38,6 +38,16 @@ class ObjectRefTest {
   }
 
   @Test
+  void theApiPathIsTheObjectsPathInTheKubernetesApi() {
+    assertThat(ObjectRef.parse("deploy/web", "team-a", REGISTRY).apiPath())
+        .isEqualTo("/apis/apps/v1/namespaces/team-a/deployments/web");
+    assertThat(ObjectRef.parse("po/web-0", null, REGISTRY).apiPath())
+        .isEqualTo("/api/v1/namespaces/default/pods/web-0");
+    assertThat(ObjectRef.parse("no/node-1", "x", REGISTRY).apiPath())
+        .isEqualTo("/api/v1/nodes/node-1");
+  }
+
+  @Test
   void aClusterScopedKindIgnoresTheNamespace() {
     ObjectRef ref = ObjectRef.parse("no/node-1", "default", REGISTRY);
 
