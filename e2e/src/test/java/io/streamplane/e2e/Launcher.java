@@ -101,6 +101,17 @@ final class Launcher implements AutoCloseable {
     return process.exitValue();
   }
 
+  /** Waits until the process ends by itself, and returns its exit status. */
+  int awaitExit(Duration timeout) throws InterruptedException {
+    if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      throw new AssertionError(
+          "the launcher did not exit within " + timeout + ":\n" + String.join("\n", lines()));
+    }
+    // The reader thread may still be copying the last lines.
+    Thread.sleep(200);
+    return process.exitValue();
+  }
+
   /** The running process (the JVM: the script execs java), e.g. to find its children. */
   ProcessHandle handle() {
     return process.toHandle();
