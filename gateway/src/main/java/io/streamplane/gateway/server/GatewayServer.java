@@ -83,12 +83,44 @@ public final class GatewayServer implements AutoCloseable {
   public static GatewayServer start(
       String bootstrapServers, Topics topics, String host, int port, int replyPartition)
       throws IOException {
-    ProcessMetrics.register();
     KubeJson json = new KubeJson();
-    ResourceRegistry registry = ResourceRegistry.kubernetes();
     WatchCache cache = new WatchCache(bootstrapServers, topics, json, WATCH_WINDOW);
     CommandClient commands = new CommandClient(bootstrapServers, topics, replyPartition);
     ResourceService service = new ResourceService(cache, commands, json, Duration.ofSeconds(30));
+    return serve(host, port, json, cache, commands, service);
+  }
+
+  /**
+   * A read-only gateway over the cluster as it was at {@code until} (per partition of {@code
+   * events}, the first offset not applied; see {@link WatchCache}): reads and watches as usual,
+   * every write answered 405 MethodNotAllowed with {@code readOnlyReason}. It writes nothing to
+   * Kafka, so it neither needs a reply partition nor keeps the system namespaces.
+   */
+  public static GatewayServer startReadOnly(
+      String bootstrapServers,
+      Topics topics,
+      String host,
+      int port,
+      long[] until,
+      String readOnlyReason)
+      throws IOException {
+    KubeJson json = new KubeJson();
+    WatchCache cache = new WatchCache(bootstrapServers, topics, json, WATCH_WINDOW, until);
+    ResourceService service =
+        ResourceService.readOnly(cache, json, Duration.ofSeconds(30), readOnlyReason);
+    return serve(host, port, json, cache, null, service);
+  }
+
+  private static GatewayServer serve(
+      String host,
+      int port,
+      KubeJson json,
+      WatchCache cache,
+      CommandClient commands,
+      ResourceService service)
+      throws IOException {
+    ProcessMetrics.register();
+    ResourceRegistry registry = ResourceRegistry.kubernetes();
     ApiHandler handler =
         new ApiHandler(
             registry,
@@ -172,7 +204,9 @@ public final class GatewayServer implements AutoCloseable {
     systemNamespaces.shutdownNow();
     http.stop(0);
     executor.shutdownNow();
-    commands.close();
+    if (commands != null) {
+      commands.close();
+    }
     cache.close();
   }
 }

@@ -34,6 +34,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.TimeoutException;
 import org.apache.avro.specific.SpecificRecord;
@@ -44,6 +45,9 @@ import org.apache.avro.specific.SpecificRecord;
  * {@link CommandClient}, and does what kube-apiserver does around storage — decoding with field
  * validation, defaulting, namespace lifecycle admission, generateName, patches applied as
  * optimistic-concurrency updates (retried on conflict), and the scale subresource.
+ *
+ * <p>A read-only service ({@link #readOnly}) has no command client: it serves reads and answers
+ * every write 405 MethodNotAllowed, saying why.
  */
 public final class ResourceService {
 
@@ -58,15 +62,47 @@ public final class ResourceService {
   private final CommandClient commands;
   private final KubeJson json;
   private final Duration timeout;
+  private final String readOnlyReason;
   private final SecureRandom random = new SecureRandom();
   private volatile boolean caughtUp;
 
   public ResourceService(
       WatchCache cache, CommandClient commands, KubeJson json, Duration timeout) {
+    this(cache, commands, json, timeout, null);
+  }
+
+  private ResourceService(
+      WatchCache cache,
+      CommandClient commands,
+      KubeJson json,
+      Duration timeout,
+      String readOnlyReason) {
     this.cache = cache;
     this.commands = commands;
     this.json = json;
     this.timeout = timeout;
+    this.readOnlyReason = readOnlyReason;
+  }
+
+  /**
+   * A service that only reads: every write is answered 405 MethodNotAllowed with {@code reason}
+   * (such as "this API serves the cluster as it was at ... and is read-only") in its message.
+   */
+  public static ResourceService readOnly(
+      WatchCache cache, KubeJson json, Duration timeout, String reason) {
+    return new ResourceService(cache, null, json, timeout, reason);
+  }
+
+  /** Throws the 405 Status a write ({@code verb}) gets when this service is read-only. */
+  public void checkWritable(String group, String resource, String verb) {
+    if (readOnlyReason != null) {
+      throw new ApiException(
+          Statuses.failure(
+              405,
+              "MethodNotAllowed",
+              readOnlyReason + ": " + verb + " is not allowed",
+              Statuses.details(group, resource, "")));
+    }
   }
 
   // ---------------------------------------------------------------- reads
@@ -551,6 +587,10 @@ public final class ResourceService {
   }
 
   private CommandResult execute(ResourceCommand command) {
+    checkWritable(
+        command.getGroup(),
+        command.getResource(),
+        command.getVerb().toString().toLowerCase(Locale.ROOT));
     try {
       return commands.execute(command, timeout);
     } catch (TimeoutException e) {
