@@ -1,0 +1,176 @@
+package io.streamplane.cli.replay;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * Reads whole partitions of a topic as raw bytes, read_committed, from their beginning up to a cut
+ * (per partition, the first offset not read), as fast as one consumer fetches: large polls and
+ * fetches, no deserialization. What the records mean is the caller's business ({@link Sink}).
+ *
+ * <p>The counters ({@link #read()}, {@link #total()}, {@link #bytes()}) are safe to read from
+ * another thread, for a progress line. Offsets are counted, so a transaction's commit marker counts
+ * as a record read.
+ */
+final class LogReader implements AutoCloseable {
+
+  /** Told every record below the cut, in offset order per partition. */
+  interface Sink {
+    void accept(int partition, long offset, long timestamp, byte[] key, byte[] value);
+  }
+
+  private static final Duration POLL = Duration.ofMillis(200);
+  private static final Duration METADATA_TIMEOUT = Duration.ofSeconds(30);
+
+  private final KafkaConsumer<byte[], byte[]> consumer;
+  private final AtomicLong read = new AtomicLong();
+  private final AtomicLong total = new AtomicLong();
+  private final AtomicLong bytes = new AtomicLong();
+
+  LogReader(String bootstrapServers) {
+    Properties props = new Properties();
+    props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    props.put(ConsumerConfig.CLIENT_ID_CONFIG, "streamplane-replay");
+    props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 20_000);
+    props.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 64 * 1024 * 1024);
+    props.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 16 * 1024 * 1024);
+    props.put(ConsumerConfig.RECEIVE_BUFFER_CONFIG, 4 * 1024 * 1024);
+    // CRCs are checked by the broker when records are written; the reader trusts them.
+    props.put(ConsumerConfig.CHECK_CRCS_CONFIG, false);
+    this.consumer =
+        new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+  }
+
+  /** The number of partitions of {@code topic}; fails if the topic does not exist. */
+  int partitions(String topic) {
+    List<PartitionInfo> partitions = consumer.partitionsFor(topic, METADATA_TIMEOUT);
+    if (partitions == null || partitions.isEmpty()) {
+      throw new IllegalStateException("topic " + topic + " does not exist");
+    }
+    return partitions.size();
+  }
+
+  /** Each partition's end for a read_committed reader now: its last stable offset. */
+  long[] ends(String topic) {
+    List<TopicPartition> tps = topicPartitions(topic);
+    Map<TopicPartition, Long> ends = consumer.endOffsets(tps, METADATA_TIMEOUT);
+    long[] offsets = new long[tps.size()];
+    ends.forEach((tp, offset) -> offsets[tp.partition()] = offset);
+    return offsets;
+  }
+
+  /**
+   * Per partition, the first offset stamped after {@code time} (or {@code ends}' offset when no
+   * record is): everything before it is the log as it was at {@code time}, as a prefix of each
+   * partition, even where producers' clocks put a later record's stamp before an earlier one's.
+   */
+  long[] firstOffsetsAfter(String topic, Instant time, long[] ends) {
+    Map<TopicPartition, Long> query = new HashMap<>();
+    for (TopicPartition tp : topicPartitions(topic)) {
+      query.put(tp, time.toEpochMilli() + 1);
+    }
+    Map<TopicPartition, OffsetAndTimestamp> found =
+        consumer.offsetsForTimes(query, METADATA_TIMEOUT);
+    long[] cut = ends.clone();
+    found.forEach(
+        (tp, at) -> {
+          if (at != null) {
+            cut[tp.partition()] = Math.min(at.offset(), ends[tp.partition()]);
+          }
+        });
+    return cut;
+  }
+
+  /** Reads every partition of {@code topic} from its beginning to {@code until}, exclusive. */
+  void read(String topic, long[] until, Sink sink) {
+    List<TopicPartition> tps = topicPartitions(topic);
+    Map<TopicPartition, Long> beginnings = consumer.beginningOffsets(tps, METADATA_TIMEOUT);
+    List<TopicPartition> open = new ArrayList<>();
+    for (TopicPartition tp : tps) {
+      long from = beginnings.get(tp);
+      if (from < until[tp.partition()]) {
+        open.add(tp);
+        total.addAndGet(until[tp.partition()] - from);
+      }
+    }
+    consumer.assign(open);
+    consumer.seekToBeginning(open);
+    long[] done = new long[until.length];
+    for (TopicPartition tp : open) {
+      done[tp.partition()] = beginnings.get(tp);
+    }
+    while (!open.isEmpty()) {
+      ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
+      long size = 0;
+      for (ConsumerRecord<byte[], byte[]> record : records) {
+        int p = record.partition();
+        if (record.offset() < until[p]) {
+          sink.accept(p, record.offset(), record.timestamp(), record.key(), record.value());
+          size +=
+              Math.max(0, record.serializedKeySize()) + Math.max(0, record.serializedValueSize());
+        }
+      }
+      bytes.addAndGet(size);
+      List<TopicPartition> finished = new ArrayList<>();
+      for (TopicPartition tp : open) {
+        int p = tp.partition();
+        long position = Math.min(consumer.position(tp), until[p]);
+        read.addAndGet(position - done[p]);
+        done[p] = position;
+        if (position >= until[p]) {
+          finished.add(tp);
+        }
+      }
+      if (!finished.isEmpty()) {
+        open.removeAll(finished);
+        consumer.pause(finished);
+      }
+    }
+    consumer.unsubscribe();
+  }
+
+  /** Offsets read so far, over every {@link #read} of this reader. */
+  long read() {
+    return read.get();
+  }
+
+  /** Offsets to read, over every {@link #read} started so far. */
+  long total() {
+    return total.get();
+  }
+
+  /** Key and value bytes of the records handed to sinks. */
+  long bytes() {
+    return bytes.get();
+  }
+
+  private List<TopicPartition> topicPartitions(String topic) {
+    int n = partitions(topic);
+    List<TopicPartition> tps = new ArrayList<>(n);
+    for (int p = 0; p < n; p++) {
+      tps.add(new TopicPartition(topic, p));
+    }
+    return tps;
+  }
+
+  @Override
+  public void close() {
+    consumer.close(Duration.ofSeconds(5));
+  }
+}
