@@ -6,6 +6,7 @@ import io.streamplane.store.CommandPosition;
 import io.streamplane.store.Outcome;
 import io.streamplane.store.StoreLogic;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Function;
@@ -39,6 +40,17 @@ final class CommandFold {
     } else {
       state.put(key, new KeyState(null, outcome.state(), at.partition(), at.offset()));
     }
+  }
+
+  /** The folds of disjoint sets of partitions as one, as {@link EventFold#union}. */
+  static CommandFold union(List<CommandFold> folds) {
+    CommandFold union = new CommandFold();
+    for (CommandFold fold : folds) {
+      union.state.putAll(fold.state);
+      union.commands += fold.commands;
+      union.changes += fold.changes;
+    }
+    return union;
   }
 
   /** Commands applied so far. */

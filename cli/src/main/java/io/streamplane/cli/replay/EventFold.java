@@ -4,8 +4,11 @@ import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceEvent;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
@@ -19,7 +22,7 @@ import java.util.function.Function;
 final class EventFold {
 
   private final Map<String, KeyState> latest = new HashMap<>();
-  private final Map<Integer, Long> highestResourceVersions = new HashMap<>();
+  private final Map<Integer, Long> highestResourceVersions = new ConcurrentHashMap<>();
   private long records;
 
   /** One record of {@code events}, in offset order within its partition. */
@@ -46,6 +49,19 @@ final class EventFold {
     }
   }
 
+  /**
+   * The folds of disjoint sets of partitions as one: a key lives in one partition, so no key is in
+   * two of them.
+   */
+  static EventFold union(List<EventFold> folds) {
+    EventFold union = new EventFold();
+    for (EventFold fold : folds) {
+      union.latest.putAll(fold.latest);
+      union.records += fold.records;
+    }
+    return union;
+  }
+
   /** Records folded so far. */
   long records() {
     return records;
@@ -70,17 +86,29 @@ final class EventFold {
     return new TreeMap<>(latest);
   }
 
-  /** The objects that exist after the fold, by key, each last event decoded. */
+  /**
+   * The objects that exist after the fold, by key, each last event decoded. Decoding is the costly
+   * part and runs on every core: {@code decode} is called from several threads at once.
+   */
   TreeMap<String, KeyState> state(Function<byte[], ResourceEvent> decode) {
+    List<Map.Entry<String, KeyState>> survivors =
+        latest.entrySet().parallelStream()
+            .map(
+                entry -> {
+                  KeyState last = entry.getValue();
+                  ResourceEvent event = decode.apply(last.bytes());
+                  highestResourceVersions.merge(
+                      last.partition(), event.getResourceVersion(), Math::max);
+                  return event.getType() == EventType.DELETED || event.getObject() == null
+                      ? null
+                      : Map.entry(
+                          entry.getKey(),
+                          new KeyState(last.bytes(), event, last.partition(), last.offset()));
+                })
+            .filter(Objects::nonNull)
+            .toList();
     TreeMap<String, KeyState> state = new TreeMap<>();
-    latest.forEach(
-        (key, last) -> {
-          ResourceEvent event = decode.apply(last.bytes());
-          highestResourceVersions.merge(last.partition(), event.getResourceVersion(), Math::max);
-          if (event.getType() != EventType.DELETED && event.getObject() != null) {
-            state.put(key, new KeyState(last.bytes(), event, last.partition(), last.offset()));
-          }
-        });
+    survivors.forEach(e -> state.put(e.getKey(), e.getValue()));
     return state;
   }
 }

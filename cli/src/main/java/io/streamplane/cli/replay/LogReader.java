@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntFunction;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -33,9 +35,13 @@ final class LogReader implements AutoCloseable {
     void accept(int partition, long offset, long timestamp, byte[] key, byte[] value);
   }
 
+  /** Readers a replay runs at once: one per core. */
+  static final int THREADS = Runtime.getRuntime().availableProcessors();
+
   private static final Duration POLL = Duration.ofMillis(200);
   private static final Duration METADATA_TIMEOUT = Duration.ofSeconds(30);
 
+  private final Properties props;
   private final KafkaConsumer<byte[], byte[]> consumer;
   private final AtomicLong read = new AtomicLong();
   private final AtomicLong total = new AtomicLong();
@@ -53,8 +59,8 @@ final class LogReader implements AutoCloseable {
     props.put(ConsumerConfig.RECEIVE_BUFFER_CONFIG, 4 * 1024 * 1024);
     // CRCs are checked by the broker when records are written; the reader trusts them.
     props.put(ConsumerConfig.CHECK_CRCS_CONFIG, false);
-    this.consumer =
-        new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    this.props = props;
+    this.consumer = newConsumer();
   }
 
   /** The number of partitions of {@code topic}; fails if the topic does not exist. */
@@ -99,50 +105,109 @@ final class LogReader implements AutoCloseable {
 
   /** Reads every partition of {@code topic} from its beginning to {@code until}, exclusive. */
   void read(String topic, long[] until, Sink sink) {
+    read(topic, until, 1, thread -> sink);
+  }
+
+  /**
+   * Reads as {@link #read(String, long[], Sink)} does, with the partitions dealt out to {@code
+   * threads} consumers of their own, each handing its records to its own sink ({@code sinks} is
+   * asked once per thread, on the calling thread, before any record is read). Parsing records is
+   * most of a read's cost, and this spreads it over the cores; a sink sees whole partitions, in
+   * offset order.
+   */
+  void read(String topic, long[] until, int threads, IntFunction<Sink> sinks) {
     List<TopicPartition> tps = topicPartitions(topic);
     Map<TopicPartition, Long> beginnings = consumer.beginningOffsets(tps, METADATA_TIMEOUT);
-    List<TopicPartition> open = new ArrayList<>();
+    List<List<TopicPartition>> shares = new ArrayList<>();
+    for (int t = 0; t < Math.max(1, Math.min(threads, tps.size())); t++) {
+      shares.add(new ArrayList<>());
+    }
     for (TopicPartition tp : tps) {
       long from = beginnings.get(tp);
       if (from < until[tp.partition()]) {
-        open.add(tp);
+        shares.get(tp.partition() % shares.size()).add(tp);
         total.addAndGet(until[tp.partition()] - from);
       }
     }
-    consumer.assign(open);
-    consumer.seekToBeginning(open);
-    long[] done = new long[until.length];
-    for (TopicPartition tp : open) {
-      done[tp.partition()] = beginnings.get(tp);
-    }
-    while (!open.isEmpty()) {
-      ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
-      long size = 0;
-      for (ConsumerRecord<byte[], byte[]> record : records) {
-        int p = record.partition();
-        if (record.offset() < until[p]) {
-          sink.accept(p, record.offset(), record.timestamp(), record.key(), record.value());
-          size +=
-              Math.max(0, record.serializedKeySize()) + Math.max(0, record.serializedValueSize());
-        }
+    List<Thread> workers = new ArrayList<>();
+    AtomicReference<RuntimeException> failure = new AtomicReference<>();
+    for (int t = 0; t < shares.size(); t++) {
+      List<TopicPartition> share = shares.get(t);
+      Sink sink = sinks.apply(t);
+      Runnable work = () -> readShare(share, beginnings, until, sink);
+      if (t == shares.size() - 1) {
+        work.run();
+      } else {
+        Thread worker =
+            new Thread(
+                () -> {
+                  try {
+                    work.run();
+                  } catch (RuntimeException e) {
+                    failure.compareAndSet(null, e);
+                  }
+                },
+                "replay-reader-" + t);
+        worker.start();
+        workers.add(worker);
       }
-      bytes.addAndGet(size);
-      List<TopicPartition> finished = new ArrayList<>();
+    }
+    for (Thread worker : workers) {
+      try {
+        worker.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while reading " + topic, e);
+      }
+    }
+    if (failure.get() != null) {
+      throw failure.get();
+    }
+  }
+
+  private void readShare(
+      List<TopicPartition> share, Map<TopicPartition, Long> beginnings, long[] until, Sink sink) {
+    if (share.isEmpty()) {
+      return;
+    }
+    try (KafkaConsumer<byte[], byte[]> reader = newConsumer()) {
+      List<TopicPartition> open = new ArrayList<>(share);
+      reader.assign(open);
       for (TopicPartition tp : open) {
-        int p = tp.partition();
-        long position = Math.min(consumer.position(tp), until[p]);
-        read.addAndGet(position - done[p]);
-        done[p] = position;
-        if (position >= until[p]) {
-          finished.add(tp);
+        reader.seek(tp, beginnings.get(tp));
+      }
+      long[] done = new long[until.length];
+      for (TopicPartition tp : open) {
+        done[tp.partition()] = beginnings.get(tp);
+      }
+      while (!open.isEmpty()) {
+        ConsumerRecords<byte[], byte[]> records = reader.poll(POLL);
+        long size = 0;
+        for (ConsumerRecord<byte[], byte[]> record : records) {
+          int p = record.partition();
+          if (record.offset() < until[p]) {
+            sink.accept(p, record.offset(), record.timestamp(), record.key(), record.value());
+            size +=
+                Math.max(0, record.serializedKeySize()) + Math.max(0, record.serializedValueSize());
+          }
+        }
+        bytes.addAndGet(size);
+        List<TopicPartition> finished = new ArrayList<>();
+        for (TopicPartition tp : open) {
+          int p = tp.partition();
+          long position = Math.min(reader.position(tp), until[p]);
+          read.addAndGet(position - done[p]);
+          done[p] = position;
+          if (position >= until[p]) {
+            finished.add(tp);
+          }
+        }
+        if (!finished.isEmpty()) {
+          open.removeAll(finished);
+          reader.pause(finished);
         }
       }
-      if (!finished.isEmpty()) {
-        open.removeAll(finished);
-        consumer.pause(finished);
-      }
     }
-    consumer.unsubscribe();
   }
 
   /** Offsets read so far, over every {@link #read} of this reader. */
@@ -158,6 +223,10 @@ final class LogReader implements AutoCloseable {
   /** Key and value bytes of the records handed to sinks. */
   long bytes() {
     return bytes.get();
+  }
+
+  private KafkaConsumer<byte[], byte[]> newConsumer() {
+    return new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
   }
 
   private List<TopicPartition> topicPartitions(String topic) {

@@ -6,7 +6,6 @@ import io.streamplane.cli.roles.ClusterOptions;
 import io.streamplane.cli.up.Kubeconfig;
 import io.streamplane.gateway.api.ResourceRegistry;
 import io.streamplane.gateway.server.GatewayServer;
-import io.streamplane.log.ResourceEvent;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.store.StoreApp;
 import io.streamplane.topics.Topics;
@@ -14,11 +13,12 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.kafka.common.serialization.Deserializer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -157,8 +157,7 @@ public final class ReplayCommand implements Callable<Integer> {
     PrintWriter out = cmd().getOut();
     PrintWriter err = cmd().getErr();
     String events = topics.events().name();
-    Deserializer<ResourceEvent> decoder = topics.events().valueSerde().deserializer();
-    EventFold fold = new EventFold();
+    List<EventFold> shares = new ArrayList<>();
     AtomicReference<String> phase = new AtomicReference<>("events");
     TreeMap<String, KeyState> state;
     ReplayRate rate;
@@ -167,8 +166,16 @@ public final class ReplayCommand implements Callable<Integer> {
             Progress.start(
                 () -> Progress.Status.of(phase.get(), reader.read(), reader.total(), "records"))) {
       rate = ReplayRate.start(reader);
-      reader.read(events, cut.offsets(), (p, o, t, k, v) -> fold.add(p, o, k, v));
-      state = fold.state(bytes -> decoder.deserialize(events, bytes));
+      reader.read(
+          events,
+          cut.offsets(),
+          LogReader.THREADS,
+          thread -> {
+            EventFold share = new EventFold();
+            shares.add(share);
+            return (p, o, t, k, v) -> share.add(p, o, k, v);
+          });
+      state = EventFold.union(shares).state(new EventDecoder(topics));
       rate.stop(reader);
     }
     ClusterView view = new ClusterView(ResourceRegistry.kubernetes());

@@ -5,6 +5,7 @@ import io.streamplane.cli.replay.StateComparison.Difference;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.schema.objects.ResourceKey;
+import io.streamplane.schema.serde.AvroSerde;
 import io.streamplane.store.CommandPosition;
 import io.streamplane.topics.Topics;
 import java.io.PrintWriter;
@@ -51,7 +52,6 @@ final class Verification {
   private final int shown;
   private final Deserializer<ResourceEvent> events;
   private final Serializer<ResourceEvent> eventEncoder;
-  private final Deserializer<ResourceCommand> commands;
 
   Verification(String bootstrapServers, Topics topics, String changelog, int shown) {
     this.bootstrapServers = bootstrapServers;
@@ -60,7 +60,6 @@ final class Verification {
     this.shown = shown;
     this.events = topics.events().valueSerde().deserializer();
     this.eventEncoder = topics.events().valueSerde().serializer();
-    this.commands = topics.commands().valueSerde().deserializer();
   }
 
   /** Runs the verification, reporting to {@code out}; returns the exit status (1: differences). */
@@ -68,9 +67,12 @@ final class Verification {
     String eventsTopic = topics.events().name();
     String commandsTopic = topics.commands().name();
     AtomicReference<String> phase = new AtomicReference<>("cuts");
-    EventFold live = new EventFold();
-    EventFold fold = new EventFold();
-    CommandFold replayed = new CommandFold();
+    List<EventFold> liveShares = new ArrayList<>();
+    List<EventFold> eventShares = new ArrayList<>();
+    List<CommandFold> commandShares = new ArrayList<>();
+    EventFold live;
+    EventFold fold;
+    CommandFold replayed;
     ReplayRate eventsRate;
     ReplayRate commandsRate;
     long[] eventsBefore;
@@ -94,13 +96,31 @@ final class Verification {
       eventsEnd = reader.ends(eventsTopic);
 
       phase.set("live state");
-      reader.read(changelog, changelogEnd, (p, o, t, k, v) -> live.addChangelog(p, o, k, v));
+      reader.read(
+          changelog,
+          changelogEnd,
+          LogReader.THREADS,
+          thread -> {
+            EventFold share = new EventFold();
+            liveShares.add(share);
+            return (p, o, t, k, v) -> share.addChangelog(p, o, k, v);
+          });
+      live = EventFold.union(liveShares);
       liveState = live.raw();
 
       phase.set("events");
       eventsRate = ReplayRate.start(reader);
-      reader.read(eventsTopic, eventsEnd, (p, o, t, k, v) -> fold.add(p, o, k, v));
-      eventState = fold.state(this::decodeEvent);
+      reader.read(
+          eventsTopic,
+          eventsEnd,
+          LogReader.THREADS,
+          thread -> {
+            EventFold share = new EventFold();
+            eventShares.add(share);
+            return (p, o, t, k, v) -> share.add(p, o, k, v);
+          });
+      fold = EventFold.union(eventShares);
+      eventState = fold.state(new EventDecoder(topics));
       eventsRate.stop(reader);
 
       commandsUntil = new long[partitions];
@@ -113,11 +133,19 @@ final class Verification {
       reader.read(
           commandsTopic,
           commandsUntil,
-          (partition, offset, timestamp, key, value) ->
-              replayed.apply(
-                  key == null ? null : new String(key, StandardCharsets.UTF_8),
-                  value == null ? null : commands.deserialize(commandsTopic, value),
-                  new CommandPosition(partition, offset, Instant.ofEpochMilli(timestamp))));
+          LogReader.THREADS,
+          thread -> {
+            CommandFold share = new CommandFold();
+            commandShares.add(share);
+            AvroSerde<ResourceCommand> decoder =
+                new AvroSerde<>(ResourceCommand.class, topics.catalog());
+            return (partition, offset, timestamp, key, value) ->
+                share.apply(
+                    key == null ? null : new String(key, StandardCharsets.UTF_8),
+                    decoder.decode(value),
+                    new CommandPosition(partition, offset, Instant.ofEpochMilli(timestamp)));
+          });
+      replayed = CommandFold.union(commandShares);
       commandState = replayed.state(e -> eventEncoder.serialize(eventsTopic, e));
       commandsRate.stop(reader);
       phase.set("compare");
