@@ -19,6 +19,7 @@ import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.common.KafkaException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -131,6 +132,17 @@ public final class ReplayCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(cmd, e.getMessage(), e);
     }
+    try {
+      return run(untilTime);
+    } catch (IllegalStateException | KafkaException e) {
+      cmd.getErr().println("replay: " + e.getMessage());
+      cmd.getErr().flush();
+      return 2;
+    }
+  }
+
+  private int run(Instant untilTime) throws IOException {
+    CommandLine cmd = spec.commandLine();
     try (KafkaSchemaCatalog catalog = cluster.catalog()) {
       Topics topics = new Topics(cluster.layout(), catalog);
       if (verify) {
