@@ -74,7 +74,7 @@ final class LogReader implements AutoCloseable {
 
   /** Each partition's end for a read_committed reader now: its last stable offset. */
   long[] ends(String topic) {
-    List<TopicPartition> tps = topicPartitions(topic);
+    List<TopicPartition> tps = assigned(topic);
     Map<TopicPartition, Long> ends = consumer.endOffsets(tps, METADATA_TIMEOUT);
     long[] offsets = new long[tps.size()];
     ends.forEach((tp, offset) -> offsets[tp.partition()] = offset);
@@ -116,7 +116,7 @@ final class LogReader implements AutoCloseable {
    * offset order.
    */
   void read(String topic, long[] until, int threads, IntFunction<Sink> sinks) {
-    List<TopicPartition> tps = topicPartitions(topic);
+    List<TopicPartition> tps = assigned(topic);
     Map<TopicPartition, Long> beginnings = consumer.beginningOffsets(tps, METADATA_TIMEOUT);
     List<List<TopicPartition>> shares = new ArrayList<>();
     for (int t = 0; t < Math.max(1, Math.min(threads, tps.size())); t++) {
@@ -227,6 +227,17 @@ final class LogReader implements AutoCloseable {
 
   private KafkaConsumer<byte[], byte[]> newConsumer() {
     return new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+  }
+
+  /**
+   * The partitions of {@code topic}, assigned to the metadata consumer (which never polls), so that
+   * it keeps the last stable offsets the broker tells it instead of warning that the partitions are
+   * not its own.
+   */
+  private List<TopicPartition> assigned(String topic) {
+    List<TopicPartition> tps = topicPartitions(topic);
+    consumer.assign(tps);
+    return tps;
   }
 
   private List<TopicPartition> topicPartitions(String topic) {
