@@ -21,17 +21,8 @@ abstract class NotBuiltYet implements Callable<Integer> {
         "streamplane "
             + role
             + ": not built yet. Built so far: up, gateway, store, controllers, scheduler, node,"
-            + " nodes, history, bench.");
+            + " nodes, replay, history, bench.");
     return 2;
-  }
-
-  @Command(
-      name = "replay",
-      description = "Rebuild state from the log, as of any time. (not built yet)")
-  static final class Replay extends NotBuiltYet {
-    Replay() {
-      super("replay");
-    }
   }
 
   @Command(

@@ -2,6 +2,7 @@ package io.streamplane.cli;
 
 import io.streamplane.cli.bench.BenchCommand;
 import io.streamplane.cli.history.HistoryCommand;
+import io.streamplane.cli.replay.ReplayCommand;
 import io.streamplane.cli.roles.ControllersCommand;
 import io.streamplane.cli.roles.GatewayCommand;
 import io.streamplane.cli.roles.NodeCommand;
@@ -30,7 +31,7 @@ import picocli.CommandLine.Command;
       SchedulerCommand.class,
       NodeCommand.class,
       NodesCommand.class,
-      NotBuiltYet.Replay.class,
+      ReplayCommand.class,
       HistoryCommand.class,
       NotBuiltYet.Audit.class,
       BenchCommand.class,

@@ -18,6 +18,16 @@ public final class StoreApp {
     return topics.layout().cluster() + "-store";
   }
 
+  /**
+   * The changelog topic Kafka Streams keeps for the store's {@code objects}: the live state, one
+   * record per change of a key (the key's {@code ResourceEvent}, a tombstone when it was removed),
+   * partitioned as {@code commands}. What {@code streamplane replay --verify} compares the log
+   * with.
+   */
+  public static String objectsChangelog(Topics topics) {
+    return applicationId(topics) + "-" + StoreTopology.OBJECTS + "-changelog";
+  }
+
   /** Every write waits for the store's transaction: it commits every 5 ms rather than 20. */
   static final Duration COMMIT_INTERVAL = Duration.ofMillis(5);
 

@@ -6,11 +6,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /** Writes the kubeconfig that points kubectl at the local cluster's gateway. */
-final class Kubeconfig {
+public final class Kubeconfig {
 
   private Kubeconfig() {}
 
-  static void write(Path file, String server, String cluster) {
+  public static void write(Path file, String server, String cluster) {
     String config =
         """
         apiVersion: v1

@@ -45,6 +45,10 @@ import org.slf4j.LoggerFactory;
  * partition's high watermark, not its last stable offset, and the wait includes the few
  * milliseconds until a transaction open at the time of the call is resolved.
  *
+ * <p>A cache built with an upper bound ({@code until}, one offset per partition) is the cluster as
+ * it was at that cut: it applies only the records below the bound of their partition, and {@link
+ * #catchUpWithLog} waits for the end of the log or the bound, whichever is lower.
+ *
  * <p>Limits: the whole state is held in memory and rebuilt from the start of {@code events} when a
  * gateway starts; the window keeps the last {@code windowSize} changes, and a watch from an older
  * list version is answered 410 Gone, upon which clients list again.
@@ -75,12 +79,22 @@ public final class WatchCache implements AutoCloseable {
   private final Deque<WatchEvent> window = new ArrayDeque<>();
   private final long[] positions;
   private final long[] evictedBelow;
+  private final long[] until;
   private final List<Watcher> watchers = new CopyOnWriteArrayList<>();
   private final Thread poller;
   private volatile boolean running = true;
   private volatile RuntimeException failure;
 
   public WatchCache(String bootstrapServers, Topics topics, KubeJson json, int windowSize) {
+    this(bootstrapServers, topics, json, windowSize, null);
+  }
+
+  /**
+   * A cache of the cluster as it was at {@code until}: for each partition of {@code events}, the
+   * first offset not applied (a list resourceVersion's offsets); null reads without bound.
+   */
+  public WatchCache(
+      String bootstrapServers, Topics topics, KubeJson json, int windowSize, long[] until) {
     this.json = json;
     this.bootstrapServers = bootstrapServers;
     this.topics = topics;
@@ -105,6 +119,16 @@ public final class WatchCache implements AutoCloseable {
             .toList();
     this.positions = new long[partitions.size()];
     this.evictedBelow = new long[partitions.size()];
+    if (until != null && until.length != partitions.size()) {
+      throw new IllegalArgumentException(
+          "a bound of "
+              + until.length
+              + " offsets for "
+              + partitions.size()
+              + " partitions of "
+              + topics.events().name());
+    }
+    this.until = until == null ? null : until.clone();
     consumer.assign(partitions);
     consumer.seekToBeginning(partitions);
     this.poller = new Thread(this::pollLoop, "watch-cache");
@@ -118,10 +142,19 @@ public final class WatchCache implements AutoCloseable {
         var records = consumer.poll(Duration.ofMillis(100));
         synchronized (lock) {
           for (ConsumerRecord<String, ResourceEvent> record : records) {
-            apply(record);
+            if (until == null || record.offset() < until[record.partition()]) {
+              apply(record);
+            }
           }
           for (TopicPartition partition : partitions) {
-            positions[partition.partition()] = consumer.position(partition);
+            positions[partition.partition()] =
+                bounded(partition.partition(), consumer.position(partition));
+          }
+          if (until != null) {
+            consumer.pause(
+                partitions.stream()
+                    .filter(p -> positions[p.partition()] >= until[p.partition()])
+                    .toList());
           }
           lock.notifyAll();
         }
@@ -210,11 +243,15 @@ public final class WatchCache implements AutoCloseable {
           .listOffsets(latest, new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED))
           .all()
           .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
-          .forEach((tp, info) -> target[tp.partition()] = info.offset());
+          .forEach((tp, info) -> target[tp.partition()] = bounded(tp.partition(), info.offset()));
     } catch (Exception e) {
       throw new CacheUnavailableException("cannot read the end of " + topics.events().name(), e);
     }
     awaitPositions(target, timeout);
+  }
+
+  private long bounded(int partition, long offset) {
+    return until == null ? offset : Math.min(offset, until[partition]);
   }
 
   private void awaitPositions(long[] target, Duration timeout) {

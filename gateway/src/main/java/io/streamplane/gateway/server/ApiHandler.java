@@ -63,6 +63,8 @@ final class ApiHandler implements HttpHandler {
   private static final Logger LOG = LoggerFactory.getLogger(ApiHandler.class);
   static final int MAX_BODY_BYTES = 3 * 1024 * 1024;
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final List<String> WRITE_VERBS =
+      List.of("create", "update", "patch", "delete", "deletecollection");
   private static final YAMLMapper YAML = new YAMLMapper();
   private static final UserInfo ADMIN =
       UserInfo.newBuilder()
@@ -292,6 +294,11 @@ final class ApiHandler implements HttpHandler {
       }
       podLogs.serve(exchange, namespace, info.name(), query);
       return;
+    }
+    if (WRITE_VERBS.contains(info.verb())) {
+      // A read-only API refuses a write before reading its body, as kube-apiserver refuses a verb
+      // a resource does not serve.
+      service.checkWritable(type.group(), type.plural(), info.verb());
     }
     String accept = exchange.getRequestHeaders().getFirst("Accept");
     boolean table = TableConverter.requested(accept);

@@ -111,14 +111,47 @@ public final class GatewayServer implements AutoCloseable {
       int replyPartition,
       Path historyDirectory)
       throws IOException {
-    ProcessMetrics.register();
     KubeJson json = new KubeJson();
-    ResourceRegistry registry = ResourceRegistry.kubernetes();
     WatchCache cache = new WatchCache(bootstrapServers, topics, json, WATCH_WINDOW);
     HistoryIndex history = new HistoryIndex(bootstrapServers, topics, historyDirectory);
     CommandClient commands = new CommandClient(bootstrapServers, topics, replyPartition);
     ResourceService service =
         new ResourceService(cache, history, commands, json, Duration.ofSeconds(30));
+    return serve(host, port, json, cache, history, commands, service);
+  }
+
+  /**
+   * A read-only gateway over the cluster as it was at {@code until} (per partition of {@code
+   * events}, the first offset not applied; see {@link WatchCache}): reads and watches as usual,
+   * every write answered 405 MethodNotAllowed with {@code readOnlyReason}. It writes nothing to
+   * Kafka, so it neither needs a reply partition nor keeps the system namespaces.
+   */
+  public static GatewayServer startReadOnly(
+      String bootstrapServers,
+      Topics topics,
+      String host,
+      int port,
+      long[] until,
+      String readOnlyReason)
+      throws IOException {
+    KubeJson json = new KubeJson();
+    WatchCache cache = new WatchCache(bootstrapServers, topics, json, WATCH_WINDOW, until);
+    ResourceService service =
+        ResourceService.readOnly(cache, json, Duration.ofSeconds(30), readOnlyReason);
+    return serve(host, port, json, cache, null, null, service);
+  }
+
+  private static GatewayServer serve(
+      String host,
+      int port,
+      KubeJson json,
+      WatchCache cache,
+      HistoryIndex history,
+      CommandClient commands,
+      ResourceService service)
+      throws IOException {
+    ProcessMetrics.register();
+    ResourceRegistry registry = ResourceRegistry.kubernetes();
     ApiHandler handler =
         new ApiHandler(
             registry,
@@ -202,9 +235,13 @@ public final class GatewayServer implements AutoCloseable {
     systemNamespaces.shutdownNow();
     http.stop(0);
     executor.shutdownNow();
-    commands.close();
+    if (commands != null) {
+      commands.close();
+    }
     cache.close();
-    history.close();
+    if (history != null) {
+      history.close();
+    }
     if (temporaryHistory != null) {
       try (Stream<Path> files = Files.walk(temporaryHistory)) {
         files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());

@@ -42,6 +42,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
@@ -53,6 +54,9 @@ import org.apache.avro.specific.SpecificRecord;
  * {@link CommandClient}, and does what kube-apiserver does around storage — decoding with field
  * validation, defaulting, namespace lifecycle admission, generateName, patches applied as
  * optimistic-concurrency updates (retried on conflict), and the scale subresource.
+ *
+ * <p>A read-only service ({@link #readOnly}) has no command client: it serves reads and answers
+ * every write 405 MethodNotAllowed, saying why.
  */
 public final class ResourceService {
 
@@ -69,6 +73,7 @@ public final class ResourceService {
   private final CommandClient commands;
   private final KubeJson json;
   private final Duration timeout;
+  private final String readOnlyReason;
   private final SecureRandom random = new SecureRandom();
   private volatile boolean caughtUp;
 
@@ -78,11 +83,44 @@ public final class ResourceService {
       CommandClient commands,
       KubeJson json,
       Duration timeout) {
+    this(cache, history, commands, json, timeout, null);
+  }
+
+  private ResourceService(
+      WatchCache cache,
+      HistoryIndex history,
+      CommandClient commands,
+      KubeJson json,
+      Duration timeout,
+      String readOnlyReason) {
     this.cache = cache;
     this.history = history;
     this.commands = commands;
     this.json = json;
     this.timeout = timeout;
+    this.readOnlyReason = readOnlyReason;
+  }
+
+  /**
+   * A service that only reads: every write is answered 405 MethodNotAllowed with {@code reason}
+   * (such as "this API serves the cluster as it was at ... and is read-only") in its message. It
+   * has no history index: it serves one moment, and reads at other versions are 400.
+   */
+  public static ResourceService readOnly(
+      WatchCache cache, KubeJson json, Duration timeout, String reason) {
+    return new ResourceService(cache, null, null, json, timeout, reason);
+  }
+
+  /** Throws the 405 Status a write ({@code verb}) gets when this service is read-only. */
+  public void checkWritable(String group, String resource, String verb) {
+    if (readOnlyReason != null) {
+      throw new ApiException(
+          Statuses.failure(
+              405,
+              "MethodNotAllowed",
+              readOnlyReason + ": " + verb + " is not allowed",
+              Statuses.details(group, resource, "")));
+    }
   }
 
   // ---------------------------------------------------------------- reads
@@ -137,7 +175,9 @@ public final class ResourceService {
       ReadAt at) {
     Continue after =
         continueToken == null || continueToken.isBlank() ? null : Continue.decode(continueToken);
-    if (after != null && after.version() != null) {
+    if (after != null && after.version() != null && history != null) {
+      // Without a history index the cache serves one moment only (a read-only past), and every
+      // page is read at it.
       at = new ReadAt.Exact(after.version());
     }
     Predicate<ObjectNode> filter =
@@ -629,6 +669,10 @@ public final class ResourceService {
   }
 
   private CommandResult execute(ResourceCommand command) {
+    checkWritable(
+        command.getGroup(),
+        command.getResource(),
+        command.getVerb().toString().toLowerCase(Locale.ROOT));
     try {
       return commands.execute(command, timeout);
     } catch (TimeoutException e) {
@@ -682,6 +726,12 @@ public final class ResourceService {
   }
 
   private void awaitHistory(ListVersion version) {
+    if (history == null) {
+      throw new ApiException(
+          Statuses.badRequest(
+              "reads at other versions are not served here"
+                  + (readOnlyReason == null ? "" : ": " + readOnlyReason)));
+    }
     history.awaitReadPast(version, timeout);
   }
 

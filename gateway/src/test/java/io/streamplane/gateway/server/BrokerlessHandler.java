@@ -27,11 +27,16 @@ final class BrokerlessHandler implements AutoCloseable {
   private final HttpServer server;
 
   BrokerlessHandler() throws IOException {
+    this(new ResourceService(null, null, null, new KubeJson(), Duration.ofSeconds(1)));
+  }
+
+  /** The handler over {@code service}, which must not reach its cache or command client. */
+  BrokerlessHandler(ResourceService service) throws IOException {
     ResourceRegistry registry = ResourceRegistry.kubernetes();
     ApiHandler handler =
         new ApiHandler(
             registry,
-            new ResourceService(null, null, null, new KubeJson(), Duration.ofSeconds(1)),
+            service,
             null,
             new Discovery(registry, "test", Instant.parse("2026-11-22T00:00:00Z")),
             new OpenApiV3(registry),

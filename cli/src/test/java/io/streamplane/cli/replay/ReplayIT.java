@@ -1,0 +1,352 @@
+package io.streamplane.cli.replay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.api.ConfigMap;
+import io.streamplane.cli.Streamplane;
+import io.streamplane.gateway.server.GatewayServer;
+import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
+import io.streamplane.kafka.embedded.KafkaBrokerExtension;
+import io.streamplane.log.EventType;
+import io.streamplane.log.ResourceEvent;
+import io.streamplane.log.UserInfo;
+import io.streamplane.schema.convert.KubeJson;
+import io.streamplane.schema.serde.KafkaSchemaCatalog;
+import io.streamplane.store.StoreApp;
+import io.streamplane.streams.StreamsApp;
+import io.streamplane.topics.TopicInitializer;
+import io.streamplane.topics.TopicLayout;
+import io.streamplane.topics.Topics;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * {@code streamplane replay} over the log of a real store: the store topology and a gateway on an
+ * embedded broker take a workload of creates, updates and deletes in three namespaces through the
+ * Kubernetes API; then replay verifies the log against the store's live state, prints and serves
+ * the cluster as it was between the workload's two halves, and — last, because it spoils the log
+ * for the others — fails verification once an event is forged.
+ */
+@ExtendWith(KafkaBrokerExtension.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ReplayIT {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final List<String> NAMESPACES = List.of("red", "green", "blue");
+  private static final UserInfo SYSTEM =
+      UserInfo.newBuilder()
+          .setUsername("system:apiserver")
+          .setGroups(List.of("system:masters"))
+          .build();
+
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
+
+  private String bootstrap;
+  private String cluster;
+  private KafkaSchemaCatalog catalog;
+  private Topics topics;
+  private StreamsApp store;
+  private GatewayServer gateway;
+  private Instant between;
+
+  @BeforeAll
+  void runAWorkload(EmbeddedKafkaBroker broker, @TempDir Path stateDir) throws Exception {
+    bootstrap = broker.bootstrapServers();
+    cluster = KafkaBrokerExtension.uniqueName("replay");
+    TopicLayout layout = TopicLayout.singleBroker(cluster);
+    try (Admin admin = Admin.create(broker.clientProperties())) {
+      TopicInitializer initializer = new TopicInitializer(admin);
+      initializer.ensure(List.of(Topics.schemasSpec(layout)));
+      catalog = new KafkaSchemaCatalog(bootstrap, layout.topicName(Topics.SCHEMAS));
+      topics = new Topics(layout, catalog);
+      initializer.ensure(topics.all());
+    }
+    store = StoreApp.start(topics, bootstrap, stateDir);
+    gateway = GatewayServer.start(bootstrap, topics, "127.0.0.1", 0, 0);
+    gateway.ensureSystemNamespaces(SYSTEM);
+
+    // First half: three namespaces, each with five config maps at version one and a secret.
+    for (String ns : NAMESPACES) {
+      expect(201, send("POST", "/api/v1/namespaces", "{\"metadata\":{\"name\":\"" + ns + "\"}}"));
+      for (int i = 1; i <= 5; i++) {
+        expect(201, send("POST", configMaps(ns), configMap("cm-" + i, "one")));
+      }
+      expect(
+          201,
+          send(
+              "POST",
+              "/api/v1/namespaces/" + ns + "/secrets",
+              "{\"metadata\":{\"name\":\"token\"},\"stringData\":{\"k\":\"v\"}}"));
+    }
+    Thread.sleep(20);
+    between = Instant.now();
+    Thread.sleep(20);
+    // Second half: updates, deletes, a new object, and one namespace going away.
+    for (String ns : NAMESPACES) {
+      expect(200, patch(configMaps(ns) + "/cm-1", "{\"data\":{\"version\":\"two\"}}"));
+      expect(200, patch(configMaps(ns) + "/cm-2", "{\"data\":{\"version\":\"two\"}}"));
+      expect(200, patch(configMaps(ns) + "/cm-2", "{\"data\":{\"version\":\"three\"}}"));
+      expectSuccess(send("DELETE", configMaps(ns) + "/cm-3", null));
+      expect(201, send("POST", configMaps(ns), configMap("cm-6", "one")));
+    }
+    expectSuccess(send("DELETE", "/api/v1/namespaces/blue", null));
+  }
+
+  @AfterAll
+  void stopCluster() throws Exception {
+    for (AutoCloseable c : new AutoCloseable[] {gateway, store, catalog}) {
+      if (c != null) {
+        c.close();
+      }
+    }
+  }
+
+  @Test
+  @Order(1)
+  void verifyRebuildsTheStoresLiveStateFromEventsAndFromCommands() {
+    Run run = replay("--verify");
+
+    assertThat(run.exit).as(run.out + run.err).isZero();
+    assertThat(run.out)
+        .contains("verified: events and commands both rebuild the live state byte for byte")
+        .contains("configmaps 15")
+        .contains("namespaces 7")
+        .contains("secrets 3")
+        .containsPattern("replayed [0-9,]+ events \\([0-9.]+ MB\\) in [0-9.]+ s: [0-9,]+ events/s");
+  }
+
+  @Test
+  @Order(2)
+  void untilPrintsTheClusterAsItWasBetweenTheTwoHalves() throws Exception {
+    Run table = replay("--until", between.toString());
+    Run json = replay("--until", between.toString(), "-o", "json");
+
+    assertThat(table.exit).as(table.err).isZero();
+    assertThat(table.out)
+        .contains("KIND")
+        .contains("RESOURCEVERSION")
+        .containsPattern("ConfigMap +red +cm-3 ")
+        .doesNotContain("cm-6");
+    assertThat(json.exit).as(json.err).isZero();
+    JsonNode list = JSON.readTree(json.out);
+    List<String> versions = new ArrayList<>();
+    for (JsonNode item : list.path("items")) {
+      if (item.path("kind").asText().equals("ConfigMap")
+          && item.path("metadata").path("name").asText().startsWith("cm-")) {
+        versions.add(item.path("data").path("version").asText());
+      }
+    }
+    assertThat(versions).hasSize(15).containsOnly("one");
+    assertThat(list.path("metadata").path("resourceVersion").asText()).startsWith("L");
+    Run now = replay("--until", Instant.now().toString(), "-o", "json");
+    assertThat(now.out).contains("\"three\"").contains("cm-6");
+  }
+
+  @Test
+  @Order(3)
+  void servePastStateAnswersListsAndRefusesWritesWith405(@TempDir Path dir) throws Exception {
+    Path kubeconfig = dir.resolve("kubeconfig");
+    StringWriter out = new StringWriter();
+    Thread server =
+        new Thread(
+            () ->
+                command(out, new StringWriter())
+                    .execute(
+                        args(
+                            "--until",
+                            between.toString(),
+                            "--serve",
+                            "--port",
+                            "0",
+                            "--kubeconfig",
+                            kubeconfig.toString())));
+    server.start();
+    try {
+      await("the replay's kubeconfig")
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> Files.exists(kubeconfig) && Files.size(kubeconfig) > 0);
+      Matcher m = Pattern.compile("server: (\\S+)").matcher(Files.readString(kubeconfig));
+      assertThat(m.find()).isTrue();
+      String url = m.group(1);
+
+      HttpResponse<String> list = send(url, "GET", configMaps("red"), null);
+      assertThat(list.statusCode()).isEqualTo(200);
+      List<String> names = new ArrayList<>();
+      JSON.readTree(list.body())
+          .path("items")
+          .forEach(i -> names.add(i.path("metadata").path("name").asText()));
+      assertThat(names).contains("cm-1", "cm-2", "cm-3", "cm-4", "cm-5").doesNotContain("cm-6");
+
+      HttpResponse<String> write = send(url, "POST", configMaps("red"), configMap("x", "one"));
+      assertThat(write.statusCode()).isEqualTo(405);
+      JsonNode status = JSON.readTree(write.body());
+      assertThat(status.path("kind").asText()).isEqualTo("Status");
+      assertThat(status.path("reason").asText()).isEqualTo("MethodNotAllowed");
+      assertThat(status.path("message").asText())
+          .contains("serves the cluster as it was at " + between)
+          .contains("read-only");
+      assertThat(send(url, "DELETE", configMaps("red") + "/cm-1", null).statusCode())
+          .isEqualTo(405);
+    } finally {
+      server.interrupt();
+      server.join(10_000);
+    }
+  }
+
+  @Test
+  @Order(4)
+  void aForgedEventFailsVerificationNamingItsKey() throws Exception {
+    String key = "configmaps./green/cm-4";
+    JsonNode stored = JSON.readTree(send("GET", configMaps("green") + "/cm-4", null).body());
+    ObjectNode forged = stored.deepCopy();
+    forged.with("data").put("version", "forged");
+    KubeJson kubeJson = new KubeJson();
+    ConfigMap object = kubeJson.toAvro(forged, ConfigMap.class).record();
+    ResourceEvent event =
+        ResourceEvent.newBuilder()
+            .setType(EventType.MODIFIED)
+            .setResource("configmaps")
+            .setGroup("")
+            .setNamespace("green")
+            .setName("cm-4")
+            .setObject(object)
+            .setResourceVersion(
+                Long.parseLong(stored.path("metadata").path("resourceVersion").asText()) - 1)
+            .setCommandId("forged")
+            .setActor(UserInfo.newBuilder().setUsername("mallory").setGroups(List.of()).build())
+            .build();
+    try (KafkaProducer<String, ResourceEvent> producer =
+        new KafkaProducer<>(
+            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
+            new StringSerializer(),
+            topics.events().valueSerde().serializer())) {
+      producer.send(new ProducerRecord<>(topics.events().name(), key, event)).get();
+    }
+
+    Run run = replay("--verify");
+
+    assertThat(run.exit).as(run.out + run.err).isEqualTo(1);
+    assertThat(run.out)
+        .contains("1 differences")
+        .contains(key + ": differs between events and the live state")
+        .contains("forged")
+        .contains("verify FAILED");
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  private record Run(int exit, String out, String err) {}
+
+  private Run replay(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int exit = command(out, err).execute(args(args));
+    return new Run(exit, out.toString(), err.toString());
+  }
+
+  private String[] args(String... args) {
+    List<String> all = new ArrayList<>(List.of("replay"));
+    all.addAll(List.of(args));
+    all.addAll(List.of("--bootstrap-server", bootstrap, "--cluster", cluster));
+    return all.toArray(String[]::new);
+  }
+
+  private static CommandLine command(StringWriter out, StringWriter err) {
+    CommandLine cmd = new CommandLine(new Streamplane());
+    cmd.setOut(new PrintWriter(out));
+    cmd.setErr(new PrintWriter(err));
+    return cmd;
+  }
+
+  private static String configMaps(String namespace) {
+    return "/api/v1/namespaces/" + namespace + "/configmaps";
+  }
+
+  private static String configMap(String name, String version) {
+    return "{\"metadata\":{\"name\":\"" + name + "\"},\"data\":{\"version\":\"" + version + "\"}}";
+  }
+
+  private static void expect(int code, HttpResponse<String> response) {
+    assertThat(response.statusCode())
+        .as("%s %s: %s", response.request().method(), response.uri(), response.body())
+        .isEqualTo(code);
+  }
+
+  private static void expectSuccess(HttpResponse<String> response) {
+    assertThat(response.statusCode())
+        .as("%s %s: %s", response.request().method(), response.uri(), response.body())
+        .isBetween(200, 299);
+  }
+
+  private HttpResponse<String> patch(String path, String body) {
+    return send(gateway.url(), "PATCH", path, "application/merge-patch+json", body);
+  }
+
+  private HttpResponse<String> send(String method, String path, String body) {
+    return send(gateway.url(), method, path, "application/json", body);
+  }
+
+  private HttpResponse<String> send(String url, String method, String path, String body) {
+    return send(url, method, path, "application/json", body);
+  }
+
+  private HttpResponse<String> send(
+      String url, String method, String path, String contentType, String body) {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create(url + path)).timeout(Duration.ofSeconds(30));
+    if (body == null) {
+      request.method(method, HttpRequest.BodyPublishers.noBody());
+    } else {
+      request
+          .header("Content-Type", contentType)
+          .method(method, HttpRequest.BodyPublishers.ofString(body));
+    }
+    try {
+      return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+}
