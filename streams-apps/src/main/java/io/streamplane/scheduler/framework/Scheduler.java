@@ -14,9 +14,9 @@ import java.util.SplittableRandom;
  * TaintToleration, NodeAffinity, NodeResourcesFit, in the default profile's order; the first
  * rejecting plugin decides a node) starting at an offset and wrapping around, and filtering stops
  * once {@link SchedulerConfig#numFeasibleNodesToFind} feasible nodes are found. A single feasible
- * node is taken without scoring; otherwise each configured score plugin scores and normalizes, the
- * weighted sum ranks the nodes, and ties are broken at random (reservoir sampling, as {@code
- * selectHost}).
+ * node is taken without scoring; otherwise each configured score plugin scores and normalizes
+ * (NodeResourcesFit with the profile's {@link ScoringStrategy}), the weighted sum ranks the nodes,
+ * and ties are broken at random (reservoir sampling, as {@code selectHost}).
  *
  * <p>Determinism: kube-scheduler rotates its start offset from cycle to cycle and breaks ties with
  * a process-global random source. Here both come from {@code seed}, so the same inputs give the
@@ -41,7 +41,6 @@ public final class Scheduler {
 
   private static final Map<String, Score> SCORES =
       Map.of(
-          NodeResourcesFitPlugin.NAME, new NodeResourcesFitPlugin(),
           BalancedAllocationPlugin.NAME, new BalancedAllocationPlugin(),
           NodeAffinityPlugin.NAME, new NodeAffinityPlugin(),
           TaintTolerationPlugin.NAME, new TaintTolerationPlugin());
@@ -91,7 +90,7 @@ public final class Scheduler {
     if (feasible.size() == 1) {
       return ScheduleResult.placed(feasible.get(0).name(), requests);
     }
-    long[] totals = totalScores(pod, requests, feasible, config.scoreWeights());
+    long[] totals = totalScores(pod, requests, feasible, config);
     return ScheduleResult.placed(feasible.get(selectHost(totals, random)).name(), requests);
   }
 
@@ -106,11 +105,14 @@ public final class Scheduler {
   }
 
   static long[] totalScores(
-      Pod pod, PodRequests requests, List<NodeInfo> feasible, Map<String, Integer> weights) {
+      Pod pod, PodRequests requests, List<NodeInfo> feasible, SchedulerConfig config) {
     long[] totals = new long[feasible.size()];
     long[] scores = new long[feasible.size()];
-    for (Map.Entry<String, Integer> plugin : weights.entrySet()) {
-      Score score = SCORES.get(plugin.getKey());
+    for (Map.Entry<String, Integer> plugin : config.scoreWeights().entrySet()) {
+      Score score =
+          plugin.getKey().equals(NodeResourcesFitPlugin.NAME)
+              ? new NodeResourcesFitPlugin(config.scoringStrategy())
+              : SCORES.get(plugin.getKey());
       for (int i = 0; i < scores.length; i++) {
         scores[i] = score.score(pod, requests, feasible.get(i));
       }
