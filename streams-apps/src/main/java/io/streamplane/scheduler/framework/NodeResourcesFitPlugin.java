@@ -74,6 +74,11 @@ public final class NodeResourcesFitPlugin implements Filter, Score {
   }
 
   @Override
+  public boolean passes(Pod pod, PodRequests requests, NodeInfo node) {
+    return requests.requests().fitsBeside(node.requested(), node.allocatable());
+  }
+
+  @Override
   public long score(Pod pod, PodRequests requests, NodeInfo node) {
     return strategy.score(requests, node);
   }

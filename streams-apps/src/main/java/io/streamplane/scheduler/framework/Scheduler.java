@@ -72,18 +72,19 @@ public final class Scheduler {
     int start = random.nextInt(all);
 
     List<NodeInfo> feasible = new ArrayList<>(Math.min(toFind, all));
-    List<Rejection> rejections = new ArrayList<>();
     for (int i = 0; i < all && feasible.size() < toFind; i++) {
       NodeInfo node = nodes.get((start + i) % all);
-      Rejection rejection = firstRejection(pod, requests, node);
-      if (rejection == null) {
+      if (passes(pod, requests, node)) {
         feasible.add(node);
-      } else {
-        rejections.add(rejection);
       }
     }
 
     if (feasible.isEmpty()) {
+      // Every node was examined and rejected; only now are the reasons worth building.
+      List<Rejection> rejections = new ArrayList<>(all);
+      for (NodeInfo node : nodes) {
+        rejections.add(firstRejection(pod, requests, node));
+      }
       boolean never = pod.getSpec() != null && "Never".equals(pod.getSpec().getPreemptionPolicy());
       return ScheduleResult.failed(requests, FitError.message(all, rejections, never));
     }
@@ -92,6 +93,15 @@ public final class Scheduler {
     }
     long[] totals = totalScores(pod, requests, feasible, config);
     return ScheduleResult.placed(feasible.get(selectHost(totals, random)).name(), requests);
+  }
+
+  private static boolean passes(Pod pod, PodRequests requests, NodeInfo node) {
+    for (Filter filter : FILTERS) {
+      if (!filter.passes(pod, requests, node)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static Rejection firstRejection(Pod pod, PodRequests requests, NodeInfo node) {
