@@ -118,12 +118,14 @@ public record ScoringStrategy(Type type, List<ResourceWeight> resources, List<Sh
     for (ResourceWeight r : resources) {
       long capacity;
       long requested;
-      switch (r.name()) {
-        case Resources.CPU -> {
+      // The name is one of cpu, memory, ephemeral-storage (checked by ResourceWeight); its first
+      // letter tells them apart without hashing the string for every node scored.
+      switch (r.name().charAt(0)) {
+        case 'c' -> {
           capacity = allocatable.milliCpu();
           requested = nonZero.milliCpu();
         }
-        case Resources.MEMORY -> {
+        case 'm' -> {
           capacity = allocatable.memory();
           requested = nonZero.memory();
         }
