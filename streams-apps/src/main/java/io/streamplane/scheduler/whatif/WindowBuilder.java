@@ -60,10 +60,14 @@ public final class WindowBuilder {
     if (inWindow && startNodes == null) {
       snapshot();
     }
-    if (event.getObject() instanceof Node node) {
-      node(event, node, inWindow);
-    } else if (event.getObject() instanceof Pod pod) {
-      pod(event, pod, inWindow);
+    // By resource, not by object: a DELETED event may come without the object.
+    if (!event.getGroup().isEmpty()) {
+      return;
+    }
+    if ("nodes".equals(event.getResource())) {
+      node(event, event.getObject() instanceof Node node ? node : null, inWindow);
+    } else if ("pods".equals(event.getResource())) {
+      pod(event, event.getObject() instanceof Pod pod ? pod : null, inWindow);
     }
   }
 
@@ -99,7 +103,7 @@ public final class WindowBuilder {
       if (nodes.remove(name) != null && inWindow) {
         changes.add(new LogChange.NodeRemoved(name));
       }
-    } else {
+    } else if (node != null) {
       nodes.put(name, node);
       if (inWindow) {
         changes.add(new LogChange.NodeSet(node));
@@ -114,6 +118,9 @@ public final class WindowBuilder {
             .toString();
     Pod before = pods.get(key);
     Pod after = event.getType() == EventType.DELETED ? null : pod;
+    if (after == null && event.getType() != EventType.DELETED) {
+      return;
+    }
     if (after == null) {
       pods.remove(key);
     } else {
