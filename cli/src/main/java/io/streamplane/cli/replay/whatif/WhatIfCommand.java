@@ -85,9 +85,38 @@ public final class WhatIfCommand implements Callable<Integer> {
       description = "Base name of the report's files (default: ${DEFAULT-VALUE}).")
   String name;
 
+  /** For picocli. */
+  public WhatIfCommand() {}
+
+  /**
+   * The command with its options given, for a command that offers what-if as a mode of its own (as
+   * {@code replay --scheduler-config}); run it with {@link #run}.
+   */
+  public WhatIfCommand(
+      ClusterOptions cluster,
+      Path schedulerConfig,
+      String from,
+      String until,
+      Path output,
+      String name) {
+    this.cluster = cluster;
+    this.schedulerConfig = schedulerConfig;
+    this.from = from;
+    this.until = until;
+    this.output = output;
+    this.name = name;
+  }
+
   @Override
   public Integer call() throws IOException {
-    CommandLine cmd = spec.commandLine();
+    return run(spec.commandLine());
+  }
+
+  /**
+   * Runs the what-if, writing to {@code cmd}'s output and reporting bad options as {@code cmd}'s
+   * parameter errors; returns the exit status.
+   */
+  public int run(CommandLine cmd) throws IOException {
     Instant fromTime;
     Instant untilTime;
     SchedulerConfig config;
@@ -116,10 +145,11 @@ public final class WhatIfCommand implements Callable<Integer> {
     Duration read;
     Duration simulated;
     String topic;
+    AtomicReference<String> unit = new AtomicReference<>("records");
     try (KafkaSchemaCatalog catalog = cluster.catalog();
         Progress shown =
             Progress.start(
-                () -> Progress.Status.of(phase.get(), done.get(), total.get(), "records"))) {
+                () -> Progress.Status.of(phase.get(), done.get(), total.get(), unit.get()))) {
       Topics topics = new Topics(cluster.layout(), catalog);
       topic = topics.events().name();
       long t0 = System.nanoTime();
@@ -134,6 +164,7 @@ public final class WhatIfCommand implements Callable<Integer> {
                     done.set(r);
                   });
       long t1 = System.nanoTime();
+      unit.set("");
       phase.set("simulate " + window.changes().size() + " changes");
       result = WhatIfSimulation.run(window, config);
       long t2 = System.nanoTime();
@@ -142,7 +173,7 @@ public final class WhatIfCommand implements Callable<Integer> {
     }
     WhatIfReport.Run run =
         new WhatIfReport.Run(
-            commandLine(),
+            commandLine(cmd),
             schedulerConfig.toString(),
             config,
             fromTime,
@@ -166,9 +197,10 @@ public final class WhatIfCommand implements Callable<Integer> {
     return 0;
   }
 
-  private String commandLine() {
+  private static String commandLine(CommandLine cmd) {
     StringBuilder line = new StringBuilder("streamplane");
-    for (String a : spec.commandLine().getParseResult().originalArgs()) {
+    CommandLine.ParseResult parsed = cmd.getParseResult();
+    for (String a : parsed == null ? List.<String>of() : parsed.originalArgs()) {
       line.append(' ').append(a);
     }
     return line.toString();
