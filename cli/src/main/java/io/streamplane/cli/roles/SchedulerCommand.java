@@ -33,7 +33,8 @@ public final class SchedulerCommand implements Callable<Integer> {
   @Option(
       names = "--config",
       description =
-          "A KubeSchedulerConfiguration YAML (profiles, score weights, percentageOfNodesToScore).")
+          "A KubeSchedulerConfiguration YAML (profile, score weights, percentageOfNodesToScore,"
+              + " NodeResourcesFit scoringStrategy).")
   Path config;
 
   @Option(

@@ -16,4 +16,13 @@ public interface Filter {
   String name();
 
   Optional<Rejection> reject(Pod pod, PodRequests requests, NodeInfo node);
+
+  /**
+   * Whether the node passes: the same answer as {@code reject(...).isEmpty()}. A plugin overrides
+   * it when building the rejection costs (reason strings): the scheduler asks this of every node it
+   * examines and builds rejections only for a pod that fits nowhere.
+   */
+  default boolean passes(Pod pod, PodRequests requests, NodeInfo node) {
+    return reject(pod, requests, node).isEmpty();
+  }
 }

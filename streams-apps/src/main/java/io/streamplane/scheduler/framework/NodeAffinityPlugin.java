@@ -38,6 +38,9 @@ public final class NodeAffinityPlugin implements Filter, Score {
     return NAME;
   }
 
+  /** Immutable, so one instance serves every rejection: this filter runs for every node. */
+  private static final Optional<Rejection> REJECTED = Optional.of(Rejection.unresolvable(REASON));
+
   @Override
   public Optional<Rejection> reject(Pod pod, PodRequests requests, NodeInfo node) {
     if (pod.getSpec() == null) {
@@ -48,7 +51,7 @@ public final class NodeAffinityPlugin implements Filter, Score {
     if (selector != null) {
       for (Map.Entry<String, String> e : selector.entrySet()) {
         if (!e.getValue().equals(labels.get(e.getKey()))) {
-          return Optional.of(Rejection.unresolvable(REASON));
+          return REJECTED;
         }
       }
     }
@@ -56,7 +59,7 @@ public final class NodeAffinityPlugin implements Filter, Score {
     NodeSelector required =
         affinity == null ? null : affinity.getRequiredDuringSchedulingIgnoredDuringExecution();
     if (required != null && !matchesAnyTerm(required.getNodeSelectorTerms(), node.node())) {
-      return Optional.of(Rejection.unresolvable(REASON));
+      return REJECTED;
     }
     return Optional.empty();
   }

@@ -9,6 +9,9 @@ public final class NodeNamePlugin implements Filter {
   public static final String NAME = "NodeName";
   public static final String REASON = "node(s) didn't match the requested node name";
 
+  /** Immutable, so one instance serves every rejection: this filter runs for every node. */
+  private static final Optional<Rejection> REJECTED = Optional.of(Rejection.unresolvable(REASON));
+
   @Override
   public String name() {
     return NAME;
@@ -20,6 +23,6 @@ public final class NodeNamePlugin implements Filter {
     if (wanted == null || wanted.isEmpty() || wanted.equals(node.name())) {
       return Optional.empty();
     }
-    return Optional.of(Rejection.unresolvable(REASON));
+    return REJECTED;
   }
 }

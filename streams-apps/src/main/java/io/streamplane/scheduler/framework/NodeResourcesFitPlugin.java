@@ -6,7 +6,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Kubernetes' NodeResourcesFit plugin with its default {@code LeastAllocated} scoring strategy.
+ * Kubernetes' NodeResourcesFit plugin, scoring with a {@link ScoringStrategy} ({@code
+ * LeastAllocated} by default).
  *
  * <p>Filter: the pod's requests must fit in allocatable minus what is already requested on the
  * node; every failing resource is reported, in Kubernetes' order and words: {@code Too many pods},
@@ -14,16 +15,27 @@ import java.util.Optional;
  * shortage is unresolvable (preemption cannot help) when the request exceeds the node's whole
  * allocatable; the pod count never is, as in Kubernetes.
  *
- * <p>Score: for cpu and memory (weight 1 each), {@code (allocatable - requested) * 100 /
- * allocatable} with the non-zero requests of the node plus the pod, averaged by weight; a resource
- * the node does not report is left out.
+ * <p>Score: the configured {@link ScoringStrategy} (kube-scheduler's {@code
+ * NodeResourcesFitArgs.scoringStrategy}); by default LeastAllocated over cpu and memory, weight 1
+ * each: {@code (allocatable - requested) * 100 / allocatable} with the non-zero requests of the
+ * node plus the pod, averaged by weight; a resource the node does not report is left out.
  *
- * <p>Limits: the MostAllocated and RequestedToCapacityRatio strategies and extended resources are
- * not implemented.
+ * <p>Limits: extended resources are not implemented.
  */
 public final class NodeResourcesFitPlugin implements Filter, Score {
 
   public static final String NAME = "NodeResourcesFit";
+
+  private final ScoringStrategy strategy;
+
+  /** The plugin with kube-scheduler's default strategy, LeastAllocated over cpu and memory. */
+  public NodeResourcesFitPlugin() {
+    this(ScoringStrategy.LEAST_ALLOCATED);
+  }
+
+  public NodeResourcesFitPlugin(ScoringStrategy strategy) {
+    this.strategy = strategy;
+  }
 
   @Override
   public String name() {
@@ -33,10 +45,11 @@ public final class NodeResourcesFitPlugin implements Filter, Score {
   @Override
   public Optional<Rejection> reject(Pod pod, PodRequests requests, NodeInfo node) {
     Resources wanted = requests.requests();
-    List<String> short_ = wanted.insufficientIn(node.allocatable().minus(node.requested()));
-    if (short_.isEmpty()) {
+    // The common case, a node with room, allocates nothing: this runs for every node of a cycle.
+    if (wanted.fitsBeside(node.requested(), node.allocatable())) {
       return Optional.empty();
     }
+    List<String> short_ = wanted.insufficientIn(node.allocatable().minus(node.requested()));
     List<String> reasons = new ArrayList<>(short_.size());
     boolean unresolvable = false;
     Resources total = node.allocatable();
@@ -61,30 +74,12 @@ public final class NodeResourcesFitPlugin implements Filter, Score {
   }
 
   @Override
-  public long score(Pod pod, PodRequests requests, NodeInfo node) {
-    Resources requested = node.nonZeroRequested().plus(requests.nonZeroRequests());
-    Resources allocatable = node.allocatable();
-    long sum = 0;
-    long weights = 0;
-    if (allocatable.milliCpu() != 0) {
-      sum += leastRequested(requested.milliCpu(), allocatable.milliCpu());
-      weights++;
-    }
-    if (allocatable.memory() != 0) {
-      sum += leastRequested(requested.memory(), allocatable.memory());
-      weights++;
-    }
-    return weights == 0 ? 0 : sum / weights;
+  public boolean passes(Pod pod, PodRequests requests, NodeInfo node) {
+    return requests.requests().fitsBeside(node.requested(), node.allocatable());
   }
 
-  private static long leastRequested(long requested, long capacity) {
-    if (capacity <= 0 || requested > capacity) {
-      return 0;
-    }
-    // Multiply last in floating point only if the exact product could overflow (exabyte nodes).
-    long free = capacity - requested;
-    return free <= Long.MAX_VALUE / MAX_NODE_SCORE
-        ? free * MAX_NODE_SCORE / capacity
-        : (long) ((double) free * MAX_NODE_SCORE / capacity);
+  @Override
+  public long score(Pod pod, PodRequests requests, NodeInfo node) {
+    return strategy.score(requests, node);
   }
 }

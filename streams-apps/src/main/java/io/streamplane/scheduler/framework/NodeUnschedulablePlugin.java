@@ -18,6 +18,9 @@ public final class NodeUnschedulablePlugin implements Filter {
   private static final Taint UNSCHEDULABLE_TAINT =
       Taint.newBuilder().setKey(TAINT_KEY).setEffect("NoSchedule").build();
 
+  /** Immutable, so one instance serves every rejection: this filter runs for every node. */
+  private static final Optional<Rejection> REJECTED = Optional.of(Rejection.unresolvable(REASON));
+
   @Override
   public String name() {
     return NAME;
@@ -33,6 +36,6 @@ public final class NodeUnschedulablePlugin implements Filter {
     if (TaintTolerationPlugin.tolerated(tolerations, UNSCHEDULABLE_TAINT)) {
       return Optional.empty();
     }
-    return Optional.of(Rejection.unresolvable(REASON));
+    return REJECTED;
   }
 }

@@ -89,6 +89,21 @@ public record Resources(long milliCpu, long memory, long ephemeralStorage, long 
     return names;
   }
 
+  /**
+   * Whether this request fits next to {@code requested} in {@code allocatable}: the same answer as
+   * {@code fitsIn(allocatable.minus(requested))}, without building the difference.
+   */
+  public boolean fitsBeside(Resources requested, Resources allocatable) {
+    return fits(pods, allocatable.pods, requested.pods)
+        && fits(milliCpu, allocatable.milliCpu, requested.milliCpu)
+        && fits(memory, allocatable.memory, requested.memory)
+        && fits(ephemeralStorage, allocatable.ephemeralStorage, requested.ephemeralStorage);
+  }
+
+  private static boolean fits(long wanted, long allocatable, long requested) {
+    return wanted <= 0 || wanted <= add(allocatable, negate(requested));
+  }
+
   /** Whether this request fits in {@code available} (e.g. allocatable minus requested). */
   public boolean fitsIn(Resources available) {
     return insufficientIn(available).isEmpty();

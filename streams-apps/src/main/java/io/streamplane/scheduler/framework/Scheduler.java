@@ -14,9 +14,9 @@ import java.util.SplittableRandom;
  * TaintToleration, NodeAffinity, NodeResourcesFit, in the default profile's order; the first
  * rejecting plugin decides a node) starting at an offset and wrapping around, and filtering stops
  * once {@link SchedulerConfig#numFeasibleNodesToFind} feasible nodes are found. A single feasible
- * node is taken without scoring; otherwise each configured score plugin scores and normalizes, the
- * weighted sum ranks the nodes, and ties are broken at random (reservoir sampling, as {@code
- * selectHost}).
+ * node is taken without scoring; otherwise each configured score plugin scores and normalizes
+ * (NodeResourcesFit with the profile's {@link ScoringStrategy}), the weighted sum ranks the nodes,
+ * and ties are broken at random (reservoir sampling, as {@code selectHost}).
  *
  * <p>Determinism: kube-scheduler rotates its start offset from cycle to cycle and breaks ties with
  * a process-global random source. Here both come from {@code seed}, so the same inputs give the
@@ -31,20 +31,20 @@ public final class Scheduler {
   /** kube-scheduler's {@code ErrNoNodesAvailable}. */
   public static final String NO_NODES = "no nodes available to schedule pods";
 
+  private static final NodeUnschedulablePlugin NODE_UNSCHEDULABLE = new NodeUnschedulablePlugin();
+  private static final NodeNamePlugin NODE_NAME = new NodeNamePlugin();
+  private static final TaintTolerationPlugin TAINT_TOLERATION = new TaintTolerationPlugin();
+  private static final NodeAffinityPlugin NODE_AFFINITY = new NodeAffinityPlugin();
+  private static final NodeResourcesFitPlugin NODE_RESOURCES_FIT = new NodeResourcesFitPlugin();
+
   private static final List<Filter> FILTERS =
-      List.of(
-          new NodeUnschedulablePlugin(),
-          new NodeNamePlugin(),
-          new TaintTolerationPlugin(),
-          new NodeAffinityPlugin(),
-          new NodeResourcesFitPlugin());
+      List.of(NODE_UNSCHEDULABLE, NODE_NAME, TAINT_TOLERATION, NODE_AFFINITY, NODE_RESOURCES_FIT);
 
   private static final Map<String, Score> SCORES =
       Map.of(
-          NodeResourcesFitPlugin.NAME, new NodeResourcesFitPlugin(),
           BalancedAllocationPlugin.NAME, new BalancedAllocationPlugin(),
-          NodeAffinityPlugin.NAME, new NodeAffinityPlugin(),
-          TaintTolerationPlugin.NAME, new TaintTolerationPlugin());
+          NodeAffinityPlugin.NAME, NODE_AFFINITY,
+          TaintTolerationPlugin.NAME, TAINT_TOLERATION);
 
   private Scheduler() {}
 
@@ -73,26 +73,37 @@ public final class Scheduler {
     int start = random.nextInt(all);
 
     List<NodeInfo> feasible = new ArrayList<>(Math.min(toFind, all));
-    List<Rejection> rejections = new ArrayList<>();
     for (int i = 0; i < all && feasible.size() < toFind; i++) {
       NodeInfo node = nodes.get((start + i) % all);
-      Rejection rejection = firstRejection(pod, requests, node);
-      if (rejection == null) {
+      if (passes(pod, requests, node)) {
         feasible.add(node);
-      } else {
-        rejections.add(rejection);
       }
     }
 
     if (feasible.isEmpty()) {
+      // Every node was examined and rejected; only now are the reasons worth building.
+      List<Rejection> rejections = new ArrayList<>(all);
+      for (NodeInfo node : nodes) {
+        rejections.add(firstRejection(pod, requests, node));
+      }
       boolean never = pod.getSpec() != null && "Never".equals(pod.getSpec().getPreemptionPolicy());
       return ScheduleResult.failed(requests, FitError.message(all, rejections, never));
     }
     if (feasible.size() == 1) {
       return ScheduleResult.placed(feasible.get(0).name(), requests);
     }
-    long[] totals = totalScores(pod, requests, feasible, config.scoreWeights());
+    long[] totals = totalScores(pod, requests, feasible, config);
     return ScheduleResult.placed(feasible.get(selectHost(totals, random)).name(), requests);
+  }
+
+  private static boolean passes(Pod pod, PodRequests requests, NodeInfo node) {
+    // FILTERS in order, called on their own classes: this runs for every node examined, and calls
+    // through one interface call site for five classes would not be inlined.
+    return NODE_UNSCHEDULABLE.passes(pod, requests, node)
+        && NODE_NAME.passes(pod, requests, node)
+        && TAINT_TOLERATION.passes(pod, requests, node)
+        && NODE_AFFINITY.passes(pod, requests, node)
+        && NODE_RESOURCES_FIT.passes(pod, requests, node);
   }
 
   private static Rejection firstRejection(Pod pod, PodRequests requests, NodeInfo node) {
@@ -106,11 +117,14 @@ public final class Scheduler {
   }
 
   static long[] totalScores(
-      Pod pod, PodRequests requests, List<NodeInfo> feasible, Map<String, Integer> weights) {
+      Pod pod, PodRequests requests, List<NodeInfo> feasible, SchedulerConfig config) {
     long[] totals = new long[feasible.size()];
     long[] scores = new long[feasible.size()];
-    for (Map.Entry<String, Integer> plugin : weights.entrySet()) {
-      Score score = SCORES.get(plugin.getKey());
+    for (Map.Entry<String, Integer> plugin : config.scoreWeights().entrySet()) {
+      Score score =
+          plugin.getKey().equals(NodeResourcesFitPlugin.NAME)
+              ? new NodeResourcesFitPlugin(config.scoringStrategy())
+              : SCORES.get(plugin.getKey());
       for (int i = 0; i < scores.length; i++) {
         scores[i] = score.score(pod, requests, feasible.get(i));
       }

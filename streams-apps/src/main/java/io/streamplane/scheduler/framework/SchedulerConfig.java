@@ -5,7 +5,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.streamplane.api.Pod;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -24,13 +26,21 @@ import java.util.TreeMap;
  * {@code disabled} entries (or {@code "*"}) remove default plugins, {@code enabled} entries add a
  * plugin or override a default one's weight, and a missing or zero weight means 1.
  *
+ * <p>From {@code profiles[0].pluginConfig}, the {@code NodeResourcesFit} entry's {@code
+ * args.scoringStrategy} ({@link ScoringStrategy}: {@code type}, {@code resources}, {@code
+ * requestedToCapacityRatio.shape}) decides how NodeResourcesFit scores.
+ *
  * <p>Limits: one profile only (more is an error rather than silently ignored); the other extension
- * points, {@code pluginConfig} (e.g. other scoring strategies) and the client/leader-election
- * settings are ignored; score plugins this scheduler does not implement (PodTopologySpread,
- * InterPodAffinity, ImageLocality, ...) are rejected with an error naming the known ones.
+ * points, the other plugins' {@code pluginConfig} and NodeResourcesFit's other args, and the
+ * client/leader-election settings are ignored; score plugins this scheduler does not implement
+ * (PodTopologySpread, InterPodAffinity, ImageLocality, ...) are rejected with an error naming the
+ * known ones.
  */
 public record SchedulerConfig(
-    String schedulerName, int percentageOfNodesToScore, Map<String, Integer> scoreWeights) {
+    String schedulerName,
+    int percentageOfNodesToScore,
+    Map<String, Integer> scoreWeights,
+    ScoringStrategy scoringStrategy) {
 
   public static final String DEFAULT_SCHEDULER_NAME = "default-scheduler";
   public static final String API_VERSION = "kubescheduler.config.k8s.io/v1";
@@ -68,10 +78,24 @@ public record SchedulerConfig(
       }
     }
     scoreWeights = Collections.unmodifiableMap(new TreeMap<>(scoreWeights));
+    if (scoringStrategy == null) {
+      scoringStrategy = ScoringStrategy.LEAST_ALLOCATED;
+    }
+  }
+
+  /** A profile whose NodeResourcesFit scores with kube-scheduler's default, LeastAllocated. */
+  public SchedulerConfig(
+      String schedulerName, int percentageOfNodesToScore, Map<String, Integer> scoreWeights) {
+    this(schedulerName, percentageOfNodesToScore, scoreWeights, ScoringStrategy.LEAST_ALLOCATED);
   }
 
   public static SchedulerConfig defaults() {
     return new SchedulerConfig(DEFAULT_SCHEDULER_NAME, 0, DEFAULT_WEIGHTS);
+  }
+
+  /** This profile with NodeResourcesFit scoring by {@code strategy}. */
+  public SchedulerConfig withScoringStrategy(ScoringStrategy strategy) {
+    return new SchedulerConfig(schedulerName, percentageOfNodesToScore, scoreWeights, strategy);
   }
 
   /** Whether this profile schedules the pod (an empty {@code schedulerName} means the default). */
@@ -130,7 +154,70 @@ public record SchedulerConfig(
     String schedulerName = name == null || name.isNull() ? DEFAULT_SCHEDULER_NAME : name.asText();
     percentage = percentage(profile.get("percentageOfNodesToScore"), percentage);
     return new SchedulerConfig(
-        schedulerName, percentage, scoreWeights(profile.at("/plugins/score")));
+        schedulerName,
+        percentage,
+        scoreWeights(profile.at("/plugins/score")),
+        scoringStrategy(profile.get("pluginConfig")));
+  }
+
+  private static ScoringStrategy scoringStrategy(JsonNode pluginConfig) {
+    if (pluginConfig == null || pluginConfig.isNull()) {
+      return ScoringStrategy.LEAST_ALLOCATED;
+    }
+    if (!pluginConfig.isArray()) {
+      throw new IllegalArgumentException("pluginConfig must be a list");
+    }
+    JsonNode fitArgs = null;
+    for (JsonNode entry : pluginConfig) {
+      if (NodeResourcesFitPlugin.NAME.equals(entry.path("name").asText())) {
+        if (fitArgs != null) {
+          throw new IllegalArgumentException(
+              "pluginConfig has more than one entry for " + NodeResourcesFitPlugin.NAME);
+        }
+        fitArgs = entry.path("args");
+      }
+    }
+    JsonNode strategy = fitArgs == null ? null : fitArgs.get("scoringStrategy");
+    if (strategy == null || strategy.isNull()) {
+      return ScoringStrategy.LEAST_ALLOCATED;
+    }
+    ScoringStrategy.Type type = ScoringStrategy.type(strategy.path("type").asText(""));
+    List<ScoringStrategy.ResourceWeight> resources = new ArrayList<>();
+    for (JsonNode r : list(strategy, "resources", "scoringStrategy.")) {
+      JsonNode name = r.get("name");
+      JsonNode weight = r.get("weight");
+      if (name == null || !name.isTextual()) {
+        throw new IllegalArgumentException(
+            "every scoringStrategy.resources entry needs a name, got " + r);
+      }
+      if (weight == null || !weight.canConvertToExactIntegral()) {
+        throw new IllegalArgumentException(
+            "scoringStrategy resource "
+                + name.asText()
+                + " needs an integer weight, got "
+                + weight);
+      }
+      resources.add(new ScoringStrategy.ResourceWeight(name.asText(), weight.asLong()));
+    }
+    List<ScoringStrategy.ShapePoint> shape = new ArrayList<>();
+    JsonNode ratio = strategy.get("requestedToCapacityRatio");
+    if (ratio != null && !ratio.isNull()) {
+      for (JsonNode p : list(ratio, "shape", "scoringStrategy.requestedToCapacityRatio.")) {
+        shape.add(
+            new ScoringStrategy.ShapePoint(
+                integer(p, "utilization", "shape"), integer(p, "score", "shape")));
+      }
+    }
+    return new ScoringStrategy(type, resources, shape);
+  }
+
+  private static int integer(JsonNode parent, String field, String where) {
+    JsonNode value = parent.get(field);
+    if (value == null || !value.canConvertToExactIntegral()) {
+      throw new IllegalArgumentException(
+          "every " + where + " point needs an integer " + field + ", got " + parent);
+    }
+    return value.asInt();
   }
 
   private static Map<String, Integer> scoreWeights(JsonNode score) {
@@ -138,7 +225,7 @@ public record SchedulerConfig(
     if (score.isMissingNode() || score.isNull()) {
       return weights;
     }
-    for (JsonNode plugin : list(score, "disabled")) {
+    for (JsonNode plugin : list(score, "disabled", "plugins.score.")) {
       String name = pluginName(plugin, "disabled");
       if (name.equals("*")) {
         weights.clear();
@@ -147,7 +234,7 @@ public record SchedulerConfig(
         weights.remove(name);
       }
     }
-    for (JsonNode plugin : list(score, "enabled")) {
+    for (JsonNode plugin : list(score, "enabled", "plugins.score.")) {
       String name = pluginName(plugin, "enabled");
       requireKnown(name);
       JsonNode weight = plugin.get("weight");
@@ -166,13 +253,13 @@ public record SchedulerConfig(
     return weights;
   }
 
-  private static Iterable<JsonNode> list(JsonNode parent, String field) {
+  private static Iterable<JsonNode> list(JsonNode parent, String field, String prefix) {
     JsonNode list = parent.get(field);
     if (list == null || list.isNull()) {
-      return java.util.List.of();
+      return List.of();
     }
     if (!list.isArray()) {
-      throw new IllegalArgumentException("plugins.score." + field + " must be a list");
+      throw new IllegalArgumentException(prefix + field + " must be a list");
     }
     return list;
   }

@@ -53,6 +53,23 @@ public final class TaintTolerationPlugin implements Filter, Score {
   }
 
   @Override
+  public boolean passes(Pod pod, PodRequests requests, NodeInfo node) {
+    List<Taint> taints = node.node().getSpec() == null ? null : node.node().getSpec().getTaints();
+    if (taints == null) {
+      return true;
+    }
+    List<Toleration> tolerations = pod.getSpec() == null ? null : pod.getSpec().getTolerations();
+    for (Taint taint : taints) {
+      String effect = taint.getEffect();
+      if (("NoSchedule".equals(effect) || "NoExecute".equals(effect))
+          && !tolerated(tolerations, taint)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Override
   public long score(Pod pod, PodRequests requests, NodeInfo node) {
     List<Taint> taints = node.node().getSpec() == null ? null : node.node().getSpec().getTaints();
     if (taints == null) {

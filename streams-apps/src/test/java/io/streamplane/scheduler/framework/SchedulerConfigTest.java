@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -88,6 +89,76 @@ class SchedulerConfigTest {
     assertThatThrownBy(() -> SchedulerConfig.parse("profiles: [unclosed"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("not valid YAML");
+  }
+
+  @Test
+  void nodeResourcesFitArgsChooseTheScoringStrategy() {
+    String yaml =
+        HEADER
+            + "profiles:\n- pluginConfig:\n  - name: NodeResourcesBalancedAllocation\n"
+            + "    args: {resources: [{name: cpu, weight: 1}]}\n"
+            + "  - name: NodeResourcesFit\n    args:\n      scoringStrategy:\n"
+            + "        type: MostAllocated\n"
+            + "        resources: [{name: cpu, weight: 2}, {name: memory, weight: 1}]\n";
+
+    assertThat(SchedulerConfig.parse(yaml).scoringStrategy())
+        .isEqualTo(
+            new ScoringStrategy(
+                ScoringStrategy.Type.MostAllocated,
+                List.of(
+                    new ScoringStrategy.ResourceWeight("cpu", 2),
+                    new ScoringStrategy.ResourceWeight("memory", 1)),
+                List.of()));
+  }
+
+  @Test
+  void requestedToCapacityRatioReadsItsShapeAndDefaultsItsResources() {
+    String yaml =
+        HEADER
+            + "profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args:\n"
+            + "      scoringStrategy:\n        type: RequestedToCapacityRatio\n"
+            + "        requestedToCapacityRatio:\n"
+            + "          shape: [{utilization: 0, score: 0}, {utilization: 100, score: 10}]\n";
+
+    ScoringStrategy strategy = SchedulerConfig.parse(yaml).scoringStrategy();
+
+    assertThat(strategy.type()).isEqualTo(ScoringStrategy.Type.RequestedToCapacityRatio);
+    assertThat(strategy.resources())
+        .containsExactly(
+            new ScoringStrategy.ResourceWeight("cpu", 1),
+            new ScoringStrategy.ResourceWeight("memory", 1));
+    assertThat(strategy.shape())
+        .containsExactly(
+            new ScoringStrategy.ShapePoint(0, 0), new ScoringStrategy.ShapePoint(100, 10));
+  }
+
+  @Test
+  void withoutPluginConfigNodeResourcesFitIsLeastAllocated() {
+    assertThat(SchedulerConfig.parse(HEADER + "profiles:\n- schedulerName: s\n").scoringStrategy())
+        .isEqualTo(ScoringStrategy.LEAST_ALLOCATED);
+    String emptyType =
+        HEADER
+            + "profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n"
+            + "    args: {scoringStrategy: {resources: [{name: memory, weight: 1}]}}\n";
+    assertThat(SchedulerConfig.parse(emptyType).scoringStrategy().type())
+        .isEqualTo(ScoringStrategy.Type.LeastAllocated);
+  }
+
+  @Test
+  void badScoringStrategiesAreRejected() {
+    String prefix =
+        HEADER
+            + "profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n"
+            + "    args: {scoringStrategy: ";
+    assertThatThrownBy(() -> SchedulerConfig.parse(prefix + "{type: Packed}}\n"))
+        .hasMessageContaining("'Packed' is not supported");
+    assertThatThrownBy(
+            () ->
+                SchedulerConfig.parse(
+                    prefix + "{type: MostAllocated, resources: [{name: cpu, weight: 101}]}}\n"))
+        .hasMessageContaining("not in valid range [1, 100]");
+    assertThatThrownBy(() -> SchedulerConfig.parse(prefix + "{type: RequestedToCapacityRatio}}\n"))
+        .hasMessageContaining("at least one point must be specified");
   }
 
   private static String resource(String name) throws IOException {
