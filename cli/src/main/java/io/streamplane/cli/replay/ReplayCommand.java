@@ -2,6 +2,7 @@ package io.streamplane.cli.replay;
 
 import io.streamplane.bench.measure.Progress;
 import io.streamplane.cli.history.TimeBound;
+import io.streamplane.cli.replay.whatif.WhatIfReplay;
 import io.streamplane.cli.roles.ClusterOptions;
 import io.streamplane.cli.up.Kubeconfig;
 import io.streamplane.gateway.api.ResourceRegistry;
@@ -42,7 +43,9 @@ import picocli.CommandLine.Spec;
           + " and compare both, byte for byte, with the store's live state; exit 1 on any"
           + " difference.",
       "--until TIME or --resource-version RV: the whole cluster as it was then, printed, or"
-          + " served read-only to kubectl with --serve."
+          + " served read-only to kubectl with --serve.",
+      "--scheduler-config FILE [--from T1] [--until T2]: the pods bound in that window replayed"
+          + " through another scheduler configuration, with a report of how placements differ."
     })
 public final class ReplayCommand implements Callable<Integer> {
 
@@ -105,6 +108,36 @@ public final class ReplayCommand implements Callable<Integer> {
   Output output;
 
   @Option(
+      names = "--scheduler-config",
+      paramLabel = "FILE",
+      description =
+          "What-if scheduling: replay the pods bound from --from to --until through a scheduler"
+              + " built from this KubeSchedulerConfiguration, and report how placements differ"
+              + " from what happened (docs/what-if.md).")
+  Path schedulerConfig;
+
+  @Option(
+      names = "--from",
+      paramLabel = "TIME",
+      description =
+          "With --scheduler-config: where the window starts (default: the start of the log).")
+  String from;
+
+  @Option(
+      names = "--report-dir",
+      paramLabel = "DIR",
+      defaultValue = "bench/reports",
+      description =
+          "With --scheduler-config: where <name>.md and <name>.svg go (default: ${DEFAULT-VALUE}).")
+  Path reportDir;
+
+  @Option(
+      names = "--name",
+      defaultValue = "what-if",
+      description = "With --scheduler-config: the report's base name (default: ${DEFAULT-VALUE}).")
+  String name;
+
+  @Option(
       names = "--differences",
       defaultValue = "10",
       description = "How many differences --verify shows with a diff (default: ${DEFAULT-VALUE}).")
@@ -113,6 +146,13 @@ public final class ReplayCommand implements Callable<Integer> {
   @Override
   public Integer call() throws IOException {
     CommandLine cmd = spec.commandLine();
+    if (schedulerConfig != null) {
+      if (verify || serve || resourceVersion != null) {
+        throw new CommandLine.ParameterException(
+            cmd, "--scheduler-config replays a window (--from, --until) and nothing else");
+      }
+      return new WhatIfReplay(cluster, schedulerConfig, from, until, reportDir, name).run(cmd);
+    }
     boolean atCut = until != null || resourceVersion != null;
     if (until != null && resourceVersion != null) {
       throw new CommandLine.ParameterException(

@@ -10,6 +10,7 @@ import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.Pod;
 import io.streamplane.api.PodSpec;
 import io.streamplane.api.ResourceRequirements;
+import io.streamplane.cli.Streamplane;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.kafka.embedded.KafkaBrokerExtension;
 import io.streamplane.log.EventType;
@@ -163,19 +164,20 @@ class WhatIfIT {
   private Run whatIf(Path config, String name, Instant from) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    CommandLine cmd = new CommandLine(new WhatIfCommand());
+    CommandLine cmd = new CommandLine(new Streamplane());
     cmd.setOut(new PrintWriter(out));
     cmd.setErr(new PrintWriter(err));
     List<String> args =
         new ArrayList<>(
             List.of(
+                "replay",
                 "--scheduler-config",
                 config.toString(),
                 "--from",
                 from.toString(),
                 "--until",
                 T0.plusSeconds(3600).toString(),
-                "--output",
+                "--report-dir",
                 dir.toString(),
                 "--name",
                 name,

@@ -17,82 +17,28 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
- * What-if scheduling over the log: the pods scheduled between {@code --from} and {@code --until},
- * replayed through a scheduler built from {@code --scheduler-config} over the cluster as it was,
- * and a report of how the placements differ from what really happened (see {@link WhatIfSimulation}
- * for what is modelled). Reads the {@code events} topic directly; it needs a Kafka bootstrap
- * address, not a gateway.
+ * What-if scheduling over the log, {@code streamplane replay --scheduler-config}: the pods
+ * scheduled between {@code from} and {@code until}, replayed through a scheduler built from the
+ * configuration over the cluster as it was, and a report of how the placements differ from what
+ * really happened (see {@link WhatIfSimulation} for what is modelled). Reads the {@code events}
+ * topic directly; it needs a Kafka bootstrap address, not a gateway.
  */
-@Command(
-    name = "what-if",
-    mixinStandardHelpOptions = true,
-    description = {
-      "Replays the pods scheduled in a time window through another scheduler configuration and"
-          + " reports how their placements differ from what really happened: pods placed"
-          + " differently, unschedulable pods, nodes used, CPU and memory requested per node.",
-      "Reads every partition of the events log up to --until; writes NAME.md and NAME.svg."
-    })
-public final class WhatIfCommand implements Callable<Integer> {
+public final class WhatIfReplay {
 
-  @Mixin ClusterOptions cluster;
+  private final ClusterOptions cluster;
+  private final Path schedulerConfig;
+  private final String from;
+  private final String until;
+  private final Path output;
+  private final String name;
 
-  @Spec CommandLine.Model.CommandSpec spec;
-
-  @Option(
-      names = "--scheduler-config",
-      required = true,
-      paramLabel = "FILE",
-      description =
-          "The KubeSchedulerConfiguration to replay (profile, score weights,"
-              + " percentageOfNodesToScore, NodeResourcesFit scoringStrategy).")
-  Path schedulerConfig;
-
-  @Option(
-      names = "--from",
-      paramLabel = "TIME",
-      description =
-          "Start of the window: ISO-8601 (2026-01-02T03:04:05Z) or a duration ago (1h, 2d)."
-              + " The simulated cluster starts as the real one was then (default: the log's"
-              + " beginning, an empty cluster).")
-  String from;
-
-  @Option(
-      names = "--until",
-      paramLabel = "TIME",
-      description = "End of the window: ISO-8601 or a duration ago (default: now).")
-  String until;
-
-  @Option(
-      names = "--output",
-      paramLabel = "DIR",
-      defaultValue = "bench/reports",
-      description = "Directory of the report (default: ${DEFAULT-VALUE}).")
-  Path output;
-
-  @Option(
-      names = "--name",
-      defaultValue = "what-if",
-      description = "Base name of the report's files (default: ${DEFAULT-VALUE}).")
-  String name;
-
-  /** For picocli. */
-  public WhatIfCommand() {}
-
-  /**
-   * The command with its options given, for a command that offers what-if as a mode of its own (as
-   * {@code replay --scheduler-config}); run it with {@link #run}.
-   */
-  public WhatIfCommand(
+  /** The what-if of {@code replay}'s options; run it with {@link #run}. */
+  public WhatIfReplay(
       ClusterOptions cluster,
       Path schedulerConfig,
       String from,
@@ -105,11 +51,6 @@ public final class WhatIfCommand implements Callable<Integer> {
     this.until = until;
     this.output = output;
     this.name = name;
-  }
-
-  @Override
-  public Integer call() throws IOException {
-    return run(spec.commandLine());
   }
 
   /**
