@@ -24,6 +24,7 @@ import picocli.CommandLine.Command;
       IdleCommand.class,
       WatchFanoutCommand.class,
       PastReadsCommand.class,
+      ReplayBenchCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class BenchCommand implements Runnable {

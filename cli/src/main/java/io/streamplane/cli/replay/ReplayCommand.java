@@ -15,11 +15,11 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.common.KafkaException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -208,28 +208,9 @@ public final class ReplayCommand implements Callable<Integer> {
   private int print(Topics topics, PastCut cut) {
     PrintWriter out = cmd().getOut();
     PrintWriter err = cmd().getErr();
-    String events = topics.events().name();
-    List<EventFold> shares = new ArrayList<>();
-    AtomicReference<String> phase = new AtomicReference<>("events");
-    TreeMap<String, KeyState> state;
-    ReplayRate rate;
-    try (LogReader reader = new LogReader(cluster.bootstrapServers);
-        Progress progress =
-            Progress.start(
-                () -> Progress.Status.of(phase.get(), reader.read(), reader.total(), "records"))) {
-      rate = ReplayRate.start(reader);
-      reader.read(
-          events,
-          cut.offsets(),
-          LogReader.THREADS,
-          thread -> {
-            EventFold share = new EventFold();
-            shares.add(share);
-            return (p, o, t, k, v) -> share.add(p, o, k, v);
-          });
-      state = EventFold.union(shares).state(new EventDecoder(topics));
-      rate.stop(reader);
-    }
+    Folded folded = fold(cluster.bootstrapServers, topics, cut.offsets());
+    TreeMap<String, KeyState> state = folded.state();
+    ReplayRate rate = folded.rate();
     ClusterView view = new ClusterView(ResourceRegistry.kubernetes());
     if (output != null) {
       out.print(view.list(state, cut.version().toString(), output == Output.yaml));
@@ -248,6 +229,36 @@ public final class ReplayCommand implements Callable<Integer> {
     err.println(rate.line("events"));
     err.flush();
     return 0;
+  }
+
+  /** The state at a cut of {@code events} and how fast the replay went. */
+  record Folded(TreeMap<String, KeyState> state, ReplayRate rate) {}
+
+  /**
+   * Every object as it was at {@code cut} (one offset per partition of {@code events}): the log
+   * read on every core, the last record of each key kept as bytes, and only those decoded; with a
+   * progress bar.
+   */
+  static Folded fold(String bootstrapServers, Topics topics, long[] cut) {
+    List<EventFold> shares = Collections.synchronizedList(new ArrayList<>());
+    try (LogReader reader = new LogReader(bootstrapServers);
+        Progress progress =
+            Progress.start(
+                () -> Progress.Status.of("events", reader.read(), reader.total(), "records"))) {
+      ReplayRate rate = ReplayRate.start(reader);
+      reader.read(
+          topics.events().name(),
+          cut,
+          LogReader.THREADS,
+          thread -> {
+            EventFold share = new EventFold();
+            shares.add(share);
+            return (p, o, t, k, v) -> share.add(p, o, k, v);
+          });
+      TreeMap<String, KeyState> state = EventFold.union(shares).state(new EventDecoder(topics));
+      rate.stop(reader);
+      return new Folded(state, rate);
+    }
   }
 
   private int serve(Topics topics, PastCut cut) throws IOException {

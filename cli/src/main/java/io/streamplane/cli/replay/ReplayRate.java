@@ -35,6 +35,10 @@ final class ReplayRate {
     return records;
   }
 
+  double megabytes() {
+    return bytes / 1e6;
+  }
+
   double seconds() {
     return nanos / 1e9;
   }
