@@ -20,12 +20,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ListOffsetsOptions;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -51,7 +48,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Limits: the whole state is held in memory and rebuilt from the start of {@code events} when a
  * gateway starts; the window keeps the last {@code windowSize} changes, and a watch from an older
- * list version is answered 410 Gone, upon which clients list again.
+ * list version reads the changes it missed from the log itself.
  */
 public final class WatchCache implements AutoCloseable {
 
@@ -235,17 +232,9 @@ public final class WatchCache implements AutoCloseable {
    * once committed).
    */
   public void catchUpWithLog(Duration timeout) {
-    Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-    partitions.forEach(p -> latest.put(p, OffsetSpec.latest()));
-    long[] target = new long[partitions.size()];
-    try {
-      admin
-          .listOffsets(latest, new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED))
-          .all()
-          .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
-          .forEach((tp, info) -> target[tp.partition()] = bounded(tp.partition(), info.offset()));
-    } catch (Exception e) {
-      throw new CacheUnavailableException("cannot read the end of " + topics.events().name(), e);
+    long[] target = LogEnd.of(admin, partitions, timeout);
+    for (int p = 0; p < target.length; p++) {
+      target[p] = bounded(p, target[p]);
     }
     awaitPositions(target, timeout);
   }

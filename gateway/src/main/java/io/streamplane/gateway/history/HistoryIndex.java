@@ -4,6 +4,7 @@ import io.streamplane.gateway.api.ApiException;
 import io.streamplane.gateway.api.Statuses;
 import io.streamplane.gateway.cache.CacheUnavailableException;
 import io.streamplane.gateway.cache.ListVersion;
+import io.streamplane.gateway.cache.LogEnd;
 import io.streamplane.gateway.cache.TooOldResourceVersionException;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.schema.objects.ResourceKey;
@@ -18,7 +19,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -26,12 +26,9 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ListOffsetsOptions;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -226,7 +223,7 @@ public final class HistoryIndex implements AutoCloseable {
         return;
       }
     }
-    ListVersion end = end(timeout);
+    ListVersion end = new ListVersion(LogEnd.of(admin, partitions, timeout));
     for (int p = 0; p < from.length; p++) {
       if (version.offset(p) > end.offset(p)) {
         throw new ApiException(
@@ -253,22 +250,6 @@ public final class HistoryIndex implements AutoCloseable {
         }
       }
     }
-  }
-
-  private ListVersion end(Duration timeout) {
-    Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-    partitions.forEach(p -> latest.put(p, OffsetSpec.latest()));
-    long[] end = new long[partitions.size()];
-    try {
-      admin
-          .listOffsets(latest, new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED))
-          .all()
-          .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
-          .forEach((tp, info) -> end[tp.partition()] = info.offset());
-    } catch (Exception e) {
-      throw new CacheUnavailableException("cannot read the end of " + topics.events().name(), e);
-    }
-    return new ListVersion(end);
   }
 
   private boolean reached(ListVersion version) {
