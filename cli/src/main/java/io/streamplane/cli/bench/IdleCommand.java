@@ -4,6 +4,7 @@ import io.streamplane.bench.scenario.Scenario;
 import io.streamplane.bench.scenario.idle.IdleScenario;
 import java.time.Duration;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(
@@ -26,19 +27,7 @@ final class IdleCommand extends ScenarioCommand {
       description = "Length of the window (default: ${DEFAULT-VALUE}).")
   Duration duration;
 
-  @Option(
-      names = "--bootstrap-server",
-      paramLabel = "HOST:PORT",
-      defaultValue = "127.0.0.1:19092",
-      description = "The cluster's Kafka (default: ${DEFAULT-VALUE}).")
-  String bootstrapServers;
-
-  @Option(
-      names = "--cluster",
-      paramLabel = "NAME",
-      defaultValue = "sp",
-      description = "Cluster name, the prefix of its topics (default: ${DEFAULT-VALUE}).")
-  String cluster;
+  @Mixin KafkaOptions kafka;
 
   @Option(
       names = "--pid",
@@ -66,6 +55,7 @@ final class IdleCommand extends ScenarioCommand {
       throw new IllegalArgumentException("--duration and --interval must be positive");
     }
     return new IdleScenario(
-        new IdleScenario.Options(duration, bootstrapServers, cluster, pid, interval, target));
+        new IdleScenario.Options(
+            duration, kafka.bootstrapServers, kafka.cluster, pid, interval, target));
   }
 }

@@ -3,6 +3,7 @@ package io.streamplane.cli.bench;
 import io.streamplane.bench.scenario.Scenario;
 import io.streamplane.bench.scenario.past.PastReadsScenario;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(
@@ -42,19 +43,7 @@ final class PastReadsCommand extends ScenarioCommand {
       description = "Seed of the random choice of versions and pods (default: ${DEFAULT-VALUE}).")
   long seed;
 
-  @Option(
-      names = "--bootstrap-server",
-      paramLabel = "HOST:PORT",
-      defaultValue = "127.0.0.1:19092",
-      description = "The cluster's Kafka (default: ${DEFAULT-VALUE}).")
-  String bootstrapServers;
-
-  @Option(
-      names = "--cluster",
-      paramLabel = "NAME",
-      defaultValue = "sp",
-      description = "Cluster name, the prefix of its topics (default: ${DEFAULT-VALUE}).")
-  String cluster;
+  @Mixin KafkaOptions kafka;
 
   @Override
   Scenario scenario() {
@@ -63,6 +52,7 @@ final class PastReadsCommand extends ScenarioCommand {
           "--pods and --samples must be positive and --events at least --pods");
     }
     return new PastReadsScenario(
-        new PastReadsScenario.Options(bootstrapServers, cluster, events, pods, samples, seed));
+        new PastReadsScenario.Options(
+            kafka.bootstrapServers, kafka.cluster, events, pods, samples, seed));
   }
 }

@@ -3,6 +3,7 @@ package io.streamplane.cli.bench;
 import io.streamplane.bench.scenario.Scenario;
 import io.streamplane.cli.replay.ReplayScenario;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(
@@ -22,25 +23,14 @@ final class ReplayBenchCommand extends ScenarioCommand {
       description = "How many times to replay the log (default: ${DEFAULT-VALUE}).")
   int runs;
 
-  @Option(
-      names = "--bootstrap-server",
-      paramLabel = "HOST:PORT",
-      defaultValue = "127.0.0.1:19092",
-      description = "The cluster's Kafka (default: ${DEFAULT-VALUE}).")
-  String bootstrapServers;
-
-  @Option(
-      names = "--cluster",
-      paramLabel = "NAME",
-      defaultValue = "sp",
-      description = "Cluster name, the prefix of its topics (default: ${DEFAULT-VALUE}).")
-  String cluster;
+  @Mixin KafkaOptions kafka;
 
   @Override
   Scenario scenario() {
     if (runs < 1) {
       throw new IllegalArgumentException("--runs must be positive");
     }
-    return new ReplayScenario(new ReplayScenario.Options(bootstrapServers, cluster, runs));
+    return new ReplayScenario(
+        new ReplayScenario.Options(kafka.bootstrapServers, kafka.cluster, runs));
   }
 }

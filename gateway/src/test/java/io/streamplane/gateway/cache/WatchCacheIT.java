@@ -3,17 +3,12 @@ package io.streamplane.gateway.cache;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.streamplane.api.Pod;
+import io.streamplane.gateway.testing.EventsFixture;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.kafka.embedded.KafkaBrokerExtension;
 import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceEvent;
-import io.streamplane.log.UserInfo;
 import io.streamplane.schema.convert.KubeJson;
-import io.streamplane.schema.objects.ResourceKey;
-import io.streamplane.schema.serde.InMemorySchemaCatalog;
-import io.streamplane.topics.TopicInitializer;
-import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,13 +16,10 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -147,47 +139,17 @@ class WatchCacheIT {
   }
 
   private static Topics topics(EmbeddedKafkaBroker broker) {
-    Topics topics =
-        new Topics(
-            TopicLayout.singleBroker(KafkaBrokerExtension.uniqueName("cache")),
-            new InMemorySchemaCatalog());
-    try (Admin admin = Admin.create(broker.clientProperties())) {
-      new TopicInitializer(admin).ensure(topics.all());
-    }
-    return topics;
+    return EventsFixture.topics(broker, "cache");
   }
 
   private static KafkaProducer<String, ResourceEvent> producer(
       EmbeddedKafkaBroker broker, Topics topics) {
-    return new KafkaProducer<>(
-        broker.clientProperties(),
-        new StringSerializer(),
-        topics.events().valueSerde().serializer());
+    return EventsFixture.producer(broker, topics);
   }
 
   private static void append(
       KafkaProducer<String, ResourceEvent> events, Topics topics, EventType type, String name)
       throws Exception {
-    Pod pod =
-        JSON.toAvro(
-                KubeJson.parseJson(
-                    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\""
-                        + name
-                        + "\",\"namespace\":\"default\"}}"),
-                Pod.class)
-            .record();
-    ResourceEvent event =
-        ResourceEvent.newBuilder()
-            .setType(type)
-            .setResource("pods")
-            .setNamespace("default")
-            .setName(name)
-            .setObject(pod)
-            .setResourceVersion(0)
-            .setCommandId(UUID.randomUUID().toString())
-            .setActor(UserInfo.newBuilder().setUsername("test").build())
-            .build();
-    String key = new ResourceKey("pods", "", "default", name).toString();
-    events.send(new ProducerRecord<>(topics.events().name(), key, event)).get();
+    EventsFixture.appendPod(events, topics, type, name, Map.of());
   }
 }

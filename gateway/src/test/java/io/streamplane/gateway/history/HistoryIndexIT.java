@@ -6,30 +6,24 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.streamplane.api.Pod;
 import io.streamplane.gateway.cache.ListVersion;
 import io.streamplane.gateway.cache.TooOldResourceVersionException;
+import io.streamplane.gateway.testing.EventsFixture;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.kafka.embedded.KafkaBrokerExtension;
 import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceEvent;
-import io.streamplane.log.UserInfo;
 import io.streamplane.schema.convert.KubeJson;
 import io.streamplane.schema.objects.ResourceKey;
-import io.streamplane.schema.serde.InMemorySchemaCatalog;
-import io.streamplane.topics.TopicInitializer;
-import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -121,7 +115,7 @@ class HistoryIndexIT {
   }
 
   private static ResourceKey key(String name) {
-    return new ResourceKey("pods", "", "default", name);
+    return EventsFixture.podKey(name);
   }
 
   private static ListVersion end(EmbeddedKafkaBroker broker, Topics topics) throws Exception {
@@ -149,22 +143,12 @@ class HistoryIndexIT {
   }
 
   private static Topics topics(EmbeddedKafkaBroker broker) {
-    Topics topics =
-        new Topics(
-            TopicLayout.singleBroker(KafkaBrokerExtension.uniqueName("history")),
-            new InMemorySchemaCatalog());
-    try (Admin admin = Admin.create(broker.clientProperties())) {
-      new TopicInitializer(admin).ensure(topics.all());
-    }
-    return topics;
+    return EventsFixture.topics(broker, "history");
   }
 
   private static KafkaProducer<String, ResourceEvent> producer(
       EmbeddedKafkaBroker broker, Topics topics) {
-    return new KafkaProducer<>(
-        broker.clientProperties(),
-        new StringSerializer(),
-        topics.events().valueSerde().serializer());
+    return EventsFixture.producer(broker, topics);
   }
 
   private static void append(
@@ -174,27 +158,6 @@ class HistoryIndexIT {
       String name,
       String label)
       throws Exception {
-    Pod pod =
-        JSON.toAvro(
-                KubeJson.parseJson(
-                    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\""
-                        + name
-                        + "\",\"namespace\":\"default\",\"labels\":{\"v\":\""
-                        + label
-                        + "\"}}}"),
-                Pod.class)
-            .record();
-    ResourceEvent event =
-        ResourceEvent.newBuilder()
-            .setType(type)
-            .setResource("pods")
-            .setNamespace("default")
-            .setName(name)
-            .setObject(pod)
-            .setResourceVersion(0)
-            .setCommandId(UUID.randomUUID().toString())
-            .setActor(UserInfo.newBuilder().setUsername("test").build())
-            .build();
-    events.send(new ProducerRecord<>(topics.events().name(), key(name).toString(), event)).get();
+    EventsFixture.appendPod(events, topics, type, name, Map.of("v", label));
   }
 }
