@@ -52,6 +52,11 @@ public final class PatchSchema {
     return fields.getOrDefault(name, PLAIN);
   }
 
+  /** The fields that carry metadata, by JSON name; the others get the plain metadata. */
+  public Map<String, Field> fields() {
+    return fields;
+  }
+
   public static Builder builder() {
     return new Builder();
   }
