@@ -16,11 +16,14 @@ import java.util.Optional;
  * Streamplane serves, taken from k8s.io/api core/v1 and apps/v1 and from ObjectMeta in
  * k8s.io/apimachinery.
  *
+ * <p>It is also the one source of the {@code x-kubernetes-patch-strategy} and {@code
+ * x-kubernetes-patch-merge-key} extensions the OpenAPI documents publish ({@code
+ * io.streamplane.gateway.api.KubernetesDefinitions}), from which kubectl computes the patches it
+ * sends: client and server merge by the same keys.
+ *
  * <p>Limits: only the kinds listed in {@link #forKind} are known; a kind outside that list gets no
  * schema, as custom resources get none in Kubernetes (which answers 415 to a strategic merge patch
- * for them). Status-only lists nested inside replaced lists (e.g. ContainerStatus volumeMounts) are
- * omitted since a patch never merges into them. Fields added to Kubernetes after 1.32 and still
- * alpha there are omitted.
+ * for them). Fields added to Kubernetes after 1.32 and still alpha there are omitted.
  */
 public final class PatchSchema {
 
@@ -93,6 +96,15 @@ public final class PatchSchema {
       return this;
     }
 
+    /**
+     * A list without a strategy of its own (a patch replaces it whole) whose elements' fields carry
+     * tags, e.g. PodStatus containerStatuses: the tags only matter to the published OpenAPI.
+     */
+    public Builder replacedList(String field, PatchSchema element) {
+      fields.put(field, new Field(false, false, "", element));
+      return this;
+    }
+
     /** A map without a strategy of its own, holding fields that have one. */
     public Builder nested(String field, PatchSchema value) {
       fields.put(field, new Field(false, false, "", value));
@@ -130,9 +142,18 @@ public final class PatchSchema {
           .mergeListRetainKeys("resourceClaims", "name", EMPTY)
           .build();
 
+  private static final PatchSchema CONTAINER_STATUS =
+      builder()
+          .mergeList("volumeMounts", "mountPath")
+          .mergeList("allocatedResourcesStatus", "name")
+          .build();
+
   private static final PatchSchema POD_STATUS =
       builder()
           .mergeList("conditions", "type")
+          .replacedList("initContainerStatuses", CONTAINER_STATUS)
+          .replacedList("containerStatuses", CONTAINER_STATUS)
+          .replacedList("ephemeralContainerStatuses", CONTAINER_STATUS)
           .mergeList("hostIPs", "ip")
           .mergeList("podIPs", "ip")
           .mergeListRetainKeys("resourceClaimStatuses", "name", EMPTY)

@@ -140,6 +140,14 @@ class KubernetesDefinitionsTest {
   }
 
   @Test
+  void containerStatusVolumeMountsCarryTheirMergeKeyThoughTheListAroundThemIsReplaced() {
+    JsonNode mounts = property(V3, "io.k8s.api.core.v1.ContainerStatus", "volumeMounts");
+    assertThat(mounts.path("x-kubernetes-patch-merge-key").asText()).isEqualTo("mountPath");
+    JsonNode statuses = property(V3, "io.k8s.api.core.v1.PodStatus", "containerStatuses");
+    assertThat(statuses.has("x-kubernetes-patch-strategy")).isFalse();
+  }
+
+  @Test
   void kindsAndTheirListsAreTaggedWithTheirGroupVersionKind() {
     assertThat(
             V3.get("io.k8s.api.apps.v1.Deployment")
