@@ -61,10 +61,11 @@ import java.util.TreeSet;
  *       OffsetDateTime} or {@code Object}. The models are preferred for structure because the
  *       published proto jar lags the models (it has no {@code coordination.k8s.io} and misses
  *       fields added in 1.31 and 1.32).
- *   <li><b>Patch extensions</b> ({@code x-kubernetes-patch-strategy}, {@code
- *       x-kubernetes-patch-merge-key}): from {@link PatchSchema}, the table the gateway's own
- *       strategic merge patch uses, so that kubectl computes patches with the keys the server
- *       merges by.
+ *   <li><b>Patch and list extensions</b> ({@code x-kubernetes-patch-strategy}, {@code
+ *       x-kubernetes-patch-merge-key}, and {@code x-kubernetes-list-type}/{@code
+ *       x-kubernetes-list-map-keys} of those lists): from {@link PatchSchema}, the table the
+ *       gateway's own strategic merge patch uses, so that kubectl computes patches with the keys
+ *       the server merges by.
  * </ul>
  *
  * <p>Output follows kube-apiserver: every definition is an object with sorted properties, its
@@ -80,8 +81,10 @@ import java.util.TreeSet;
  * kubectl explain then shows the referenced type's. {@code Time}, {@code MicroTime} and {@code
  * Quantity} carry no description (the models have none to give). A kind with no proto message
  * ({@code coordination.k8s.io} Lease) types its times as {@code Time} where Kubernetes says {@code
- * MicroTime}; both are date-time strings. No {@code default}, {@code enum}, {@code
- * x-kubernetes-list-type} or {@code x-kubernetes-map-type} is published: neither source holds them.
+ * MicroTime}; both are date-time strings. No {@code default} or {@code enum} is published, nor the
+ * {@code x-kubernetes-list-type: atomic} of lists a patch replaces and {@code
+ * x-kubernetes-map-type}: neither source holds them, and they matter only to server-side apply,
+ * which the gateway does not serve.
  */
 public final class KubernetesDefinitions {
 
@@ -128,7 +131,7 @@ public final class KubernetesDefinitions {
   private static final class Property {
     final ObjectNode schema;
     final String description;
-    final Map<String, String> extensions = new TreeMap<>();
+    final Map<String, JsonNode> extensions = new TreeMap<>();
 
     Property(ObjectNode schema, String description) {
       this.schema = schema;
@@ -272,9 +275,9 @@ public final class KubernetesDefinitions {
     children.forEach(Runnable::run);
   }
 
-  /** The patch extensions of one field, as kube-apiserver derives them from the Go struct tags. */
-  static Map<String, String> extensions(PatchSchema.Field meta) {
-    Map<String, String> ext = new LinkedHashMap<>();
+  /** The extensions of one field, as kube-apiserver derives them from the Go struct tags. */
+  static Map<String, JsonNode> extensions(PatchSchema.Field meta) {
+    Map<String, JsonNode> ext = new LinkedHashMap<>();
     List<String> strategies = new ArrayList<>();
     if (meta.merge()) {
       strategies.add("merge");
@@ -283,10 +286,18 @@ public final class KubernetesDefinitions {
       strategies.add("retainKeys");
     }
     if (!strategies.isEmpty()) {
-      ext.put("x-kubernetes-patch-strategy", String.join(",", strategies));
+      ext.put("x-kubernetes-patch-strategy", JSON.textNode(String.join(",", strategies)));
     }
     if (!meta.mergeKey().isEmpty()) {
-      ext.put("x-kubernetes-patch-merge-key", meta.mergeKey());
+      ext.put("x-kubernetes-patch-merge-key", JSON.textNode(meta.mergeKey()));
+    }
+    if (!meta.listType().isEmpty()) {
+      ext.put("x-kubernetes-list-type", JSON.textNode(meta.listType()));
+    }
+    if (!meta.listMapKeys().isEmpty()) {
+      ArrayNode keys = JSON.arrayNode();
+      meta.listMapKeys().forEach(keys::add);
+      ext.put("x-kubernetes-list-map-keys", keys);
     }
     return ext;
   }
@@ -469,7 +480,7 @@ public final class KubernetesDefinitions {
     if (!p.description.isEmpty()) {
       out.put("description", p.description);
     }
-    p.extensions.forEach(out::put);
+    p.extensions.forEach(out::set);
     return sorted(out);
   }
 

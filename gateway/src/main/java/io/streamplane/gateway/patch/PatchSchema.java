@@ -1,6 +1,7 @@
 package io.streamplane.gateway.patch;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -30,12 +31,27 @@ public final class PatchSchema {
   /**
    * Metadata for one field: how a patch combines it with the live value. {@code retainKeys} is
    * informative only: the server honours a {@code $retainKeys} directive wherever a client sends
-   * one, as kube-apiserver does; it is kept so the schema reads like the Go tags.
+   * one, as kube-apiserver does; it is kept so the schema reads like the Go tags. {@code listType}
+   * and {@code listMapKeys} are the list's {@code +listType}/{@code +listMapKey} markers (map, set
+   * or atomic; "" when the field has none here): the patch does not read them, the published
+   * OpenAPI does.
    */
-  public record Field(boolean merge, boolean retainKeys, String mergeKey, PatchSchema schema) {
+  public record Field(
+      boolean merge,
+      boolean retainKeys,
+      String mergeKey,
+      PatchSchema schema,
+      String listType,
+      List<String> listMapKeys) {
     public Field {
       Objects.requireNonNull(mergeKey, "mergeKey");
       Objects.requireNonNull(schema, "schema");
+      Objects.requireNonNull(listType, "listType");
+      listMapKeys = List.copyOf(listMapKeys);
+    }
+
+    Field(boolean merge, boolean retainKeys, String mergeKey, PatchSchema schema) {
+      this(merge, retainKeys, mergeKey, schema, "", List.of());
     }
   }
 
@@ -68,9 +84,31 @@ public final class PatchSchema {
   public static final class Builder {
     private final Map<String, Field> fields = new LinkedHashMap<>();
 
-    /** A list of objects merged element by element on {@code mergeKey}. */
+    /**
+     * A list of objects merged element by element on {@code mergeKey}; a list map keyed by it
+     * ({@code +listType=map}, {@code +listMapKey=<mergeKey>}) unless {@link #listMapKeys} or {@link
+     * #atomic} says otherwise.
+     */
     public Builder mergeList(String field, String mergeKey, PatchSchema element) {
-      fields.put(field, new Field(true, false, mergeKey, element));
+      fields.put(field, new Field(true, false, mergeKey, element, "map", List.of(mergeKey)));
+      return this;
+    }
+
+    /** The {@code +listMapKey} markers of a list map, where they are more than its merge key. */
+    public Builder listMapKeys(String field, String... keys) {
+      Field f = fields.get(field);
+      fields.put(
+          field,
+          new Field(f.merge(), f.retainKeys(), f.mergeKey(), f.schema(), "map", List.of(keys)));
+      return this;
+    }
+
+    /** A list marked {@code +listType=atomic} though a patch merges it (e.g. PodStatus hostIPs). */
+    public Builder atomic(String field) {
+      Field f = fields.get(field);
+      fields.put(
+          field,
+          new Field(f.merge(), f.retainKeys(), f.mergeKey(), f.schema(), "atomic", List.of()));
       return this;
     }
 
@@ -80,13 +118,13 @@ public final class PatchSchema {
 
     /** A list merged by key whose elements are unions cleared by {@code $retainKeys}. */
     public Builder mergeListRetainKeys(String field, String mergeKey, PatchSchema element) {
-      fields.put(field, new Field(true, true, mergeKey, element));
+      fields.put(field, new Field(true, true, mergeKey, element, "map", List.of(mergeKey)));
       return this;
     }
 
     /** A list of primitives merged as a set (e.g. finalizers). */
     public Builder primitiveSet(String field) {
-      fields.put(field, new Field(true, false, "", EMPTY));
+      fields.put(field, new Field(true, false, "", EMPTY, "set", List.of()));
       return this;
     }
 
@@ -101,7 +139,7 @@ public final class PatchSchema {
      * tags, e.g. PodStatus containerStatuses: the tags only matter to the published OpenAPI.
      */
     public Builder replacedList(String field, PatchSchema element) {
-      fields.put(field, new Field(false, false, "", element));
+      fields.put(field, new Field(false, false, "", element, "atomic", List.of()));
       return this;
     }
 
@@ -124,6 +162,7 @@ public final class PatchSchema {
   private static final PatchSchema CONTAINER =
       builder()
           .mergeList("ports", "containerPort")
+          .listMapKeys("ports", "containerPort", "protocol")
           .mergeList("env", "name")
           .mergeList("volumeMounts", "mountPath")
           .mergeList("volumeDevices", "devicePath")
@@ -138,6 +177,7 @@ public final class PatchSchema {
           .mergeList("imagePullSecrets", "name")
           .mergeList("hostAliases", "ip")
           .mergeList("topologySpreadConstraints", "topologyKey")
+          .listMapKeys("topologySpreadConstraints", "topologyKey", "whenUnsatisfiable")
           .mergeList("schedulingGates", "name")
           .mergeListRetainKeys("resourceClaims", "name", EMPTY)
           .build();
@@ -155,6 +195,7 @@ public final class PatchSchema {
           .replacedList("containerStatuses", CONTAINER_STATUS)
           .replacedList("ephemeralContainerStatuses", CONTAINER_STATUS)
           .mergeList("hostIPs", "ip")
+          .atomic("hostIPs")
           .mergeList("podIPs", "ip")
           .mergeListRetainKeys("resourceClaimStatuses", "name", EMPTY)
           .build();

@@ -148,6 +148,28 @@ class KubernetesDefinitionsTest {
   }
 
   @Test
+  void listTypesAndMapKeysFollowTheGoMarkersOfThePatchedLists() {
+    JsonNode ports = property(V3, "io.k8s.api.core.v1.Container", "ports");
+    assertThat(ports.path("x-kubernetes-list-type").asText()).isEqualTo("map");
+    assertThat(ports.path("x-kubernetes-list-map-keys").toString())
+        .isEqualTo("[\"containerPort\",\"protocol\"]");
+    JsonNode containers = property(V3, "io.k8s.api.core.v1.PodSpec", "containers");
+    assertThat(containers.path("x-kubernetes-list-map-keys").toString()).isEqualTo("[\"name\"]");
+    String meta = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+    assertThat(property(V3, meta, "finalizers").path("x-kubernetes-list-type").asText())
+        .isEqualTo("set");
+    JsonNode hostIps = property(V3, "io.k8s.api.core.v1.PodStatus", "hostIPs");
+    assertThat(hostIps.path("x-kubernetes-list-type").asText()).isEqualTo("atomic");
+    assertThat(hostIps.path("x-kubernetes-patch-merge-key").asText()).isEqualTo("ip");
+    assertThat(hostIps.has("x-kubernetes-list-map-keys")).isFalse();
+    assertThat(
+            property(V3, "io.k8s.api.core.v1.PodStatus", "containerStatuses")
+                .path("x-kubernetes-list-type")
+                .asText())
+        .isEqualTo("atomic");
+  }
+
+  @Test
   void kindsAndTheirListsAreTaggedWithTheirGroupVersionKind() {
     assertThat(
             V3.get("io.k8s.api.apps.v1.Deployment")
