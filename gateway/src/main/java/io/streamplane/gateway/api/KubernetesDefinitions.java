@@ -49,11 +49,12 @@ import java.util.TreeSet;
  *
  * <ul>
  *   <li><b>Structure and descriptions</b>: the official Java client's models ({@code
- *       io.kubernetes:client-java-api}, generated from Kubernetes 1.32's OpenAPI). Each model class
- *       carries {@code @ApiModel(description)}, each getter {@code @ApiModelProperty(value,
- *       required)} and each field its JSON name in gson's {@code @SerializedName}; the Java field
- *       types give arrays, maps, int32 ({@code Integer}) versus int64 ({@code Long}), {@code byte}
- *       ({@code byte[]}), IntOrString, Quantity and date-times.
+ *       io.kubernetes:client-java-api} 23.x, generated from Kubernetes 1.32's OpenAPI; 24.x is
+ *       1.33's). Each model class carries {@code @ApiModel(description)}, each getter
+ *       {@code @ApiModelProperty(value, required)} and each field its JSON name in gson's
+ *       {@code @SerializedName}; the Java field types give arrays, maps, int32 ({@code Integer})
+ *       versus int64 ({@code Long}), {@code byte} ({@code byte[]}), IntOrString, Quantity and
+ *       date-times.
  *   <li><b>Names and the types the models blur</b>: the protobuf descriptors of the same API
  *       ({@code io.kubernetes:client-java-proto}). Their message names are the definition names
  *       ({@code k8s.io.api.core.v1.PodSpec}); their field types tell {@code Time} from {@code
@@ -81,10 +82,12 @@ import java.util.TreeSet;
  * kubectl explain then shows the referenced type's. {@code Time}, {@code MicroTime} and {@code
  * Quantity} carry no description (the models have none to give). A kind with no proto message
  * ({@code coordination.k8s.io} Lease) types its times as {@code Time} where Kubernetes says {@code
- * MicroTime}; both are date-time strings. No {@code default} or {@code enum} is published, nor the
- * {@code x-kubernetes-list-type: atomic} of lists a patch replaces and {@code
- * x-kubernetes-map-type}: neither source holds them, and they matter only to server-side apply,
- * which the gateway does not serve.
+ * MicroTime}; both are date-time strings. A struct the protos lack is named in its parent's
+ * package: authorization's {@code FieldSelectorRequirement} (Kubernetes: {@code
+ * io.k8s.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement}). No {@code default} or {@code
+ * enum} is published, nor the {@code x-kubernetes-list-type: atomic} of lists a patch replaces and
+ * {@code x-kubernetes-map-type}: neither source holds them, and they matter only to server-side
+ * apply, which the gateway does not serve.
  */
 public final class KubernetesDefinitions {
 

@@ -170,6 +170,23 @@ class KubernetesDefinitionsTest {
   }
 
   @Test
+  void fieldsAreThoseOfKubernetes132NotOfLaterReleases() {
+    // Added in 1.32 (alpha): present. Added in 1.33: absent, as from kube-apiserver 1.32.
+    assertThat(
+            V3.get("io.k8s.api.core.v1.PodSecurityContext")
+                .path("properties")
+                .has("supplementalGroupsPolicy"))
+        .isTrue();
+    assertThat(
+            V3.get("io.k8s.api.apps.v1.DeploymentStatus")
+                .path("properties")
+                .has("terminatingReplicas"))
+        .isFalse();
+    assertThat(V3.get("io.k8s.api.core.v1.Lifecycle").path("properties").has("stopSignal"))
+        .isFalse();
+  }
+
+  @Test
   void kindsAndTheirListsAreTaggedWithTheirGroupVersionKind() {
     assertThat(
             V3.get("io.k8s.api.apps.v1.Deployment")
