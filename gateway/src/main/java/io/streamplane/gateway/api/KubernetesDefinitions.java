@@ -144,7 +144,10 @@ public final class KubernetesDefinitions {
 
   private final Map<String, Definition> definitions = new TreeMap<>();
   private final Map<Class<?>, String> names = new HashMap<>();
-  private final Set<String> visits = new HashSet<>();
+
+  /** (definition, patch metadata) pairs already walked; PatchSchema compares by identity. */
+  private final Set<Map.Entry<String, PatchSchema>> visits = new HashSet<>();
+
   private final Set<String> specials = new TreeSet<>();
   private String intOrStringDescription = "";
 
@@ -226,7 +229,7 @@ public final class KubernetesDefinitions {
    */
   private void define(Class<?> model, String name, PatchSchema patch) {
     names.putIfAbsent(model, name);
-    if (!visits.add(name + "@" + System.identityHashCode(patch))) {
+    if (!visits.add(Map.entry(name, patch))) {
       return;
     }
     Descriptor proto = PROTOS.get(protoName(name));
@@ -260,6 +263,11 @@ public final class KubernetesDefinitions {
       if (child != null) {
         String childName = childName(child, field, name);
         children.add(() -> define(child, childName, meta.schema()));
+      }
+    }
+    for (String tagged : patch.fields().keySet()) {
+      if (!def.properties.containsKey(tagged)) {
+        throw new IllegalStateException("PatchSchema names " + tagged + ", not a field of " + name);
       }
     }
     if (fresh) {
