@@ -49,10 +49,10 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * The official clients, unmodified, against {@code ./streamplane up}: the Java client ({@code
- * io.kubernetes:client-java}) for CRUD, watches, informers, every patch type and paging; and the
- * Python client (Debian's {@code python3-kubernetes}, run by {@code /usr/bin/python3}) for node
- * listing, watches and patches, its watch checked against {@code kubectl get -w}. One cluster with
- * two simulated nodes, each test in its own namespace.
+ * io.kubernetes:client-java}) for CRUD, watches, informers, every patch type, server-side apply and
+ * paging; and the Python client (Debian's {@code python3-kubernetes}, run by {@code
+ * /usr/bin/python3}) for node listing, watches and patches, its watch checked against {@code
+ * kubectl get -w}. One cluster with two simulated nodes, each test in its own namespace.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OfficialClientsE2E {
@@ -274,6 +274,39 @@ class OfficialClientsE2E {
   }
 
   @Test
+  void javaClientAppliesServerSideWithConflictsAndForce() throws Exception {
+    String ns = namespace("java-apply");
+    String applied =
+        "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"applied\"},"
+            + "\"data\":{\"owner\":\"%s\"}}";
+
+    V1ConfigMap created = apply(ns, applied.formatted("a"), "java-a", false);
+    assertThat(created.getData()).containsEntry("owner", "a");
+    assertThat(created.getMetadata().getManagedFields())
+        .singleElement()
+        .satisfies(
+            entry -> {
+              assertThat(entry.getManager()).isEqualTo("java-a");
+              assertThat(entry.getOperation()).isEqualTo("Apply");
+            });
+
+    assertThatThrownBy(() -> apply(ns, applied.formatted("b"), "java-b", false))
+        .isInstanceOfSatisfying(
+            ApiException.class,
+            e -> {
+              assertThat(e.getCode()).isEqualTo(409);
+              assertThat(e.getResponseBody())
+                  .contains(
+                      "Apply failed with 1 conflict: conflict with \\\"java-a\\\": .data.owner");
+            });
+
+    V1ConfigMap forced = apply(ns, applied.formatted("b"), "java-b", true);
+    assertThat(forced.getData()).containsEntry("owner", "b");
+    assertThat(forced.getMetadata().getManagedFields())
+        .anySatisfy(entry -> assertThat(entry.getManager()).isEqualTo("java-b"));
+  }
+
+  @Test
   void javaClientPagesWithLimitAndContinue() throws Exception {
     String ns = namespace("java-pages");
     for (int i = 0; i < 7; i++) {
@@ -392,6 +425,19 @@ class OfficialClientsE2E {
         V1ConfigMap.class,
         () -> core.patchNamespacedConfigMap("patched", ns, new V1Patch(body)).buildCall(null),
         format,
+        client);
+  }
+
+  private V1ConfigMap apply(String ns, String body, String manager, boolean force)
+      throws ApiException {
+    return PatchUtils.patch(
+        V1ConfigMap.class,
+        () ->
+            core.patchNamespacedConfigMap("applied", ns, new V1Patch(body))
+                .fieldManager(manager)
+                .force(force)
+                .buildCall(null),
+        V1Patch.PATCH_FORMAT_APPLY_YAML,
         client);
   }
 
