@@ -1,6 +1,8 @@
 package io.streamplane.schema.convert;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -22,12 +24,14 @@ import org.apache.avro.generic.IndexedRecord;
  * Kubernetes, so {@code ports: []} written by a patch reads back as no {@code ports}, as on a real
  * cluster. Empty objects ({@code resources: {}}) are written. A null field carrying the {@code
  * k8s-always} property is written as Go's zero value ({@code ""}), as Kubernetes writes a field
- * whose JSON tag has no {@code omitempty}. Accepts both the specific representation (String, {@code
- * Instant}, Java enums) and the generic one (Utf8, {@code Long}, enum symbols), so records read
- * back from any topic can be written.
+ * whose JSON tag has no {@code omitempty}. A {@code k8s-json} string is written as the JSON value
+ * it holds. Accepts both the specific representation (String, {@code Instant}, Java enums) and the
+ * generic one (Utf8, {@code Long}, enum symbols), so records read back from any topic can be
+ * written.
  */
 final class AvroToJson {
 
+  private static final ObjectMapper RAW_JSON = new ObjectMapper();
   private final JsonNodeFactory nodes = JsonNodeFactory.instance;
 
   ObjectNode record(IndexedRecord record, FieldPath path) {
@@ -78,7 +82,7 @@ final class AvroToJson {
       case RECORD -> record(as(IndexedRecord.class, value, schema, path), path);
       case MAP -> map(as(Map.class, value, schema, path), schema, path);
       case ARRAY -> array(as(Collection.class, value, schema, path), schema, path);
-      case STRING -> nodes.textNode(as(CharSequence.class, value, schema, path).toString());
+      case STRING -> string(as(CharSequence.class, value, schema, path).toString(), schema, path);
       case BYTES -> nodes.textNode(base64(value, schema, path));
       case FIXED -> nodes.textNode(base64(value, schema, path));
       case INT -> nodes.numberNode(as(Integer.class, value, schema, path));
@@ -92,6 +96,18 @@ final class AvroToJson {
       case ENUM -> nodes.textNode(enumSymbol(value, schema, path));
       case NULL -> throw mismatch(value, schema, path);
     };
+  }
+
+  private JsonNode string(String text, Schema schema, FieldPath path) {
+    if (!KubeTypes.isJson(schema)) {
+      return nodes.textNode(text);
+    }
+    try {
+      return RAW_JSON.readTree(text);
+    } catch (JsonProcessingException e) {
+      throw new ConversionException(
+          path.toString(), "stored JSON does not parse: " + e.getMessage());
+    }
   }
 
   private ObjectNode map(Map<?, ?> map, Schema schema, FieldPath path) {

@@ -182,7 +182,10 @@ final class JsonToAvro {
     return switch (schema.getType()) {
       case RECORD, MAP -> json.isObject();
       case ARRAY -> json.isArray();
-      case STRING -> json.isTextual() || (json.isNumber() && KubeTypes.isQuantity(schema));
+      case STRING ->
+          KubeTypes.isJson(schema)
+              ? json.isObject()
+              : json.isTextual() || (json.isNumber() && KubeTypes.isQuantity(schema));
       case ENUM, BYTES, FIXED -> json.isTextual();
       case INT -> json.isIntegralNumber();
       case LONG -> KubeTypes.isTimestamp(schema) ? json.isTextual() : json.isIntegralNumber();
@@ -194,6 +197,10 @@ final class JsonToAvro {
   }
 
   private static String string(JsonNode json, Schema schema, FieldPath path) {
+    if (KubeTypes.isJson(schema)) {
+      require(json.isObject(), json, schema, path);
+      return json.toString();
+    }
     if (KubeTypes.isQuantity(schema)) {
       if (json.isNumber()) {
         return Quantities.canonical(json.decimalValue());

@@ -12,6 +12,7 @@ final class KubeTypes {
 
   static final String QUANTITY = "k8s-quantity";
   static final String ALWAYS = "k8s-always";
+  static final String JSON = "k8s-json";
 
   private KubeTypes() {}
 
@@ -22,6 +23,15 @@ final class KubeTypes {
   static boolean isQuantity(Schema schema) {
     return schema.getType() == Schema.Type.STRING
         && QUANTITY.equals(schema.getProp(LogicalType.LOGICAL_TYPE_PROP));
+  }
+
+  /**
+   * A string tagged {@code @logicalType("k8s-json")}: the compact JSON text of a value Kubernetes
+   * keeps as raw JSON ({@code metav1.FieldsV1}); in JSON it is that value itself.
+   */
+  static boolean isJson(Schema schema) {
+    return schema.getType() == Schema.Type.STRING
+        && JSON.equals(schema.getProp(LogicalType.LOGICAL_TYPE_PROP));
   }
 
   /**
@@ -78,7 +88,8 @@ final class KubeTypes {
               .collect(Collectors.joining(" or "));
       case RECORD, MAP -> "object";
       case ARRAY -> "array";
-      case STRING -> isQuantity(schema) ? "quantity (string or number)" : "string";
+      case STRING ->
+          isQuantity(schema) ? "quantity (string or number)" : isJson(schema) ? "object" : "string";
       case ENUM -> "string";
       case BYTES, FIXED -> "base64 string";
       case INT, LONG -> isTimestamp(schema) ? "RFC 3339 timestamp string" : "integer";

@@ -110,6 +110,34 @@ class KubeJsonTest {
   }
 
   @Nested
+  class RawJson {
+
+    @Test
+    void managedFieldsKeepTheirFieldSetAsJson() {
+      String fields = "{\"f:metadata\":{\"f:labels\":{\"f:app\":{}}},\"f:spec\":{}}";
+      ObjectMeta meta =
+          decode(
+              "{\"name\":\"web\",\"managedFields\":[{\"manager\":\"kubectl\","
+                  + "\"operation\":\"Apply\",\"fieldsType\":\"FieldsV1\","
+                  + "\"fieldsV1\":"
+                  + fields
+                  + "}]}",
+              ObjectMeta.class);
+
+      assertThat(meta.getManagedFields().get(0).getFieldsV1()).isEqualTo(fields);
+      assertThat(kubeJson.toJson(meta).path("managedFields").get(0).path("fieldsV1"))
+          .isEqualTo(json(fields));
+    }
+
+    @Test
+    void aFieldSetMustBeAnObject() {
+      ConversionException e = failure("managedFields: [{fieldsV1: \"f:spec\"}]", ObjectMeta.class);
+
+      assertThat(e).hasMessage("managedFields[0].fieldsV1: expected object, got string \"f:spec\"");
+    }
+  }
+
+  @Nested
   class IntOrString {
 
     @Test
