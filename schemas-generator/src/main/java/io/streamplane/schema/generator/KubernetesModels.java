@@ -2,10 +2,13 @@ package io.streamplane.schema.generator;
 
 import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
+import java.lang.annotation.Annotation;
 import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * What the official Java client (client-java-api, generated from the same Kubernetes release's
@@ -20,11 +23,24 @@ import java.util.Set;
 public final class KubernetesModels {
 
   static final String MODELS = "io.kubernetes.client.openapi.models.";
+  private static final String SERIALIZED_NAME = "com.google.gson.annotations.SerializedName";
 
   private KubernetesModels() {}
 
   /** The model of a message, for this release of client-java-api. */
   public record Model(Class<?> type, Set<String> fields, Set<String> required) {
+
+    /** The model class's fields by JSON name, sorted by JSON name (OpenAPI's order). */
+    SortedMap<String, Field> javaFields() {
+      SortedMap<String, Field> byJsonName = new TreeMap<>();
+      for (Field field : type.getDeclaredFields()) {
+        String json = serializedName(field);
+        if (json != null && fields.contains(json)) {
+          byJsonName.put(json, field);
+        }
+      }
+      return byJsonName;
+    }
 
     /** Whether the Kubernetes object carries {@code apiVersion} and {@code kind} (its TypeMeta). */
     boolean hasTypeMeta() {
@@ -106,6 +122,26 @@ public final class KubernetesModels {
     }
     throw new IllegalStateException(
         "no client-java-api model for " + message.getFullName() + ": tried " + tried);
+  }
+
+  /** The model of a client-java-api class, for a type its models have and the protos lack. */
+  static Model ofClass(Class<?> type) {
+    return new Model(
+        type, stringSet(type, "openapiFields"), stringSet(type, "openapiRequiredFields"));
+  }
+
+  /** The JSON name gson gives a model field ({@code @SerializedName}), or null for none. */
+  private static String serializedName(Field field) {
+    for (Annotation annotation : field.getAnnotations()) {
+      if (annotation.annotationType().getName().equals(SERIALIZED_NAME)) {
+        try {
+          return (String) annotation.annotationType().getMethod("value").invoke(annotation);
+        } catch (ReflectiveOperationException e) {
+          throw new IllegalStateException(field + ": unreadable @SerializedName", e);
+        }
+      }
+    }
+    return null;
   }
 
   @SuppressWarnings("unchecked")

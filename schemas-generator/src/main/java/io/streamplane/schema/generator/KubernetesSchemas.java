@@ -2,6 +2,7 @@ package io.streamplane.schema.generator;
 
 import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
+import java.lang.reflect.ParameterizedType;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -33,9 +34,16 @@ import org.apache.avro.Schema;
  *       {@code @logicalType("k8s-json")};
  *   <li>a field kube-openapi marks required (see {@link KubernetesModels}) carries {@code
  *       k8s-always: true}: Kubernetes writes it even when empty;
- *   <li>record names follow {@link RecordNames}; what Streamplane keeps beyond the release is in
- *       {@link ShippedDifferences}.
+ *   <li>record names follow {@link RecordNames}.
  * </ul>
+ *
+ * <p>client-java-proto 24.0.0 trails client-java-api 24.0.0: a few fields of the official models
+ * (such as {@code PodSecurityContext.supplementalGroupsPolicy} or {@code NodeStatus.features}) are
+ * missing from its descriptors. Those follow the descriptor's fields, in the model's (alphabetical)
+ * order, typed from the model's Java fields: String, Integer, Long, Boolean, Double, byte[], List,
+ * Map, Quantity, IntOrString and Object (raw JSON) map as above, a model class to the proto message
+ * of its name or else to a record built from the model; a date-time is refused, as the model does
+ * not tell Time from MicroTime.
  */
 public final class KubernetesSchemas {
 
@@ -132,12 +140,112 @@ public final class KubernetesSchemas {
       }
       fields.add(avroField);
     }
-    for (Map.Entry<String, Schema> extra : ShippedDifferences.extraFields(name).entrySet()) {
-      fields.add(optional(extra.getKey(), extra.getValue()));
+    // client-java-proto trails client-java-api by a few releases: the fields only the model has
+    // follow, typed from the model's Java fields.
+    Set<String> written = new LinkedHashSet<>();
+    fields.forEach(field -> written.add(field.name()));
+    for (Map.Entry<String, java.lang.reflect.Field> extra : model.javaFields().entrySet()) {
+      if (written.add(extra.getKey())) {
+        fields.add(modelField(model, extra.getKey(), extra.getValue(), message));
+      }
     }
     record.setFields(fields);
     ordered.add(record);
     return record;
+  }
+
+  /** A record for a type only client-java-api has (a type newer than client-java-proto). */
+  private Schema modelRecord(Class<?> type, Descriptor context) {
+    String simpleName = type.getSimpleName().replaceFirst("^V\\d+((alpha|beta)\\d+)?", "");
+    Descriptor message = context.getFile().findMessageTypeByName(simpleName);
+    if (message != null) {
+      return record(message, Set.of());
+    }
+    String key = type.getName();
+    Schema existing = records.get(key);
+    if (existing != null) {
+      return existing;
+    }
+    if (names.uses(simpleName)
+        || records.values().stream().anyMatch(r -> r.getName().equals(simpleName))) {
+      throw new IllegalStateException(
+          type.getName() + ": its name " + simpleName + " is taken; extend RecordNames");
+    }
+    Schema record =
+        Schema.createRecord(
+            simpleName,
+            "Kubernetes "
+                + context.getFile().getPackage().replace("k8s.io.", "")
+                + "."
+                + simpleName
+                + " (from client-java-api's "
+                + type.getSimpleName()
+                + ").",
+            NAMESPACE,
+            false);
+    records.put(key, record);
+    KubernetesModels.Model model = KubernetesModels.ofClass(type);
+    List<Schema.Field> fields = new ArrayList<>();
+    for (Map.Entry<String, java.lang.reflect.Field> field : model.javaFields().entrySet()) {
+      fields.add(modelField(model, field.getKey(), field.getValue(), context));
+    }
+    record.setFields(fields);
+    ordered.add(record);
+    return record;
+  }
+
+  private Schema.Field modelField(
+      KubernetesModels.Model model,
+      String name,
+      java.lang.reflect.Field field,
+      Descriptor context) {
+    Schema.Field avroField = optional(name, javaType(field.getGenericType(), context, true, field));
+    if (model.required().contains(name)) {
+      avroField.addProp(ALWAYS, true);
+    }
+    return avroField;
+  }
+
+  private Schema javaType(
+      java.lang.reflect.Type type, Descriptor context, boolean nullable, Object where) {
+    if (type instanceof ParameterizedType parameterized
+        && parameterized.getRawType() instanceof Class<?> raw) {
+      java.lang.reflect.Type[] arguments = parameterized.getActualTypeArguments();
+      if (List.class.isAssignableFrom(raw)) {
+        return Schema.createArray(javaType(arguments[0], context, false, where));
+      }
+      if (Map.class.isAssignableFrom(raw) && arguments[0] == String.class) {
+        return Schema.createMap(javaType(arguments[1], context, false, where));
+      }
+    }
+    if (type instanceof Class<?> c) {
+      switch (c.getName()) {
+        case "java.lang.String":
+          return Schema.create(Schema.Type.STRING);
+        case "java.lang.Integer":
+          return Schema.create(Schema.Type.INT);
+        case "java.lang.Long":
+          return Schema.create(Schema.Type.LONG);
+        case "java.lang.Boolean":
+          return Schema.create(Schema.Type.BOOLEAN);
+        case "java.lang.Double":
+          return Schema.create(Schema.Type.DOUBLE);
+        case "[B":
+          return Schema.create(Schema.Type.BYTES);
+        case "io.kubernetes.client.custom.Quantity":
+          return tagged(QUANTITY);
+        case "io.kubernetes.client.custom.IntOrString":
+          return intOrString(nullable);
+        case "java.lang.Object":
+          return tagged(JSON);
+        default:
+          if (c.getName().startsWith(KubernetesModels.MODELS)) {
+            return modelRecord(c, context);
+          }
+      }
+    }
+    // java.time.OffsetDateTime stands for both metav1.Time and MicroTime: refuse to guess.
+    throw new IllegalStateException(where + ": no Avro mapping for the model type " + type);
   }
 
   private static Schema.Field optional(String name, Schema type) {
@@ -185,16 +293,18 @@ public final class KubernetesSchemas {
           LogicalTypes.timestampMicros().addToSchema(Schema.create(Schema.Type.LONG));
       // metav1.Duration is written as Go's duration text ("1h30m").
       case DURATION -> Schema.create(Schema.Type.STRING);
-      case INT_OR_STRING ->
-          nullable
-              ? Schema.createUnion(
-                  Schema.create(Schema.Type.NULL),
-                  Schema.create(Schema.Type.INT),
-                  Schema.create(Schema.Type.STRING))
-              : Schema.createUnion(
-                  Schema.create(Schema.Type.INT), Schema.create(Schema.Type.STRING));
+      case INT_OR_STRING -> intOrString(nullable);
       default -> record(message, kinds);
     };
+  }
+
+  private static Schema intOrString(boolean nullable) {
+    return nullable
+        ? Schema.createUnion(
+            Schema.create(Schema.Type.NULL),
+            Schema.create(Schema.Type.INT),
+            Schema.create(Schema.Type.STRING))
+        : Schema.createUnion(Schema.create(Schema.Type.INT), Schema.create(Schema.Type.STRING));
   }
 
   private static Schema tagged(String logicalType) {

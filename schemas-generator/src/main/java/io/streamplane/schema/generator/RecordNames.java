@@ -61,6 +61,11 @@ public final class RecordNames {
     return name;
   }
 
+  /** Whether a message given to the constructor has this record name. */
+  boolean uses(String name) {
+    return names.containsValue(name);
+  }
+
   private static int precedence(Descriptor message) {
     int index = PRECEDENCE.indexOf(message.getFile().getPackage());
     return index < 0 ? PRECEDENCE.size() : index;
