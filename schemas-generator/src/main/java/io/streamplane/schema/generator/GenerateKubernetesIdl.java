@@ -6,15 +6,22 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
+import java.util.stream.Stream;
 import org.apache.avro.Protocol;
 import org.apache.avro.Schema;
 import org.apache.avro.idl.IdlUtils;
 
 /**
  * Writes {@code kubernetes.avdl}, the Avro IDL of the stored Kubernetes kinds, into the directory
- * given as the only argument. Run by the schemas module's build in {@code generate-sources}; the
- * file is rewritten only when its text changes, so an unchanged build compiles nothing again.
+ * given as the first argument. Run by the schemas module's build in {@code generate-sources}.
+ *
+ * <p>The file is rewritten only when its text changes, so an unchanged build compiles nothing
+ * again. When it changes, the directory given as the second argument (the Avro compiler's Java
+ * output) is deleted: the Avro compiler judges staleness by the date of the file it compiles,
+ * {@code log.avdl}, not by those of the files it imports, and every log record embeds the schemas
+ * of the kinds it holds.
  */
 public final class GenerateKubernetesIdl {
 
@@ -31,16 +38,31 @@ public final class GenerateKubernetesIdl {
   private GenerateKubernetesIdl() {}
 
   public static void main(String[] args) throws IOException {
-    if (args.length != 1) {
-      throw new IllegalArgumentException("usage: GenerateKubernetesIdl <output directory>");
+    if (args.length < 1 || args.length > 2) {
+      throw new IllegalArgumentException(
+          "usage: GenerateKubernetesIdl <output directory> [<derived directory to clear>]");
     }
     Path file = Path.of(args[0]).resolve(FILE);
     String idl = idl(KubernetesSchemas.stored());
     if (Files.exists(file) && Files.readString(file, StandardCharsets.UTF_8).equals(idl)) {
       return;
     }
+    if (args.length == 2) {
+      deleteTree(Path.of(args[1]));
+    }
     Files.createDirectories(file.getParent());
     Files.writeString(file, idl, StandardCharsets.UTF_8);
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(root)) {
+      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(path);
+      }
+    }
   }
 
   /** The IDL text of a protocol {@code Kubernetes} holding these records. */
