@@ -1,6 +1,7 @@
 package io.streamplane.node.streams;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.streamplane.node.runtime.ContainerStreamException;
 import io.streamplane.node.runtime.PodRuntime;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -123,7 +124,22 @@ public final class NodeStreams extends Handler.Wrapper {
       String namespace,
       String pod,
       List<String> offered) {
-    status(response, callback, 404, "NotFound", "404 page not found");
+    if (!offered.contains(PortForwardSession.PROTOCOL)) {
+      unsupported(response, callback, offered, List.of(PortForwardSession.PROTOCOL));
+      return true;
+    }
+    try {
+      runtime.portForwardAddress(namespace, pod);
+    } catch (ContainerStreamException e) {
+      status(response, callback, e.code(), e.reason(), e.getMessage());
+      return true;
+    }
+    upgrade(
+        request,
+        response,
+        callback,
+        PortForwardSession.PROTOCOL,
+        new PortForwardSession(() -> runtime.portForwardAddress(namespace, pod), pod, pumps));
     return true;
   }
 
