@@ -3,6 +3,10 @@ package io.streamplane.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -172,6 +176,87 @@ class ExecE2E {
 
     assertThat(result.exitCode()).isNotZero();
     assertThat(result.err()).contains("container nope is not valid for pod web");
+  }
+
+  @Test
+  void portForwardServesNginxsPageOnTheLocalPort() throws Exception {
+    int port = Launcher.freePort();
+    Path out = home.resolve("port-forward.out");
+    Process forward = kubectl.start(out, "port-forward", "pod/web", port + ":80");
+    try {
+      await("kubectl to listen on " + port)
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> Files.readString(out).contains("Forwarding from 127.0.0.1:" + port));
+      HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+      for (int i = 0; i < 3; i++) {
+        HttpResponse<String> answer =
+            http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/"))
+                    .timeout(Duration.ofSeconds(10))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(answer.statusCode()).isEqualTo(200);
+        assertThat(answer.body()).contains("Welcome to nginx!");
+      }
+    } finally {
+      forward.destroy();
+      forward.waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void portForwardToAPortNothingListensOnReportsKubeletsError() throws Exception {
+    int port = Launcher.freePort();
+    Path out = home.resolve("port-forward-closed.out");
+    Process forward = kubectl.start(out, "port-forward", "pod/web", port + ":81");
+    try {
+      await("kubectl to listen on " + port)
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> Files.readString(out).contains("Forwarding from 127.0.0.1:" + port));
+      HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+      try {
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/"))
+                .timeout(Duration.ofSeconds(10))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+      } catch (java.io.IOException expected) {
+        // kubectl closes the local connection: nothing answered on the pod's port
+      }
+      await("kubectl to report the error")
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  Files.readString(out)
+                          .contains("error forwarding port 81 to pod web: dial tcp 127.")
+                      && Files.readString(out).contains(":81: connect: connection refused"));
+    } finally {
+      forward.destroy();
+      forward.waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void portForwardToAPodOfTheSimulatedRuntimeFails() throws Exception {
+    int port = Launcher.freePort();
+    Path out = home.resolve("port-forward-sim.out");
+    Process forward = kubectl.start(out, "port-forward", "pod/sim", port + ":80");
+    try {
+      boolean ended = forward.waitFor(30, TimeUnit.SECONDS);
+      if (!ended) {
+        // kubectl listened: the first connection fails, and ends it
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+          socket.getOutputStream().write("GET / HTTP/1.0\r\n\r\n".getBytes(StandardCharsets.UTF_8));
+          socket.getInputStream().readAllBytes();
+        } catch (java.io.IOException e) {
+          // closed: what a failed forward does
+        }
+        assertThat(forward.waitFor(30, TimeUnit.SECONDS)).as(Files.readString(out)).isTrue();
+      }
+      assertThat(forward.exitValue()).as(Files.readString(out)).isNotZero();
+    } finally {
+      forward.destroyForcibly();
+    }
   }
 
   @Test

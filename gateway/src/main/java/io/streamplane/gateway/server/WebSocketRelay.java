@@ -124,7 +124,7 @@ public final class WebSocketRelay implements Session.Listener {
 
   @Override
   public void onWebSocketError(Throwable cause) {
-    LOG.debug("caller's stream to {} failed", node, cause);
+    LOG.debug("caller stream to {} failed", node, cause);
     closeOther(backend, StatusCode.SERVER_ERROR, "caller failed");
   }
 
@@ -154,7 +154,7 @@ public final class WebSocketRelay implements Session.Listener {
 
     @Override
     public void onWebSocketError(Throwable cause) {
-      LOG.debug("node's stream {} failed", node, cause);
+      LOG.debug("node stream {} failed", node, cause);
       closeOther(caller, StatusCode.SERVER_ERROR, "node failed");
     }
   }

@@ -12,6 +12,7 @@ import io.netty.handler.codec.spdy.SpdyFrameCodec;
 import io.netty.handler.codec.spdy.SpdyGoAwayFrame;
 import io.netty.handler.codec.spdy.SpdyPingFrame;
 import io.netty.handler.codec.spdy.SpdyRstStreamFrame;
+import io.netty.handler.codec.spdy.SpdySynReplyFrame;
 import io.netty.handler.codec.spdy.SpdySynStreamFrame;
 import io.netty.handler.codec.spdy.SpdyVersion;
 import io.netty.util.ReferenceCountUtil;
@@ -162,8 +163,8 @@ public final class PortForwardSession implements Session.Listener {
   }
 
   private void opened(SpdySynStreamFrame syn) {
-    send(new DefaultSpdySynReplyFrame(syn.streamId()));
     String type = header(syn, "streamType");
+    send(reply(syn.streamId(), type));
     String id = header(syn, "requestID");
     String port = header(syn, "port");
     Request request = requests.computeIfAbsent(id == null ? "" : id, Request::new);
@@ -193,13 +194,26 @@ public final class PortForwardSession implements Session.Listener {
     }
   }
 
+  /**
+   * The SYN_REPLY accepting a stream. Netty writes an empty header block as no bytes at all, which
+   * spdystream cannot decode (it reads the compressed count of headers first), so the reply names
+   * the stream's type.
+   */
+  static SpdySynReplyFrame reply(int streamId, String type) {
+    DefaultSpdySynReplyFrame reply = new DefaultSpdySynReplyFrame(streamId);
+    reply.headers().set("streamtype", type == null ? "" : type);
+    return reply;
+  }
+
   /** Connects to the pod's port and copies what it sends to the data stream until it closes. */
   private void forward(Request request) {
+    String target = "port " + request.port;
     try {
       if (request.port <= 0 || request.port > 65535) {
         throw new IOException("invalid port " + request.port);
       }
       String host = address.get();
+      target = host + ":" + request.port;
       Socket socket = new Socket();
       socket.connect(new InetSocketAddress(host, request.port), 10_000);
       synchronized (request) {
@@ -221,12 +235,7 @@ public final class PortForwardSession implements Session.Listener {
     } catch (IOException | ContainerStreamException e) {
       if (session.isOpen()) {
         String message =
-            "error forwarding port "
-                + request.port
-                + " to pod "
-                + pod
-                + ": "
-                + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+            "error forwarding port " + request.port + " to pod " + pod + ": " + describe(e, target);
         LOG.debug(message, e);
         send(
             new DefaultSpdyDataFrame(
@@ -241,6 +250,17 @@ public final class PortForwardSession implements Session.Listener {
         send(new DefaultSpdyDataFrame(request.errorStream).setLast(true));
       }
     }
+  }
+
+  /** A failed connection in Go's words, which kubectl users know from kubelet. */
+  private static String describe(Exception e, String target) {
+    if (e instanceof java.net.ConnectException) {
+      return "dial tcp " + target + ": connect: connection refused";
+    }
+    if (e instanceof java.net.SocketTimeoutException) {
+      return "dial tcp " + target + ": i/o timeout";
+    }
+    return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
   }
 
   private static String header(SpdySynStreamFrame syn, String name) {
