@@ -8,12 +8,14 @@ import io.streamplane.gateway.api.ResourceType;
 import io.streamplane.gateway.api.Statuses;
 import io.streamplane.gateway.request.QueryBooleans;
 import io.streamplane.gateway.storage.ResourceService;
+import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -259,12 +261,12 @@ final class PodStreams extends Handler.Wrapper {
   private static void status(Response response, Callback callback, JsonNode status) {
     try {
       byte[] json = Responses.JSON.writeValueAsBytes(status);
-      byte[] line = java.util.Arrays.copyOf(json, json.length + 1);
+      byte[] line = Arrays.copyOf(json, json.length + 1);
       line[json.length] = '\n';
       response.setStatus(status.path("code").asInt(500));
       response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
       response.write(true, ByteBuffer.wrap(line), callback);
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       callback.failed(e);
     }
   }

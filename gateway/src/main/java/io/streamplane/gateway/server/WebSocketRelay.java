@@ -57,6 +57,9 @@ public final class WebSocketRelay implements Session.Listener {
               (opened, failure) -> {
                 if (failure != null) {
                   unreachable(failure);
+                } else if (!session.isOpen()) {
+                  // The caller left while the node was dialled.
+                  opened.close(StatusCode.NORMAL, "caller left", Callback.NOOP);
                 } else {
                   session.demand();
                 }

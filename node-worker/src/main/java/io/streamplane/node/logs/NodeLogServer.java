@@ -164,7 +164,12 @@ public final class NodeLogServer implements AutoCloseable {
     } catch (IOException e) {
       LOG.debug("log client went away", e);
     } catch (RuntimeException e) {
-      LOG.warn("{} failed", exchange.getRequestURI(), e);
+      if (e.getCause() instanceof IOException) {
+        // Jetty's exchange wraps the I/O error of a client that went away while it closed.
+        LOG.debug("log client went away", e);
+      } else {
+        LOG.warn("{} failed", exchange.getRequestURI(), e);
+      }
     }
   }
 

@@ -17,10 +17,13 @@ import io.netty.handler.codec.spdy.SpdySynStreamFrame;
 import io.netty.handler.codec.spdy.SpdyVersion;
 import io.netty.util.ReferenceCountUtil;
 import io.streamplane.node.runtime.ContainerStreamException;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -85,7 +88,7 @@ public final class PortForwardSession implements Session.Listener {
     int dataStream;
     volatile Socket socket;
     boolean started;
-    final java.io.ByteArrayOutputStream early = new java.io.ByteArrayOutputStream();
+    final ByteArrayOutputStream early = new ByteArrayOutputStream();
     boolean earlyEnd;
 
     Request(String id) {
@@ -254,10 +257,10 @@ public final class PortForwardSession implements Session.Listener {
 
   /** A failed connection in Go's words, which kubectl users know from kubelet. */
   private static String describe(Exception e, String target) {
-    if (e instanceof java.net.ConnectException) {
+    if (e instanceof ConnectException) {
       return "dial tcp " + target + ": connect: connection refused";
     }
-    if (e instanceof java.net.SocketTimeoutException) {
+    if (e instanceof SocketTimeoutException) {
       return "dial tcp " + target + ": i/o timeout";
     }
     return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,9 +83,9 @@ final class TerminalCommand extends PipedCommand {
               .flatMap(
                   fd -> {
                     try {
-                      return java.util.stream.Stream.of(Files.readSymbolicLink(fd));
+                      return Stream.of(Files.readSymbolicLink(fd));
                     } catch (IOException e) {
-                      return java.util.stream.Stream.empty();
+                      return Stream.empty();
                     }
                   })
               .filter(target -> target.toString().startsWith("/dev/pts/"))
