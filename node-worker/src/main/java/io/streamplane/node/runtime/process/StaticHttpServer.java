@@ -5,6 +5,7 @@ import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -115,7 +116,7 @@ public final class StaticHttpServer {
           exchange.getRemoteAddress().getAddress().getHostAddress(),
           TIME.format(ZonedDateTime.now()),
           method,
-          exchange.getRequestURI(),
+          requestTarget(exchange.getRequestURI()),
           exchange.getProtocol(),
           status,
           head ? 0 : body.length,
@@ -123,5 +124,15 @@ public final class StaticHttpServer {
           agent == null ? "-" : agent);
       System.out.flush();
     }
+  }
+
+  /**
+   * The request line's target as nginx logs it: path and query. The server may hand the URI over
+   * absolute (Jetty's does), so it is rebuilt from its raw parts.
+   */
+  private static String requestTarget(URI uri) {
+    return uri.getRawQuery() == null
+        ? uri.getRawPath()
+        : uri.getRawPath() + "?" + uri.getRawQuery();
   }
 }
