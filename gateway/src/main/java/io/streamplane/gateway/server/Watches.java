@@ -11,9 +11,11 @@ import io.streamplane.gateway.api.table.TableConverter;
 import io.streamplane.gateway.cache.ListVersion;
 import io.streamplane.gateway.cache.WatchCache;
 import io.streamplane.gateway.cache.WatchEvent;
+import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -67,6 +69,14 @@ final class Watches {
       throw new ApiException(
           Statuses.tooOldResourceVersion(start.expired(), cache.version().toString()));
     }
+    // Jetty sends the CRLF that ends a chunk only with the next chunk. Go's and OkHttp's readers
+    // hand a chunk's data over before that CRLF; urllib3 (the Python client) waits for it, so the
+    // last event of a burst would reach a Python watch only with the next one. For it, every flush
+    // is followed by a one-space chunk: the space is JSON whitespace before the next line, and
+    // the Python client drops a trailing partial line at the end of the stream. Not for other
+    // clients: the Java client reads a space left before the end as a line and fails on it.
+    String agent = exchange.getRequestHeaders().getFirst("User-Agent");
+    boolean padChunks = agent != null && agent.toLowerCase(Locale.ROOT).contains("python");
     BlockingQueue<WatchEvent> queue = new LinkedBlockingQueue<>();
     try (WatchCache.Registration registration =
         cache.watch(
@@ -81,7 +91,19 @@ final class Watches {
       exchange.getResponseHeaders().set("Content-Type", "application/json");
       exchange.getResponseHeaders().set("Transfer-Encoding", "chunked");
       exchange.sendResponseHeaders(200, 0);
-      OutputStream out = exchange.getResponseBody();
+      // Whole lines per flush: each batch of events leaves as one chunk ending in a newline.
+      OutputStream body = exchange.getResponseBody();
+      OutputStream out =
+          new BufferedOutputStream(body, 64 * 1024) {
+            @Override
+            public synchronized void flush() throws IOException {
+              super.flush();
+              if (padChunks) {
+                body.write(' ');
+                body.flush();
+              }
+            }
+          };
       out.flush();
       long deadline =
           System.nanoTime()
