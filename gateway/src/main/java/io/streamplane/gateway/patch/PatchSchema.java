@@ -1,9 +1,12 @@
 package io.streamplane.gateway.patch;
 
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The strategic-merge-patch metadata of one object kind: which fields are lists merged by a key (or
@@ -15,6 +18,10 @@ import java.util.Optional;
  * merges recursively or a list that a patch replaces. {@link #forKind} holds the tags of the kinds
  * Streamplane serves, taken from k8s.io/api core/v1 and apps/v1 and from ObjectMeta in
  * k8s.io/apimachinery.
+ *
+ * <p>It also carries the two tags server-side apply reads beside them: {@code +listMapKey} where a
+ * list is keyed by more than its patch merge key ({@link #listMapKeys}), and {@code
+ * +structType=atomic} on structs that are owned and replaced whole ({@link #atomic}).
  *
  * <p>Limits: only the kinds listed in {@link #forKind} are known; a kind outside that list gets no
  * schema, as custom resources get none in Kubernetes (which answers 415 to a strategic merge patch
@@ -42,14 +49,41 @@ public final class PatchSchema {
   private static final Field PLAIN = new Field(false, false, "", EMPTY);
 
   private final Map<String, Field> fields;
+  private final Map<String, List<String>> listMapKeys;
+  private final Set<String> atomic;
 
   private PatchSchema(Map<String, Field> fields) {
+    this(fields, Map.of(), Set.of());
+  }
+
+  private PatchSchema(
+      Map<String, Field> fields, Map<String, List<String>> listMapKeys, Set<String> atomic) {
     this.fields = Map.copyOf(fields);
+    this.listMapKeys = Map.copyOf(listMapKeys);
+    this.atomic = Set.copyOf(atomic);
   }
 
   /** The metadata of a field of this object; a field without tags gets the plain metadata. */
   public Field field(String name) {
     return fields.getOrDefault(name, PLAIN);
+  }
+
+  /**
+   * The keys identifying the elements of a list field ({@code +listMapKey}): those declared beside
+   * the merge key, else the merge key alone; empty for a list that is not merged by key.
+   */
+  public List<String> listMapKeys(String name) {
+    List<String> keys = listMapKeys.get(name);
+    if (keys != null) {
+      return keys;
+    }
+    Field field = field(name);
+    return field.merge() && !field.mergeKey().isEmpty() ? List.of(field.mergeKey()) : List.of();
+  }
+
+  /** Whether a struct field is {@code +structType=atomic}: owned and applied as one value. */
+  public boolean atomic(String name) {
+    return atomic.contains(name);
   }
 
   public static Builder builder() {
@@ -59,6 +93,8 @@ public final class PatchSchema {
   /** Builds a schema field by field. */
   public static final class Builder {
     private final Map<String, Field> fields = new LinkedHashMap<>();
+    private final Map<String, List<String>> listMapKeys = new LinkedHashMap<>();
+    private final Set<String> atomic = new LinkedHashSet<>();
 
     /** A list of objects merged element by element on {@code mergeKey}. */
     public Builder mergeList(String field, String mergeKey, PatchSchema element) {
@@ -94,8 +130,22 @@ public final class PatchSchema {
       return this;
     }
 
+    /**
+     * The {@code +listMapKey}s of a list merged by key, where there are more than its merge key.
+     */
+    public Builder listMapKeys(String field, String... keys) {
+      listMapKeys.put(field, List.of(keys));
+      return this;
+    }
+
+    /** A struct tagged {@code +structType=atomic}. */
+    public Builder atomic(String field) {
+      atomic.add(field);
+      return this;
+    }
+
     public PatchSchema build() {
-      return new PatchSchema(fields);
+      return new PatchSchema(fields, listMapKeys, atomic);
     }
   }
 
@@ -104,10 +154,23 @@ public final class PatchSchema {
   private static final PatchSchema OBJECT_META =
       builder().mergeList("ownerReferences", "uid").primitiveSet("finalizers").build();
 
+  private static final PatchSchema ENV_VAR =
+      builder()
+          .nested(
+              "valueFrom",
+              builder()
+                  .atomic("fieldRef")
+                  .atomic("resourceFieldRef")
+                  .atomic("configMapKeyRef")
+                  .atomic("secretKeyRef")
+                  .build())
+          .build();
+
   private static final PatchSchema CONTAINER =
       builder()
           .mergeList("ports", "containerPort")
-          .mergeList("env", "name")
+          .listMapKeys("ports", "containerPort", "protocol")
+          .mergeList("env", "name", ENV_VAR)
           .mergeList("volumeMounts", "mountPath")
           .mergeList("volumeDevices", "devicePath")
           .build();
@@ -121,6 +184,14 @@ public final class PatchSchema {
           .mergeList("imagePullSecrets", "name")
           .mergeList("hostAliases", "ip")
           .mergeList("topologySpreadConstraints", "topologyKey")
+          .listMapKeys("topologySpreadConstraints", "topologyKey", "whenUnsatisfiable")
+          .nested(
+              "affinity",
+              builder()
+                  .nested(
+                      "nodeAffinity",
+                      builder().atomic("requiredDuringSchedulingIgnoredDuringExecution").build())
+                  .build())
           .mergeList("schedulingGates", "name")
           .mergeListRetainKeys("resourceClaims", "name", EMPTY)
           .build();
@@ -177,6 +248,7 @@ public final class PatchSchema {
                 "spec",
                 builder()
                     .retainKeys("strategy", EMPTY)
+                    .atomic("selector")
                     .nested("template", POD_TEMPLATE_SPEC)
                     .build())
             .nested("status", CONDITIONS_BY_TYPE)
@@ -186,7 +258,8 @@ public final class PatchSchema {
         "apps/v1/ReplicaSet",
         builder()
             .nested("metadata", OBJECT_META)
-            .nested("spec", builder().nested("template", POD_TEMPLATE_SPEC).build())
+            .nested(
+                "spec", builder().atomic("selector").nested("template", POD_TEMPLATE_SPEC).build())
             .nested("status", CONDITIONS_BY_TYPE)
             .build());
     for (String kind :

@@ -28,6 +28,21 @@ class PatchSchemaTest {
   }
 
   @Test
+  void containerPortsAreKeyedByPortAndProtocolAndTheDeploymentSelectorIsAtomic() {
+    PatchSchema spec =
+        PatchSchema.forKind("apps/v1", "Deployment").orElseThrow().field("spec").schema();
+    PatchSchema podSpec = spec.field("template").schema().field("spec").schema();
+    PatchSchema container = podSpec.field("containers").schema();
+
+    assertThat(container.listMapKeys("ports")).containsExactly("containerPort", "protocol");
+    assertThat(container.listMapKeys("env")).containsExactly("name");
+    assertThat(container.listMapKeys("args")).isEmpty();
+    assertThat(podSpec.listMapKeys("containers")).containsExactly("name");
+    assertThat(spec.atomic("selector")).isTrue();
+    assertThat(spec.atomic("template")).isFalse();
+  }
+
+  @Test
   void nodeTaintsAreReplacedAndPodCidrsMergedAsASet() {
     PatchSchema nodeSpec = PatchSchema.forKind("v1", "Node").orElseThrow().field("spec").schema();
 
