@@ -312,12 +312,9 @@ public final class FieldManager {
 
   private static void setManagedFields(ObjectNode object, List<ManagedFieldsEntry> entries) {
     ObjectNode metadata = object.with("metadata");
-    var encoded = ManagedFieldsEntry.encode(entries);
-    if (encoded.isEmpty()) {
-      metadata.remove("managedFields");
-    } else {
-      metadata.set("managedFields", encoded);
-    }
+    // Empty when nobody owns anything: the list is sent all the same, so that the store tells a
+    // reset from a writer that does not send managedFields.
+    metadata.set("managedFields", ManagedFieldsEntry.encode(entries));
   }
 
   private static FieldSet stripped() {
