@@ -9,6 +9,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Who owns which field of an object, kept in {@code metadata.managedFields} as kube-apiserver's
@@ -37,6 +39,8 @@ import java.util.Objects;
  * {@code ancient-changes} entry).
  */
 public final class FieldManager {
+
+  private static final Logger LOG = LoggerFactory.getLogger(FieldManager.class);
 
   /** Paths kube-apiserver strips from every field set. */
   private static final FieldSet STRIPPED = stripped();
@@ -126,7 +130,9 @@ public final class FieldManager {
               owned.difference(STRIPPED)));
       setManagedFields(
           result, keepTimesIfUnchanged(live, next, changed.isEmpty() && removed.isEmpty()));
-    } catch (ObjectFields.ShapeException e) {
+    } catch (RuntimeException e) {
+      // As kube-apiserver's UpdateNoErrors: the write goes on, its ownership unrecorded.
+      LOG.warn("managedFields of an update by {} not worked out", writer.manager(), e);
       setManagedFields(result, safeDecode(live));
     }
     return result;

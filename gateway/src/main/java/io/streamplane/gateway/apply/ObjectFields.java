@@ -223,7 +223,7 @@ public final class ObjectFields {
     if (b == null && a == null) {
       return;
     }
-    JsonNode shape = a != null && !a.isNull() ? a : b;
+    JsonNode shape = a != null && !a.isNull() ? a : b != null ? b : a;
     if (shape.isObject() && !schema.atomic(name)) {
       ObjectNode bo = b != null && b.isObject() ? (ObjectNode) b : null;
       ObjectNode ao = a != null && a.isObject() ? (ObjectNode) a : null;

@@ -237,6 +237,28 @@ class FieldManagerTest {
   }
 
   @Test
+  void nullsAddedByAnUpdateAreOwnedLikeAnyValue() throws IOException {
+    ObjectNode live = apply(null, nginx(), "a", false, T1);
+    ObjectNode withNulls = live.deepCopy();
+    withNulls.with("spec").with("template").with("metadata").putNull("creationTimestamp");
+    withNulls.with("spec").putNull("paused");
+
+    ObjectNode updated =
+        FieldManager.update(
+            live,
+            withNulls,
+            DEPLOYMENT,
+            FieldManager.Scope.MAIN,
+            new FieldManager.Writer("kubectl-rollout", "apps/v1", "", T2));
+
+    JsonNode entries = updated.path("metadata").path("managedFields");
+    assertThat(entries.get(1).path("fieldsV1").toString())
+        .isEqualTo(
+            "{\"f:spec\":{\"f:paused\":{},\"f:template\":{\"f:metadata\":"
+                + "{\"f:creationTimestamp\":{}}}}}");
+  }
+
+  @Test
   void aNoOpApplyKeepsTheTimeOfTheEntry() throws IOException {
     ObjectNode live = apply(null, nginx(), "a", false, T1);
 
