@@ -259,6 +259,29 @@ class ServerSideApplyIT {
   }
 
   @Test
+  void applyToTheStatusSubresourceOwnsOnlyStatus() {
+    assertThat(apply("web", "a", false, deploymentYaml("web", 2)).statusCode()).isEqualTo(201);
+
+    HttpResponse<String> applied =
+        send(
+            "PATCH",
+            deployments() + "/web/status?fieldManager=ctl",
+            APPLY,
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n"
+                + "status:\n  observedGeneration: 1\n");
+
+    assertThat(applied.statusCode()).as(applied.body()).isEqualTo(200);
+    JsonNode object = json(send("GET", deployments() + "/web", null, null));
+    assertThat(object.path("status").path("observedGeneration").asInt()).isEqualTo(1);
+    JsonNode ctl = entry(object, "ctl");
+    assertThat(ctl.path("operation").asText()).isEqualTo("Apply");
+    assertThat(ctl.path("subresource").asText()).isEqualTo("status");
+    assertThat(ctl.path("fieldsV1").toString())
+        .isEqualTo("{\"f:status\":{\"f:observedGeneration\":{}}}");
+    assertThat(owner(object, ".spec.replicas")).containsExactly("a");
+  }
+
+  @Test
   void badFieldManagersAndForceOutsideApplyAreInvalid() {
     HttpResponse<String> missing =
         send("PATCH", deployments() + "/web", APPLY, deploymentYaml("web", 2));
