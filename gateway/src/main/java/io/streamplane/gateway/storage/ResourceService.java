@@ -56,7 +56,9 @@ import org.apache.avro.specific.SpecificRecord;
  * catching up with the log, so every acknowledged write is visible), writes as commands through the
  * {@link CommandClient}, and does what kube-apiserver does around storage — decoding with field
  * validation, defaulting, namespace lifecycle admission, generateName, patches applied as
- * optimistic-concurrency updates (retried on conflict), and the scale subresource.
+ * optimistic-concurrency updates (retried on conflict), server-side apply and the managedFields of
+ * every write ({@link FieldManager}, worked out against the version the write is conditioned on),
+ * and the scale subresource.
  *
  * <p>A read-only service ({@link #readOnly}) has no command client: it serves reads and answers
  * every write 405 MethodNotAllowed, saying why.
