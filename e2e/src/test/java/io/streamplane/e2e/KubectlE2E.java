@@ -156,6 +156,103 @@ class KubectlE2E {
   }
 
   @Test
+  void explainPrintsTheFieldDocumentationOfDeploymentsAndPods() throws Exception {
+    assertThat(kubectl.run("explain", "deployment.spec.strategy").expectSuccess().out())
+        .contains(
+            "KIND:       Deployment",
+            "FIELD: strategy <DeploymentStrategy>",
+            "DeploymentStrategy describes how to replace existing pods with new ones.",
+            "rollingUpdate\t<RollingUpdateDeployment>",
+            "type\t<string>",
+            "Type of deployment. Can be \"Recreate\" or \"RollingUpdate\".");
+    assertThat(kubectl.run("explain", "pod.spec.securityContext").expectSuccess().out())
+        .contains(
+            "FIELD: securityContext <PodSecurityContext>",
+            "PodSecurityContext holds pod-level security attributes",
+            "runAsUser\t<integer>",
+            "seccompProfile\t<SeccompProfile>");
+  }
+
+  @Test
+  void reapplyingTheNginxExampleWithANewImageAndPortMergesContainersByName() throws Exception {
+    String ns = "reapply-example";
+    kubectl.run("create", "namespace", ns).expectSuccess();
+    Path example = Launcher.repositoryRoot().resolve("examples").resolve("nginx-deployment.yaml");
+    kubectl.run("apply", "-n", ns, "-f", example.toString()).expectSuccess();
+    // A container the manifest does not name: merged by name it stays, replaced it would go.
+    kubectl
+        .run(
+            "patch",
+            "-n",
+            ns,
+            "deploy",
+            "nginx-deployment",
+            "--type=strategic",
+            "-p",
+            "{\"spec\":{\"template\":{\"spec\":{\"containers\":"
+                + "[{\"name\":\"sidecar\",\"image\":\"busybox:1.36\"}]}}}}")
+        .expectSuccess();
+    String changed =
+        Files.readString(example)
+            .replace("nginx:1.14.2", "nginx:1.16.1")
+            .replace(
+                "- containerPort: 80\n", "- containerPort: 80\n        - containerPort: 443\n");
+    assertThat(changed).contains("nginx:1.16.1", "containerPort: 443");
+
+    Kubectl.Result reapply =
+        kubectl.runWithInput(changed, "apply", "-n", ns, "-f", "-", "-v=8").expectSuccess();
+
+    assertThat(reapply.out()).contains("deployment.apps/nginx-deployment configured");
+    assertThat(reapply.err()).doesNotContain("error calculating patch").doesNotContain("warning:");
+    // The patch was computed from the served OpenAPI v3 schema (no fallback to /openapi/v2 or to
+    // kubectl's compiled-in types), ordering the ports by their merge key.
+    assertThat(reapply.err())
+        .contains("/openapi/v3/apis/apps/v1?hash=")
+        .doesNotContain("/openapi/v2")
+        .contains(
+            "$setElementOrder/ports\\\":[{\\\"containerPort\\\":80},{\\\"containerPort\\\":443}]");
+    JsonNode containers =
+        JSON.readTree(
+                kubectl
+                    .run("get", "-n", ns, "deploy", "nginx-deployment", "-o", "json")
+                    .expectSuccess()
+                    .out())
+            .path("spec")
+            .path("template")
+            .path("spec")
+            .path("containers");
+    assertThat(containers.findValuesAsText("name")).containsExactlyInAnyOrder("nginx", "sidecar");
+    for (JsonNode container : containers) {
+      if (container.path("name").asText().equals("nginx")) {
+        assertThat(container.path("image").asText()).isEqualTo("nginx:1.16.1");
+        assertThat(container.path("ports").findValuesAsText("containerPort"))
+            .containsExactly("80", "443");
+      } else {
+        assertThat(container.path("image").asText()).isEqualTo("busybox:1.36");
+      }
+    }
+  }
+
+  @Test
+  void strictValidationOfAMisspelledFieldIsStillTheServersStrictError() throws Exception {
+    String misspelled =
+        Files.readString(
+                Launcher.repositoryRoot().resolve("examples").resolve("nginx-deployment.yaml"))
+            .replace("name: nginx-deployment", "name: misspelled")
+            .replace("  replicas: 2", "  replicaz: 2");
+    assertThat(misspelled).contains("replicaz");
+
+    Kubectl.Result create =
+        kubectl.runWithInput(misspelled, "create", "--validate=strict", "-f", "-");
+
+    assertThat(create.exitCode()).isNotZero();
+    assertThat(create.err())
+        .contains(
+            "Error from server (BadRequest)",
+            "strict decoding error: unknown field \"spec.replicaz\"");
+  }
+
+  @Test
   void deleteRemovesTheObject() throws Exception {
     kubectl.run("create", "configmap", "doomed", "--from-literal=a=1").expectSuccess();
 

@@ -16,47 +16,52 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The minimal {@code /openapi/v3} kubectl 1.32 needs: the index and one document per served
- * group-version.
+ * {@code /openapi/v3}: the index and one document per served group-version, with the full schema of
+ * every served kind, as kube-apiserver 1.32 publishes them.
  *
- * <p>What kubectl reads (k8s.io/kubectl and k8s.io/cli-runtime, 1.32), and so what is published:
+ * <p>Each document holds, under {@code components.schemas}, the definitions {@link
+ * KubernetesDefinitions} generates for the group-version's kinds and everything they reference
+ * ({@code io.k8s.api.core.v1.PodSpec}, {@code io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta},
+ * ...) with descriptions, types and formats, required fields, the patch extensions, and on each
+ * kind and kind list the {@code x-kubernetes-group-version-kind} list. Its {@code paths} hold the
+ * operations kubectl looks for; other operations (list, watch, delete, ...) are served but not
+ * published.
+ *
+ * <p>What kubectl 1.32 reads (k8s.io/kubectl and k8s.io/cli-runtime), and so what is published:
  *
  * <ul>
  *   <li><b>Validation.</b> {@code apply}/{@code create}/{@code replace} run with {@code
- *       --validate=strict} by default. Their verifier ({@code cli-runtime resource
- *       queryParamVerifierV3}) fetches the group-version's document through this index and looks
- *       for a PATCH operation whose {@code x-kubernetes-group-version-kind} (a single map) is the
- *       object's kind and whose parameters include {@code fieldValidation}. Found: validation is
- *       left to the server. Not found (or no document): kubectl falls back to client-side
- *       validation with {@code /openapi/v2}, which is not served, and refuses to run. So every
- *       stored kind gets a PATCH operation, tagged with its GVK, carrying {@code fieldValidation},
- *       {@code dryRun}, {@code fieldManager}, {@code force} and {@code pretty}. A group-version
- *       missing from the index would be treated as a CRD, so every served group-version is listed.
- *   <li><b>Patch type.</b> {@code apply}'s patcher ({@code gvkSupportsPatchOpenAPIV3}) takes the
- *       same tagged PATCH operation and checks its {@code requestBody.content} for {@code
- *       application/strategic-merge-patch+json}; the operations advertise it (with JSON patch and
- *       merge patch, the types the gateway accepts). Then it looks for a {@code components.schemas}
- *       entry whose {@code x-kubernetes-group-version-kind} (a list) names the kind and computes
- *       the strategic merge patch from that schema's properties and patch-merge-key extensions.
- *       <b>The kind schemas here deliberately carry no GVK tag</b>: a tagged schema without the
- *       full property tree makes that computation fail ({@code unable to find api field}) and
- *       kubectl prints {@code warning: error calculating patch from openapi v3 spec} on every
- *       re-apply. Untagged, the lookup finds nothing, returns no patch, and kubectl falls back (via
- *       an ignored {@code /openapi/v2} miss) to its compiled-in Go types, which know every kind
- *       served here and compute the exact strategic merge patch kube-apiserver would get.
+ *       --validate=strict} by default. Their verifier ({@code cli-runtime queryParamVerifierV3})
+ *       looks for a PATCH operation whose {@code x-kubernetes-group-version-kind} (a single map) is
+ *       the object's kind and whose parameters include {@code fieldValidation}; found, validation
+ *       is left to the server (which answers strict errors as kube-apiserver). So every stored kind
+ *       gets a PATCH operation, tagged with its GVK, carrying {@code fieldValidation}, {@code
+ *       dryRun}, {@code fieldManager}, {@code force} and {@code pretty}. A group-version missing
+ *       from the index would be treated as a CRD, so every served group-version is listed.
+ *   <li><b>Strategic merge patches.</b> {@code apply}'s patcher ({@code gvkSupportsPatchOpenAPIV3})
+ *       takes the same PATCH operation, checks its {@code requestBody.content} for {@code
+ *       application/strategic-merge-patch+json}, then finds the GVK-tagged kind schema and computes
+ *       the patch from its properties and their {@code x-kubernetes-patch-strategy}/{@code
+ *       x-kubernetes-patch-merge-key}, which come from the gateway's own {@link
+ *       io.streamplane.gateway.patch.PatchSchema}: kubectl merges lists by the keys the server
+ *       merges them by. A field the manifest has and the schema lacks makes kubectl warn ({@code
+ *       error calculating patch from openapi v3 spec}) and fall back to its compiled-in types, as
+ *       against kube-apiserver.
+ *   <li><b>Explain.</b> {@code kubectl explain} resolves the resource to its GVK-tagged schema and
+ *       walks the properties ({@code allOf}-wrapped references included).
  * </ul>
  *
- * <p>Consequence: {@code kubectl explain} finds no schema (it needs the GVK-tagged full schema);
- * that is the known limit. Serving the HTTP side: {@code GET /openapi/v3} answers {@link #index()};
- * {@code GET /openapi/v3/<path>?hash=H} answers {@link #document(String)} with {@code
- * Cache-Control: public, immutable} when H is {@link #hash(String)}, and (as kube-apiserver) a 301
- * to {@link #documentUrl(String)} when H is stale. Contract: pure; documents are built once.
+ * <p>Serving: {@code GET /openapi/v3} answers {@link #index()}; {@code GET
+ * /openapi/v3/<path>?hash=H} answers {@link #document(String)} with {@code Cache-Control: public,
+ * immutable} when H is {@link #hash(String)} and, as kube-apiserver, a 301 to {@link
+ * #documentUrl(String)} when H is stale. Contract: pure; the documents are built once, at the first
+ * request that needs them (generating them takes a few seconds of CPU). Limits: those of {@link
+ * KubernetesDefinitions}.
  */
 public final class OpenApiV3 {
 
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
   private static final String PATCH_SCHEMA = "io.k8s.apimachinery.pkg.apis.meta.v1.Patch";
-  private static final String STATUS_SCHEMA = "io.k8s.apimachinery.pkg.apis.meta.v1.Status";
 
   /** The patch media types the gateway decodes, in the order kube-apiserver lists them. */
   public static final List<String> PATCH_CONTENT_TYPES =
@@ -65,26 +70,38 @@ public final class OpenApiV3 {
           "application/merge-patch+json",
           "application/strategic-merge-patch+json");
 
-  private final Map<String, ObjectNode> documents = new LinkedHashMap<>();
-  private final Map<String, String> hashes = new LinkedHashMap<>();
+  private final ResourceRegistry registry;
+  private Map<String, ObjectNode> documents;
+  private Map<String, String> hashes;
 
   public OpenApiV3(ResourceRegistry registry) {
-    ObjectMapper mapper = new ObjectMapper();
-    for (String group : registry.groups()) {
-      for (String version : registry.versions(group)) {
-        String path = group.isEmpty() ? "api/" + version : "apis/" + group + "/" + version;
-        ObjectNode doc = build(registry.inGroupVersion(group, version));
-        documents.put(path, doc);
-        hashes.put(path, sha512(mapper, doc));
+    this.registry = registry;
+  }
+
+  private synchronized Map<String, ObjectNode> documents() {
+    if (documents == null) {
+      ObjectMapper mapper = new ObjectMapper();
+      Map<String, ObjectNode> docs = new LinkedHashMap<>();
+      Map<String, String> sums = new LinkedHashMap<>();
+      for (String group : registry.groups()) {
+        for (String version : registry.versions(group)) {
+          String path = group.isEmpty() ? "api/" + version : "apis/" + group + "/" + version;
+          ObjectNode doc = build(registry.inGroupVersion(group, version));
+          docs.put(path, doc);
+          sums.put(path, sha512(mapper, doc));
+        }
       }
+      hashes = sums;
+      documents = docs;
     }
+    return documents;
   }
 
   /** {@code /openapi/v3}: the group-version paths with their content-addressed URLs. */
   public ObjectNode index() {
     ObjectNode doc = JSON.objectNode();
     ObjectNode paths = doc.putObject("paths");
-    for (String path : documents.keySet()) {
+    for (String path : documents().keySet()) {
       paths.putObject(path).put("serverRelativeURL", documentUrl(path));
     }
     return doc;
@@ -92,15 +109,16 @@ public final class OpenApiV3 {
 
   /** The document for "api/v1" or "apis/apps/v1" (no leading slash, no query), if served. */
   public Optional<ObjectNode> document(String path) {
-    return Optional.ofNullable(documents.get(path)).map(ObjectNode::deepCopy);
+    return Optional.ofNullable(documents().get(path)).map(ObjectNode::deepCopy);
   }
 
   public String hash(String path) {
+    documents();
     return hashes.get(path);
   }
 
   public String documentUrl(String path) {
-    return "/openapi/v3/" + path + "?hash=" + hashes.get(path);
+    return "/openapi/v3/" + path + "?hash=" + hash(path);
   }
 
   private static String sha512(ObjectMapper mapper, ObjectNode doc) {
@@ -127,15 +145,8 @@ public final class OpenApiV3 {
             "Patch is provided to give a concrete name and type to the Kubernetes PATCH request"
                 + " body.")
         .put("type", "object");
-    schemas
-        .putObject(STATUS_SCHEMA)
-        .put("description", "Status is a return value for calls that don't return other objects.")
-        .put("type", "object");
+    KubernetesDefinitions.of(types, KubernetesDefinitions.Dialect.OPENAPI_3).forEach(schemas::set);
     for (ResourceType t : types) {
-      schemas
-          .putObject(schemaName(t))
-          .put("description", t.kind() + " (fields not published; see OpenApiV3)")
-          .put("type", "object");
       if (!t.stored()) {
         ObjectNode item = paths.putObject(t.groupVersionPath() + collectionPath(t));
         item.set("post", operation(t, "post", "create", "", false));
@@ -266,8 +277,7 @@ public final class OpenApiV3 {
 
   /** Kubernetes' schema names: io.k8s.api.core.v1.Pod, io.k8s.api.rbac.v1.Role. */
   static String schemaName(ResourceType t) {
-    String pkg = t.group().isEmpty() ? "core" : t.group().split("\\.")[0];
-    return "io.k8s.api." + pkg + "." + t.version() + "." + t.kind();
+    return KubernetesDefinitions.definitionName(t);
   }
 
   private static String tag(ResourceType t) {

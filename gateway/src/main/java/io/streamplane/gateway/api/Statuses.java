@@ -140,6 +140,15 @@ public final class Statuses {
         null);
   }
 
+  /** 406 for an {@code Accept} header that admits none of the media types an endpoint serves. */
+  public static ObjectNode notAcceptable(List<String> served) {
+    return failure(
+        406,
+        "NotAcceptable",
+        "only the following media types are accepted: " + String.join(", ", served),
+        null);
+  }
+
   /** 413 {@code Request entity too large: <message>}. */
   public static ObjectNode requestEntityTooLarge(String message) {
     return failure(413, "RequestEntityTooLarge", "Request entity too large: " + message, null);

@@ -68,6 +68,18 @@ public final class ObjectFields {
     }
   }
 
+  /** The list-map keys of an associative list ({@code +listType=map}); empty for any other. */
+  static List<String> keys(PatchSchema schema, String name) {
+    PatchSchema.Field field = schema.field(name);
+    return field.listType().equals("map") ? field.listMapKeys() : List.of();
+  }
+
+  /** An associative list or a set: owned element by element, not as one leaf. */
+  static boolean granularList(PatchSchema schema, String name) {
+    String type = schema.field(name).listType();
+    return type.equals("map") || type.equals("set");
+  }
+
   // ---------------------------------------------------------------- field sets
 
   /** Every field the object sets, as structured-merge-diff's {@code ToFieldSet}. */
@@ -86,7 +98,7 @@ public final class ObjectFields {
       JsonNode value = e.getValue();
       prefix.add(PathElement.field(name));
       if (value.isObject()) {
-        if (schema.atomic(name) || value.isEmpty()) {
+        if (schema.atomicStruct(name) || value.isEmpty()) {
           set.insert(List.copyOf(prefix));
         } else {
           mapFields((ObjectNode) value, schema.field(name).schema(), prefix, set);
@@ -103,8 +115,8 @@ public final class ObjectFields {
   private static void listFields(
       ArrayNode list, PatchSchema schema, String name, List<PathElement> prefix, FieldSet set) {
     PatchSchema.Field field = schema.field(name);
-    List<String> keys = schema.listMapKeys(name);
-    if (keys.isEmpty() && !field.merge()) {
+    List<String> keys = keys(schema, name);
+    if (!granularList(schema, name)) {
       set.insert(List.copyOf(prefix));
       return;
     }
@@ -224,7 +236,7 @@ public final class ObjectFields {
       return;
     }
     JsonNode shape = a != null && !a.isNull() ? a : b != null ? b : a;
-    if (shape.isObject() && !schema.atomic(name)) {
+    if (shape.isObject() && !schema.atomicStruct(name)) {
       ObjectNode bo = b != null && b.isObject() ? (ObjectNode) b : null;
       ObjectNode ao = a != null && a.isObject() ? (ObjectNode) a : null;
       if ((bo == null || bo.isEmpty()) && (ao == null || ao.isEmpty())) {
@@ -232,8 +244,7 @@ public final class ObjectFields {
       } else {
         compareMaps(bo, ao, schema.field(name).schema(), path, c);
       }
-    } else if (shape.isArray()
-        && (!schema.listMapKeys(name).isEmpty() || schema.field(name).merge())) {
+    } else if (shape.isArray() && granularList(schema, name)) {
       ArrayNode bl = b != null && b.isArray() ? (ArrayNode) b : null;
       ArrayNode al = a != null && a.isArray() ? (ArrayNode) a : null;
       if ((bl == null || bl.isEmpty()) && (al == null || al.isEmpty())) {
@@ -259,7 +270,7 @@ public final class ObjectFields {
       String name,
       List<PathElement> path,
       Comparison c) {
-    List<String> keys = schema.listMapKeys(name);
+    List<String> keys = keys(schema, name);
     PatchSchema element = schema.field(name).schema();
     Map<PathElement, JsonNode> b = index(before, keys, path);
     Map<PathElement, JsonNode> a = index(after, keys, path);
@@ -335,12 +346,9 @@ public final class ObjectFields {
       JsonNode lv = live.get(name);
       path.add(PathElement.field(name));
       JsonNode merged;
-      if (cv.isObject() && !schema.atomic(name) && lv != null && lv.isObject()) {
+      if (cv.isObject() && !schema.atomicStruct(name) && lv != null && lv.isObject()) {
         merged = mergeMaps((ObjectNode) lv, (ObjectNode) cv, schema.field(name).schema(), path);
-      } else if (cv.isArray()
-          && lv != null
-          && lv.isArray()
-          && (!schema.listMapKeys(name).isEmpty() || schema.field(name).merge())) {
+      } else if (cv.isArray() && lv != null && lv.isArray() && granularList(schema, name)) {
         merged = mergeLists((ArrayNode) lv, (ArrayNode) cv, schema, name, path);
       } else {
         merged = cv.deepCopy();
@@ -353,7 +361,7 @@ public final class ObjectFields {
 
   private static ArrayNode mergeLists(
       ArrayNode live, ArrayNode config, PatchSchema schema, String name, List<PathElement> path) {
-    List<String> keys = schema.listMapKeys(name);
+    List<String> keys = keys(schema, name);
     PatchSchema element = schema.field(name).schema();
     List<PathElement> lk = new ArrayList<>();
     List<PathElement> rk = new ArrayList<>();
@@ -434,7 +442,7 @@ public final class ObjectFields {
         if (!(parent instanceof ArrayNode list) || listOwner == null) {
           return object;
         }
-        List<String> keys = listOwner.listMapKeys(listName);
+        List<String> keys = keys(listOwner, listName);
         int found = -1;
         for (int k = 0; k < list.size(); k++) {
           try {

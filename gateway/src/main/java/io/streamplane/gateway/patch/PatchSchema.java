@@ -19,27 +19,42 @@ import java.util.Set;
  * Streamplane serves, taken from k8s.io/api core/v1 and apps/v1 and from ObjectMeta in
  * k8s.io/apimachinery.
  *
- * <p>It also carries the two tags server-side apply reads beside them: {@code +listMapKey} where a
- * list is keyed by more than its patch merge key ({@link #listMapKeys}), and {@code
- * +structType=atomic} on structs that are owned and replaced whole ({@link #atomic}).
+ * <p>It is also the one source of the {@code x-kubernetes-patch-strategy} and {@code
+ * x-kubernetes-patch-merge-key} extensions the OpenAPI documents publish ({@code
+ * io.streamplane.gateway.api.KubernetesDefinitions}), from which kubectl computes the patches it
+ * sends: client and server merge by the same keys. Server-side apply reads the list markers too,
+ * and the {@code +structType=atomic} structs ({@link #atomicStruct}), owned and applied whole.
  *
  * <p>Limits: only the kinds listed in {@link #forKind} are known; a kind outside that list gets no
  * schema, as custom resources get none in Kubernetes (which answers 415 to a strategic merge patch
- * for them). Status-only lists nested inside replaced lists (e.g. ContainerStatus volumeMounts) are
- * omitted since a patch never merges into them. Fields added to Kubernetes after 1.32 and still
- * alpha there are omitted.
+ * for them). Fields added to Kubernetes after 1.32 and still alpha there are omitted.
  */
 public final class PatchSchema {
 
   /**
    * Metadata for one field: how a patch combines it with the live value. {@code retainKeys} is
    * informative only: the server honours a {@code $retainKeys} directive wherever a client sends
-   * one, as kube-apiserver does; it is kept so the schema reads like the Go tags.
+   * one, as kube-apiserver does; it is kept so the schema reads like the Go tags. {@code listType}
+   * and {@code listMapKeys} are the list's {@code +listType}/{@code +listMapKey} markers (map, set
+   * or atomic; "" when the field has none here): the patch does not read them, the published
+   * OpenAPI does.
    */
-  public record Field(boolean merge, boolean retainKeys, String mergeKey, PatchSchema schema) {
+  public record Field(
+      boolean merge,
+      boolean retainKeys,
+      String mergeKey,
+      PatchSchema schema,
+      String listType,
+      List<String> listMapKeys) {
     public Field {
       Objects.requireNonNull(mergeKey, "mergeKey");
       Objects.requireNonNull(schema, "schema");
+      Objects.requireNonNull(listType, "listType");
+      listMapKeys = List.copyOf(listMapKeys);
+    }
+
+    Field(boolean merge, boolean retainKeys, String mergeKey, PatchSchema schema) {
+      this(merge, retainKeys, mergeKey, schema, "", List.of());
     }
   }
 
@@ -49,18 +64,20 @@ public final class PatchSchema {
   private static final Field PLAIN = new Field(false, false, "", EMPTY);
 
   private final Map<String, Field> fields;
-  private final Map<String, List<String>> listMapKeys;
-  private final Set<String> atomic;
+  private final Set<String> atomicStructs;
 
   private PatchSchema(Map<String, Field> fields) {
-    this(fields, Map.of(), Set.of());
+    this(fields, Set.of());
   }
 
-  private PatchSchema(
-      Map<String, Field> fields, Map<String, List<String>> listMapKeys, Set<String> atomic) {
+  private PatchSchema(Map<String, Field> fields, Set<String> atomicStructs) {
     this.fields = Map.copyOf(fields);
-    this.listMapKeys = Map.copyOf(listMapKeys);
-    this.atomic = Set.copyOf(atomic);
+    this.atomicStructs = Set.copyOf(atomicStructs);
+  }
+
+  /** Whether a struct field is {@code +structType=atomic} (e.g. a LabelSelector). */
+  public boolean atomicStruct(String name) {
+    return atomicStructs.contains(name);
   }
 
   /** The metadata of a field of this object; a field without tags gets the plain metadata. */
@@ -68,22 +85,9 @@ public final class PatchSchema {
     return fields.getOrDefault(name, PLAIN);
   }
 
-  /**
-   * The keys identifying the elements of a list field ({@code +listMapKey}): those declared beside
-   * the merge key, else the merge key alone; empty for a list that is not merged by key.
-   */
-  public List<String> listMapKeys(String name) {
-    List<String> keys = listMapKeys.get(name);
-    if (keys != null) {
-      return keys;
-    }
-    Field field = field(name);
-    return field.merge() && !field.mergeKey().isEmpty() ? List.of(field.mergeKey()) : List.of();
-  }
-
-  /** Whether a struct field is {@code +structType=atomic}: owned and applied as one value. */
-  public boolean atomic(String name) {
-    return atomic.contains(name);
+  /** The fields that carry metadata, by JSON name; the others get the plain metadata. */
+  public Map<String, Field> fields() {
+    return fields;
   }
 
   public static Builder builder() {
@@ -93,12 +97,33 @@ public final class PatchSchema {
   /** Builds a schema field by field. */
   public static final class Builder {
     private final Map<String, Field> fields = new LinkedHashMap<>();
-    private final Map<String, List<String>> listMapKeys = new LinkedHashMap<>();
-    private final Set<String> atomic = new LinkedHashSet<>();
+    private final Set<String> atomicStructs = new LinkedHashSet<>();
 
-    /** A list of objects merged element by element on {@code mergeKey}. */
+    /**
+     * A list of objects merged element by element on {@code mergeKey}; a list map keyed by it
+     * ({@code +listType=map}, {@code +listMapKey=<mergeKey>}) unless {@link #listMapKeys} or {@link
+     * #atomic} says otherwise.
+     */
     public Builder mergeList(String field, String mergeKey, PatchSchema element) {
-      fields.put(field, new Field(true, false, mergeKey, element));
+      fields.put(field, new Field(true, false, mergeKey, element, "map", List.of(mergeKey)));
+      return this;
+    }
+
+    /** The {@code +listMapKey} markers of a list map, where they are more than its merge key. */
+    public Builder listMapKeys(String field, String... keys) {
+      Field f = fields.get(field);
+      fields.put(
+          field,
+          new Field(f.merge(), f.retainKeys(), f.mergeKey(), f.schema(), "map", List.of(keys)));
+      return this;
+    }
+
+    /** A list marked {@code +listType=atomic} though a patch merges it (e.g. PodStatus hostIPs). */
+    public Builder atomic(String field) {
+      Field f = fields.get(field);
+      fields.put(
+          field,
+          new Field(f.merge(), f.retainKeys(), f.mergeKey(), f.schema(), "atomic", List.of()));
       return this;
     }
 
@@ -108,13 +133,13 @@ public final class PatchSchema {
 
     /** A list merged by key whose elements are unions cleared by {@code $retainKeys}. */
     public Builder mergeListRetainKeys(String field, String mergeKey, PatchSchema element) {
-      fields.put(field, new Field(true, true, mergeKey, element));
+      fields.put(field, new Field(true, true, mergeKey, element, "map", List.of(mergeKey)));
       return this;
     }
 
     /** A list of primitives merged as a set (e.g. finalizers). */
     public Builder primitiveSet(String field) {
-      fields.put(field, new Field(true, false, "", EMPTY));
+      fields.put(field, new Field(true, false, "", EMPTY, "set", List.of()));
       return this;
     }
 
@@ -124,28 +149,29 @@ public final class PatchSchema {
       return this;
     }
 
+    /**
+     * A list without a strategy of its own (a patch replaces it whole) whose elements' fields carry
+     * tags, e.g. PodStatus containerStatuses: the tags only matter to the published OpenAPI.
+     */
+    public Builder replacedList(String field, PatchSchema element) {
+      fields.put(field, new Field(false, false, "", element, "atomic", List.of()));
+      return this;
+    }
+
     /** A map without a strategy of its own, holding fields that have one. */
     public Builder nested(String field, PatchSchema value) {
       fields.put(field, new Field(false, false, "", value));
       return this;
     }
 
-    /**
-     * The {@code +listMapKey}s of a list merged by key, where there are more than its merge key.
-     */
-    public Builder listMapKeys(String field, String... keys) {
-      listMapKeys.put(field, List.of(keys));
-      return this;
-    }
-
-    /** A struct tagged {@code +structType=atomic}. */
-    public Builder atomic(String field) {
-      atomic.add(field);
+    /** A struct marked {@code +structType=atomic}. */
+    public Builder atomicStruct(String field) {
+      atomicStructs.add(field);
       return this;
     }
 
     public PatchSchema build() {
-      return new PatchSchema(fields, listMapKeys, atomic);
+      return new PatchSchema(fields, atomicStructs);
     }
   }
 
@@ -159,10 +185,10 @@ public final class PatchSchema {
           .nested(
               "valueFrom",
               builder()
-                  .atomic("fieldRef")
-                  .atomic("resourceFieldRef")
-                  .atomic("configMapKeyRef")
-                  .atomic("secretKeyRef")
+                  .atomicStruct("fieldRef")
+                  .atomicStruct("resourceFieldRef")
+                  .atomicStruct("configMapKeyRef")
+                  .atomicStruct("secretKeyRef")
                   .build())
           .build();
 
@@ -190,16 +216,28 @@ public final class PatchSchema {
               builder()
                   .nested(
                       "nodeAffinity",
-                      builder().atomic("requiredDuringSchedulingIgnoredDuringExecution").build())
+                      builder()
+                          .atomicStruct("requiredDuringSchedulingIgnoredDuringExecution")
+                          .build())
                   .build())
           .mergeList("schedulingGates", "name")
           .mergeListRetainKeys("resourceClaims", "name", EMPTY)
           .build();
 
+  private static final PatchSchema CONTAINER_STATUS =
+      builder()
+          .mergeList("volumeMounts", "mountPath")
+          .mergeList("allocatedResourcesStatus", "name")
+          .build();
+
   private static final PatchSchema POD_STATUS =
       builder()
           .mergeList("conditions", "type")
+          .replacedList("initContainerStatuses", CONTAINER_STATUS)
+          .replacedList("containerStatuses", CONTAINER_STATUS)
+          .replacedList("ephemeralContainerStatuses", CONTAINER_STATUS)
           .mergeList("hostIPs", "ip")
+          .atomic("hostIPs")
           .mergeList("podIPs", "ip")
           .mergeListRetainKeys("resourceClaimStatuses", "name", EMPTY)
           .build();
@@ -248,7 +286,7 @@ public final class PatchSchema {
                 "spec",
                 builder()
                     .retainKeys("strategy", EMPTY)
-                    .atomic("selector")
+                    .atomicStruct("selector")
                     .nested("template", POD_TEMPLATE_SPEC)
                     .build())
             .nested("status", CONDITIONS_BY_TYPE)
@@ -259,7 +297,8 @@ public final class PatchSchema {
         builder()
             .nested("metadata", OBJECT_META)
             .nested(
-                "spec", builder().atomic("selector").nested("template", POD_TEMPLATE_SPEC).build())
+                "spec",
+                builder().atomicStruct("selector").nested("template", POD_TEMPLATE_SPEC).build())
             .nested("status", CONDITIONS_BY_TYPE)
             .build());
     for (String kind :

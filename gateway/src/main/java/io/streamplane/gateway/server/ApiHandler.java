@@ -11,6 +11,7 @@ import io.prometheus.metrics.exporter.httpserver.MetricsHandler;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.streamplane.gateway.api.ApiException;
 import io.streamplane.gateway.api.Discovery;
+import io.streamplane.gateway.api.OpenApiV2;
 import io.streamplane.gateway.api.OpenApiV3;
 import io.streamplane.gateway.api.ResourceRegistry;
 import io.streamplane.gateway.api.ResourceType;
@@ -39,6 +40,9 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.HashMap;
 import java.util.List;
@@ -79,6 +83,7 @@ final class ApiHandler implements HttpHandler {
   private final WatchCache cache;
   private final Discovery discovery;
   private final OpenApiV3 openApi;
+  private final OpenApiV2 openApiV2;
   private final TableConverter tables;
   private final Watches watches;
 
@@ -100,6 +105,7 @@ final class ApiHandler implements HttpHandler {
     this.cache = cache;
     this.discovery = discovery;
     this.openApi = openApi;
+    this.openApiV2 = new OpenApiV2(registry);
     this.tables = tables;
     this.watches = new Watches(cache, tables);
     this.podLogs = new PodLogs(registry, service);
@@ -197,6 +203,12 @@ final class ApiHandler implements HttpHandler {
         }
       }
       case "/openapi/v3" -> Responses.json(exchange, 200, openApi.index());
+      case "/openapi/v2" -> {
+        if (!OpenApiV2.acceptsJson(accept)) {
+          throw new ApiException(Statuses.notAcceptable(List.of("application/json")));
+        }
+        Responses.json(exchange, 200, openApiV2.document());
+      }
       default -> {
         List<String> parts = info.parts();
         Optional<ObjectNode> document = Optional.empty();
@@ -205,7 +217,8 @@ final class ApiHandler implements HttpHandler {
           return;
         }
         if (path.startsWith("/openapi/v3/")) {
-          document = openApi.document(path.substring("/openapi/v3/".length()));
+          openApiDocument(exchange, path.substring("/openapi/v3/".length()), query.get("hash"));
+          return;
         } else if (parts.size() == 2 && parts.get(0).equals("api")) {
           document = discovery.apiResourceList("", parts.get(1));
         } else if (parts.size() == 2 && parts.get(0).equals("apis")) {
@@ -219,6 +232,36 @@ final class ApiHandler implements HttpHandler {
         Responses.json(exchange, 200, document.get());
       }
     }
+  }
+
+  /**
+   * One group-version's OpenAPI v3 document, cached as kube-apiserver (k8s.io/kube-openapi
+   * handler3) caches it: at its content-addressed URL it never changes ({@code public, immutable});
+   * a stale hash is redirected (301) to the current URL; without a hash it must be revalidated.
+   */
+  private void openApiDocument(HttpExchange exchange, String gvPath, String hash)
+      throws IOException {
+    ObjectNode document =
+        openApi.document(gvPath).orElseThrow(() -> new ApiException(Statuses.notFoundPath()));
+    String current = openApi.hash(gvPath);
+    if (hash != null && !hash.isEmpty()) {
+      if (!hash.equals(current)) {
+        exchange.getResponseHeaders().set("Location", openApi.documentUrl(gvPath));
+        Responses.text(exchange, 301, "");
+        return;
+      }
+      exchange.getResponseHeaders().set("Cache-Control", "public, immutable");
+      exchange
+          .getResponseHeaders()
+          .set(
+              "Expires",
+              DateTimeFormatter.RFC_1123_DATE_TIME.format(
+                  ZonedDateTime.now(ZoneOffset.UTC).plusYears(1)));
+    } else {
+      exchange.getResponseHeaders().set("Cache-Control", "no-cache, private");
+    }
+    exchange.getResponseHeaders().set("Etag", "\"" + current + "\"");
+    Responses.json(exchange, 200, document);
   }
 
   /**

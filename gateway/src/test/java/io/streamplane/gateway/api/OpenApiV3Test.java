@@ -59,15 +59,40 @@ class OpenApiV3Test {
   }
 
   @Test
-  void kindSchemasCarryNoGvkSoKubectlFallsBackToBuiltinPatchMeta() {
+  void kindSchemasCarryGvkAndTheirFullPropertyTree() {
     ObjectNode doc = openApi.document("apis/apps/v1").orElseThrow();
-    JsonNode deployment =
-        doc.path("components").path("schemas").path("io.k8s.api.apps.v1.Deployment");
-    assertThat(deployment.isObject()).isTrue();
-    assertThat(deployment.has("x-kubernetes-group-version-kind")).isFalse();
+    JsonNode schemas = doc.path("components").path("schemas");
+    JsonNode deployment = schemas.path("io.k8s.api.apps.v1.Deployment");
+    assertThat(deployment.path("x-kubernetes-group-version-kind").toString())
+        .isEqualTo("[{\"group\":\"apps\",\"kind\":\"Deployment\",\"version\":\"v1\"}]");
+    assertThat(deployment.path("properties").has("spec")).isTrue();
+    // What kubectl's strategic merge patch walks: Deployment.spec.template.spec.containers.
+    assertThat(schemas.has("io.k8s.api.core.v1.PodTemplateSpec")).isTrue();
+    assertThat(schemas.has("io.k8s.api.core.v1.Container")).isTrue();
+    assertThat(schemas.has("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")).isTrue();
+    assertThat(schemas.has("io.k8s.apimachinery.pkg.apis.meta.v1.Status")).isTrue();
     assertThat(doc.path("openapi").asText()).isEqualTo("3.0.0");
     assertThat(doc.path("paths").has("/apis/apps/v1/namespaces/{namespace}/deployments/{name}"))
         .isTrue();
+  }
+
+  @Test
+  void everyReferenceOfEveryDocumentResolvesInThatDocument() {
+    for (String path :
+        ResourceRegistry.kubernetes().groups().stream()
+            .flatMap(
+                g ->
+                    ResourceRegistry.kubernetes().versions(g).stream()
+                        .map(v -> g.isEmpty() ? "api/" + v : "apis/" + g + "/" + v))
+            .toList()) {
+      ObjectNode doc = openApi.document(path).orElseThrow();
+      JsonNode schemas = doc.path("components").path("schemas");
+      for (String ref : doc.findValuesAsText("$ref")) {
+        assertThat(schemas.has(ref.substring("#/components/schemas/".length())))
+            .as(path + " " + ref)
+            .isTrue();
+      }
+    }
   }
 
   @Test

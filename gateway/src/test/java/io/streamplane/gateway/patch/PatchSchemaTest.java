@@ -28,18 +28,22 @@ class PatchSchemaTest {
   }
 
   @Test
-  void containerPortsAreKeyedByPortAndProtocolAndTheDeploymentSelectorIsAtomic() {
+  void selectorsAndValueReferencesAreAtomicStructs() {
     PatchSchema spec =
         PatchSchema.forKind("apps/v1", "Deployment").orElseThrow().field("spec").schema();
-    PatchSchema podSpec = spec.field("template").schema().field("spec").schema();
-    PatchSchema container = podSpec.field("containers").schema();
+    PatchSchema container =
+        spec.field("template").schema().field("spec").schema().field("containers").schema();
 
-    assertThat(container.listMapKeys("ports")).containsExactly("containerPort", "protocol");
-    assertThat(container.listMapKeys("env")).containsExactly("name");
-    assertThat(container.listMapKeys("args")).isEmpty();
-    assertThat(podSpec.listMapKeys("containers")).containsExactly("name");
-    assertThat(spec.atomic("selector")).isTrue();
-    assertThat(spec.atomic("template")).isFalse();
+    assertThat(spec.atomicStruct("selector")).isTrue();
+    assertThat(spec.atomicStruct("template")).isFalse();
+    assertThat(
+            container
+                .field("env")
+                .schema()
+                .field("valueFrom")
+                .schema()
+                .atomicStruct("secretKeyRef"))
+        .isTrue();
   }
 
   @Test

@@ -52,6 +52,20 @@ class StrategicMergePatchTest {
   }
 
   @Test
+  void containerStatusesAreReplacedThoughTheirElementsCarryTags() {
+    JsonNode original =
+        json(
+            "{'status':{'containerStatuses':[{'name':'a','ready':true,"
+                + "'volumeMounts':[{'mountPath':'/x','name':'v'}]},{'name':'b','ready':true}]}}");
+
+    JsonNode result =
+        patchPod(original, "{'status':{'containerStatuses':[{'name':'a','ready':false}]}}");
+
+    assertThat(result.at("/status/containerStatuses"))
+        .isEqualTo(json("[{'name':'a','ready':false}]"));
+  }
+
+  @Test
   void aMergeListUpdatesTheElementWithTheSameMergeKey() {
     JsonNode original =
         pod("{'containers':[{'name':'a','image':'a:1','args':['x']},{'name':'b','image':'b:1'}]}");

@@ -47,10 +47,16 @@ final class BrokerlessHandler implements AutoCloseable {
   }
 
   HttpResponse<String> send(String method, String path) throws Exception {
+    return send(method, path, "*/*");
+  }
+
+  /** A request with this {@code Accept} header. */
+  HttpResponse<String> send(String method, String path, String accept) throws Exception {
     return client.send(
         HttpRequest.newBuilder(
                 URI.create("http://127.0.0.1:" + server.getAddress().getPort() + path))
             .method(method, HttpRequest.BodyPublishers.noBody())
+            .header("Accept", accept)
             .build(),
         HttpResponse.BodyHandlers.ofString());
   }
