@@ -123,6 +123,24 @@ class ServerSideApplyIT {
   }
 
   @Test
+  void aConfigMapAppliedAsJsonIsCreatedWithItsApplier() {
+    HttpResponse<String> created =
+        send(
+            "PATCH",
+            "/api/v1/namespaces/"
+                + namespace
+                + "/configmaps/applied?fieldManager=java-a&force=false",
+            APPLY,
+            "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"applied\"},"
+                + "\"data\":{\"owner\":\"a\"}}");
+
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+    assertThat(json(created).path("metadata").path("managedFields").toString())
+        .as(created.body())
+        .contains("\"manager\":\"java-a\"", "{\"f:data\":{\"f:owner\":{}}}");
+  }
+
+  @Test
   void anotherManagersDifferentValueIsAConflictUntilForced() {
     assertThat(apply("web", "a", false, deploymentYaml("web", 2)).statusCode()).isEqualTo(201);
 
