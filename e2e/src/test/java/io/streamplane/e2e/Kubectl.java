@@ -65,7 +65,8 @@ final class Kubectl {
         .start();
   }
 
-  private List<String> command(String... args) {
+  /** The command line of one kubectl invocation. */
+  List<String> command(String... args) {
     List<String> command = new ArrayList<>();
     command.add(BINARY.toString());
     command.add("--kubeconfig=" + kubeconfig);

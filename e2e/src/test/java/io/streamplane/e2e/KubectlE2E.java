@@ -5,10 +5,13 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.streamplane.schema.convert.KubeJson;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -416,6 +419,118 @@ class KubectlE2E {
 
     assertThat(run.exitCode()).isNotZero();
     assertThat(run.err()).contains("is invalid", "metadata.name: Invalid value: \"Not_Valid\"");
+  }
+
+  @Test
+  void applyKeepsEveryFieldKubernetesDefinesAndStrictValidationStillRefusesAMisspelledOne()
+      throws Exception {
+    String sent =
+        """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: hardened
+        spec:
+          replicas: 1
+          selector:
+            matchLabels:
+              app: hardened
+          template:
+            metadata:
+              labels:
+                app: hardened
+            spec:
+              runtimeClassName: runc
+              securityContext:
+                runAsUser: 1000
+                runAsGroup: 3000
+                runAsNonRoot: true
+                fsGroup: 2000
+                fsGroupChangePolicy: OnRootMismatch
+                supplementalGroups:
+                - 4000
+                seccompProfile:
+                  type: RuntimeDefault
+                sysctls:
+                - name: net.ipv4.ip_unprivileged_port_start
+                  value: "0"
+              topologySpreadConstraints:
+              - maxSkew: 1
+                topologyKey: kubernetes.io/hostname
+                whenUnsatisfiable: ScheduleAnyway
+                labelSelector:
+                  matchLabels:
+                    app: hardened
+                matchLabelKeys:
+                - pod-template-hash
+              readinessGates:
+              - conditionType: example.com/load-balancer-ready
+              containers:
+              - name: nginx
+                image: nginx:1.27
+                securityContext:
+                  allowPrivilegeEscalation: false
+                  readOnlyRootFilesystem: true
+                  runAsNonRoot: true
+                  capabilities:
+                    drop:
+                    - ALL
+                    add:
+                    - NET_BIND_SERVICE
+                  seccompProfile:
+                    type: RuntimeDefault
+        """;
+
+    Kubectl.Result apply = kubectl.runWithInput(sent, "apply", "-f", "-");
+
+    assertThat(apply.exitCode()).as(apply.err()).isZero();
+    assertThat(apply.err()).doesNotContain("unknown field");
+    String yaml = kubectl.run("get", "deployment", "hardened", "-o", "yaml").expectSuccess().out();
+    JsonNode stored = KubeJson.parseYaml(yaml).get(0);
+    JsonNode sentJson = KubeJson.parseYaml(sent).get(0);
+    assertThat(missingOrChanged(sentJson.path("spec"), stored.path("spec"), "spec"))
+        .as("fields of the applied Deployment that get -o yaml does not return as sent")
+        .isEmpty();
+
+    String misspelled =
+        sent.replace("name: hardened\n", "name: hardened-typo\n")
+            .replace("runAsGroup: 3000", "runAsGrup: 3000");
+    Kubectl.Result create =
+        kubectl.runWithInput(misspelled, "create", "--validate=strict", "-f", "-");
+
+    assertThat(create.exitCode()).isNotZero();
+    assertThat(create.err())
+        .contains(
+            "strict decoding error",
+            "unknown field \"spec.template.spec.securityContext.runAsGrup\"");
+    assertThat(kubectl.run("get", "deployment", "hardened-typo").exitCode()).isNotZero();
+  }
+
+  /**
+   * The paths under {@code sent} whose value {@code stored} lacks or holds differently; fields only
+   * {@code stored} has (defaults) do not count.
+   */
+  private static List<String> missingOrChanged(JsonNode sent, JsonNode stored, String path) {
+    List<String> problems = new ArrayList<>();
+    if (sent.isObject()) {
+      sent.fields()
+          .forEachRemaining(
+              e ->
+                  problems.addAll(
+                      missingOrChanged(
+                          e.getValue(), stored.path(e.getKey()), path + "." + e.getKey())));
+    } else if (sent.isArray()) {
+      if (!stored.isArray() || stored.size() != sent.size()) {
+        problems.add(path + ": sent " + sent + ", got " + stored);
+      } else {
+        for (int i = 0; i < sent.size(); i++) {
+          problems.addAll(missingOrChanged(sent.get(i), stored.get(i), path + "[" + i + "]"));
+        }
+      }
+    } else if (!sent.asText().equals(stored.asText()) || stored.isMissingNode()) {
+      problems.add(path + ": sent " + sent + ", got " + stored);
+    }
+    return problems;
   }
 
   private String revision(String deployment) throws Exception {

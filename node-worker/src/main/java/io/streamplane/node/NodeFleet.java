@@ -99,19 +99,22 @@ public final class NodeFleet implements AutoCloseable {
         runtime.runsProcesses()
             ? Handlers.onHost(runtime, HttpClient.newHttpClient(), PROBE_EXECUTOR)
             : Handlers.alwaysSucceeds();
-    NodeLogServer logServer = null;
-    if (runtime.logs().isPresent()) {
-      try {
-        logServer =
-            NodeLogServer.start(LOG_SERVER_HOST, 0, runtime.logs().get(), Clock.systemUTC());
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot start the node log server", e);
-      }
+    NodeLogServer logServer;
+    try {
+      logServer =
+          NodeLogServer.start(
+              LOG_SERVER_HOST,
+              0,
+              runtime.logs().orElse(null),
+              runtime.streamsRefused("serve container logs"),
+              runtime,
+              Clock.systemUTC());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start the node server", e);
     }
     List<NodeAgent> agents = new ArrayList<>();
     for (NodeOptions options : nodes) {
-      NodeOptions published =
-          logServer == null ? options : options.withKubeletPort(logServer.port());
+      NodeOptions published = options.withKubeletPort(logServer.port());
       agents.add(
           new NodeAgent(published, api, runtime, scheduler, Clock.systemUTC(), kubelet, handlers));
     }
@@ -163,9 +166,7 @@ public final class NodeFleet implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    if (logServer != null) {
-      logServer.close();
-    }
+    logServer.close();
     runtime.close();
     api.close();
   }

@@ -102,14 +102,16 @@ class PodStatusesTest {
         .getContainers()
         .get(0)
         .setResources(
-            new ResourceRequirements(
-                Map.of("cpu", "1", "memory", "1Gi"), Map.of("cpu", "1", "memory", "1Gi")));
+            ResourceRequirements.newBuilder()
+                .setLimits(Map.of("cpu", "1", "memory", "1Gi"))
+                .setRequests(Map.of("cpu", "1", "memory", "1Gi"))
+                .build());
     Pod burstable = pod("a", "busybox");
     burstable
         .getSpec()
         .getContainers()
         .get(0)
-        .setResources(new ResourceRequirements(null, Map.of("cpu", "100m")));
+        .setResources(ResourceRequirements.newBuilder().setRequests(Map.of("cpu", "100m")).build());
 
     assertThat(PodStatuses.qosClass(bestEffort)).isEqualTo("BestEffort");
     assertThat(PodStatuses.qosClass(guaranteed)).isEqualTo("Guaranteed");

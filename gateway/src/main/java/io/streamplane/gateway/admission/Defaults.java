@@ -11,14 +11,28 @@ import java.util.Map;
 
 /**
  * Kubernetes' defaulting of the kinds Streamplane serves (the {@code SetDefaults_*} functions of
- * k8s.io/kubernetes/pkg/apis/{core,apps}/v1 and the registry strategies' PrepareForCreate), applied
- * to the decoded JSON before it is stored, so that {@code kubectl get -o yaml} shows what a real
- * cluster shows: restartPolicy, dnsPolicy, schedulerName, terminationGracePeriodSeconds, image pull
- * policy, port protocols, a volume with no source as {@code emptyDir: {}}, the {@code apiVersion}
- * of an env var's {@code fieldRef}, Deployment strategy and limits, Namespace finalizers and phase,
- * Secret type and stringData.
+ * k8s.io/kubernetes/pkg/apis/{core,apps,rbac}/v1, the declarative {@code +default} markers, and the
+ * registry strategies' PrepareForCreate), applied to the decoded JSON before it is stored, so that
+ * {@code kubectl get -o yaml} shows what a real cluster shows:
  *
- * <p>Changes the given node in place: it is the request's own copy.
+ * <ul>
+ *   <li>pod specs (in pods and in templates): restartPolicy, dnsPolicy, schedulerName,
+ *       terminationGracePeriodSeconds, an empty securityContext; containers' image pull policy,
+ *       termination message path and policy, port protocols, probe timings, an HTTP probe's path
+ *       and scheme, an env var's {@code fieldRef.apiVersion}; volumes: a volume with no source as
+ *       {@code emptyDir: {}}, the file modes of secret, configMap, downwardAPI and projected
+ *       volumes, a projected token's expiry, a hostPath's type;
+ *   <li>pods alone (SetDefaults_Pod and the Priority admission plugin): requests defaulted to
+ *       limits, enableServiceLinks, host ports on the host network, priority 0 and preemption
+ *       policy when no priority class is named, and on create the phase and QoS class;
+ *   <li>Deployment strategy and limits, ReplicaSet replicas; Namespace finalizers, phase and its
+ *       {@code kubernetes.io/metadata.name} label; Node allocatable from capacity; a LimitRange's
+ *       container defaults; RBAC subjects' and role references' API groups; Secret type and
+ *       stringData.
+ * </ul>
+ *
+ * <p>Changes the given node in place: it is the request's own copy. Applied on every write, and
+ * idempotent, so defaulting an object already defaulted changes nothing.
  */
 public final class Defaults {
 
@@ -29,7 +43,9 @@ public final class Defaults {
     object.put("kind", type.kind());
     switch (type.kind()) {
       case "Pod" -> {
-        podSpec(object.with("spec"));
+        ObjectNode spec = object.with("spec");
+        podSpec(spec);
+        podOnly(spec);
         if (create) {
           ObjectNode status = object.with("status");
           if (!status.has("phase")) {
@@ -64,6 +80,13 @@ public final class Defaults {
         template(spec);
       }
       case "Namespace" -> {
+        // SetDefaults_Namespace: every named namespace carries its name as a label.
+        if (object.path("metadata").path("name").isTextual()) {
+          object
+              .with("metadata")
+              .with("labels")
+              .put("kubernetes.io/metadata.name", object.path("metadata").path("name").asText());
+        }
         if (create) {
           ObjectNode spec = object.with("spec");
           if (!spec.has("finalizers")) {
@@ -88,8 +111,88 @@ public final class Defaults {
           }
         }
       }
+      case "Node" -> {
+        // SetDefaults_NodeStatus: what can be allocated is the capacity unless told otherwise.
+        JsonNode status = object.path("status");
+        if (status instanceof ObjectNode nodeStatus
+            && nodeStatus.path("capacity").isObject()
+            && !nodeStatus.path("allocatable").isObject()) {
+          nodeStatus.set("allocatable", nodeStatus.get("capacity").deepCopy());
+        }
+      }
+      case "LimitRange" -> {
+        for (JsonNode limit : object.path("spec").path("limits")) {
+          if (limit instanceof ObjectNode item) {
+            limitRangeItem(item);
+          }
+        }
+      }
+      case "RoleBinding", "ClusterRoleBinding" -> {
+        if (object.path("roleRef") instanceof ObjectNode roleRef) {
+          putIfAbsent(roleRef, "apiGroup", RBAC_GROUP);
+        }
+        for (JsonNode subject : object.path("subjects")) {
+          if (subject instanceof ObjectNode s && s.path("apiGroup").asText("").isEmpty()) {
+            // SetDefaults_Subject: users and groups are RBAC's, service accounts the core group's.
+            switch (s.path("kind").asText("")) {
+              case "User", "Group" -> s.put("apiGroup", RBAC_GROUP);
+              case "ServiceAccount" -> s.put("apiGroup", "");
+              default -> {}
+            }
+          }
+        }
+      }
       default -> {}
     }
+  }
+
+  private static final String RBAC_GROUP = "rbac.authorization.k8s.io";
+
+  /** The defaulting Kubernetes applies to a Pod but not to a pod template (SetDefaults_Pod). */
+  private static void podOnly(ObjectNode spec) {
+    for (String list : new String[] {"initContainers", "containers"}) {
+      for (JsonNode container : spec.path(list)) {
+        JsonNode limits = container.path("resources").path("limits");
+        if (container instanceof ObjectNode c && limits.isObject() && !limits.isEmpty()) {
+          ObjectNode requests = c.with("resources").with("requests");
+          limits.fields().forEachRemaining(e -> requests.putIfAbsent(e.getKey(), e.getValue()));
+        }
+      }
+    }
+    if (!spec.has("enableServiceLinks") || spec.get("enableServiceLinks").isNull()) {
+      spec.put("enableServiceLinks", true);
+    }
+    if (spec.path("hostNetwork").asBoolean(false)) {
+      for (String list : new String[] {"initContainers", "containers"}) {
+        for (JsonNode container : spec.path(list)) {
+          for (JsonNode port : container.path("ports")) {
+            if (port instanceof ObjectNode p && p.path("hostPort").asInt(0) == 0) {
+              p.set("hostPort", p.path("containerPort"));
+            }
+          }
+        }
+      }
+    }
+    // The Priority admission plugin: no class named (and no global default class) is priority 0.
+    if (spec.path("priorityClassName").asText("").isEmpty()) {
+      putIfAbsent(spec, "priority", 0);
+    }
+    putIfAbsent(spec, "preemptionPolicy", "PreemptLowerPriority");
+  }
+
+  /**
+   * SetDefaults_LimitRangeItem: for containers, the default limit is the max, the default request
+   * the default limit, else the min.
+   */
+  private static void limitRangeItem(ObjectNode item) {
+    if (!item.path("type").asText("").equals("Container")) {
+      return;
+    }
+    ObjectNode defaults = item.with("default");
+    ObjectNode requests = item.with("defaultRequest");
+    item.path("max").fields().forEachRemaining(e -> defaults.putIfAbsent(e.getKey(), e.getValue()));
+    defaults.fields().forEachRemaining(e -> requests.putIfAbsent(e.getKey(), e.getValue()));
+    item.path("min").fields().forEachRemaining(e -> requests.putIfAbsent(e.getKey(), e.getValue()));
   }
 
   private static void template(ObjectNode spec) {
@@ -103,8 +206,12 @@ public final class Defaults {
     putIfAbsent(spec, "terminationGracePeriodSeconds", 30);
     putIfAbsent(spec, "dnsPolicy", "ClusterFirst");
     putIfAbsent(spec, "schedulerName", "default-scheduler");
+    if (!spec.path("securityContext").isObject()) {
+      spec.putObject("securityContext");
+    }
     containers(spec.path("initContainers"));
     containers(spec.path("containers"));
+    containers(spec.path("ephemeralContainers"));
     volumes(spec.path("volumes"));
   }
 
@@ -127,7 +234,26 @@ public final class Defaults {
         if (!hasSource) {
           volume.putObject("emptyDir");
         }
+        volumeSource(volume);
       }
+    }
+  }
+
+  /** The file modes (0644) of the sources that write files, a token's hour, a hostPath's type. */
+  private static void volumeSource(ObjectNode volume) {
+    for (String source : new String[] {"secret", "configMap", "downwardAPI", "projected"}) {
+      if (volume.path(source) instanceof ObjectNode files) {
+        putIfAbsent(files, "defaultMode", 420);
+      }
+    }
+    for (JsonNode projection : volume.path("projected").path("sources")) {
+      if (projection.path("serviceAccountToken") instanceof ObjectNode token
+          && !token.hasNonNull("expirationSeconds")) {
+        token.put("expirationSeconds", 3600);
+      }
+    }
+    if (volume.path("hostPath") instanceof ObjectNode hostPath) {
+      putIfAbsent(hostPath, "type", "");
     }
   }
 
@@ -154,6 +280,11 @@ public final class Defaults {
           fieldRef.put("apiVersion", "v1");
         }
       }
+      for (String probe : new String[] {"livenessProbe", "readinessProbe", "startupProbe"}) {
+        if (container.path(probe) instanceof ObjectNode p) {
+          probe(p);
+        }
+      }
       if (container.path("ports") instanceof ArrayNode ports) {
         for (JsonNode port : ports) {
           if (port instanceof ObjectNode p && !p.has("protocol")) {
@@ -161,6 +292,29 @@ public final class Defaults {
           }
         }
       }
+    }
+  }
+
+  /** SetDefaults_Probe and SetDefaults_HTTPGetAction. */
+  private static void probe(ObjectNode probe) {
+    putIfPositiveAbsent(probe, "timeoutSeconds", 1);
+    putIfPositiveAbsent(probe, "periodSeconds", 10);
+    putIfPositiveAbsent(probe, "successThreshold", 1);
+    putIfPositiveAbsent(probe, "failureThreshold", 3);
+    if (probe.path("httpGet") instanceof ObjectNode httpGet) {
+      if (httpGet.path("path").asText("").isEmpty()) {
+        httpGet.put("path", "/");
+      }
+      if (httpGet.path("scheme").asText("").isEmpty()) {
+        httpGet.put("scheme", "HTTP");
+      }
+    }
+  }
+
+  /** Go's zero value counts as unset for these int32 fields (no pointer): 0 gets the default. */
+  private static void putIfPositiveAbsent(ObjectNode node, String field, int value) {
+    if (node.path(field).asInt(0) == 0) {
+      node.put(field, value);
     }
   }
 

@@ -145,6 +145,13 @@ final class ApiHandler implements HttpHandler {
     } catch (IOException e) {
       // The client went away; nothing to answer.
       LOG.debug("client connection closed", e);
+    } catch (RuntimeException e) {
+      // Jetty's exchange reports a client that went away while the answer was finished (closing
+      // the exchange) as an unchecked wrapper of the I/O error.
+      if (!(e.getCause() instanceof IOException)) {
+        throw e;
+      }
+      LOG.debug("client connection closed", e);
     }
   }
 

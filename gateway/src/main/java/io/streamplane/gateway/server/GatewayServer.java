@@ -2,7 +2,6 @@ package io.streamplane.gateway.server;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpServer;
 import io.streamplane.gateway.api.ApiException;
 import io.streamplane.gateway.api.Discovery;
 import io.streamplane.gateway.api.OpenApiV3;
@@ -19,7 +18,6 @@ import io.streamplane.metrics.ProcessMetrics;
 import io.streamplane.schema.convert.KubeJson;
 import io.streamplane.topics.Topics;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -27,11 +25,18 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.eclipse.jetty.http.spi.JettyHttpServer;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.handler.ContextHandlerCollection;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.websocket.server.WebSocketUpgradeHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,11 +45,26 @@ import org.slf4j.LoggerFactory;
  * and a {@link CommandClient} on {@code commands}/{@code results}. Several gateways may serve one
  * cluster; each reads its own partition of {@code results} ({@code replyPartition}). {@code
  * /metrics} on the same port serves every metric of the process, the JVM's included.
+ *
+ * <p>The HTTP server is Jetty: {@link ApiHandler} is a {@code com.sun.net.httpserver} handler run
+ * by Jetty's {@code jetty-http-spi}, and in front of it {@link PodStreams} takes the requests that
+ * upgrade the connection to WebSocket ({@code pods/exec}, {@code pods/attach}, {@code
+ * pods/portforward}), which the JDK's own server cannot do. A blocking thread per request, as
+ * before: watches and followed logs hold theirs while they stream.
  */
 public final class GatewayServer implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(GatewayServer.class);
   private static final int WATCH_WINDOW = 100_000;
+
+  /** At most this many requests at once, watches included (each holds a thread). */
+  private static final int MAX_THREADS = 10_000;
+
+  /**
+   * How long a connection may stay silent: kubelet's default stream idle timeout, so that a quiet
+   * watch, an idle {@code kubectl exec} shell or a port-forward is not cut.
+   */
+  static final Duration IDLE_TIMEOUT = Duration.ofHours(4);
 
   /** How often kube-apiserver's system namespaces controller checks. */
   public static final Duration SYSTEM_NAMESPACES_INTERVAL = Duration.ofMinutes(1);
@@ -56,8 +76,8 @@ public final class GatewayServer implements AutoCloseable {
   public static final List<String> SYSTEM_NAMESPACES =
       List.of("default", "kube-system", "kube-public", "kube-node-lease");
 
-  private final HttpServer http;
-  private final ExecutorService executor;
+  private final Server http;
+  private final ServerConnector connector;
   private final WatchCache cache;
   private final HistoryIndex history;
   private Path temporaryHistory;
@@ -73,15 +93,15 @@ public final class GatewayServer implements AutoCloseable {
           });
 
   private GatewayServer(
-      HttpServer http,
-      ExecutorService executor,
+      Server http,
+      ServerConnector connector,
       WatchCache cache,
       HistoryIndex history,
       CommandClient commands,
       ResourceService service,
       ResourceRegistry registry) {
     this.http = http;
-    this.executor = executor;
+    this.connector = connector;
     this.cache = cache;
     this.history = history;
     this.commands = commands;
@@ -160,16 +180,34 @@ public final class GatewayServer implements AutoCloseable {
             new Discovery(registry, "streamplane", Instant.parse("2026-11-22T00:00:00Z")),
             new OpenApiV3(registry),
             new TableConverter(Clock.systemUTC()));
-    // The JDK server writes headers and body apart; without TCP_NODELAY, Nagle's algorithm and the
-    // client's delayed ACK can hold a response back by 40 ms. Read once, when the server class
-    // first loads, so it is set before the first server is created.
-    System.setProperty("sun.net.httpserver.nodelay", "true");
-    HttpServer http = HttpServer.create(new InetSocketAddress(host, port), 128);
-    ExecutorService executor = Executors.newCachedThreadPool();
-    http.setExecutor(executor);
-    http.createContext("/", handler);
-    http.start();
-    return new GatewayServer(http, executor, cache, history, commands, service, registry);
+    QueuedThreadPool threads = new QueuedThreadPool(MAX_THREADS, 8);
+    threads.setName("gateway");
+    Server server = new Server(threads);
+    ContextHandlerCollection contexts = new ContextHandlerCollection();
+    WebSocketUpgradeHandler upgrades =
+        WebSocketUpgradeHandler.from(server, c -> PodStreams.configure(c, IDLE_TIMEOUT));
+    PodStreams streams =
+        new PodStreams(registry, service, upgrades.getServerWebSocketContainer(), IDLE_TIMEOUT);
+    streams.setHandler(contexts);
+    upgrades.setHandler(streams);
+    server.setHandler(upgrades);
+    HttpConfiguration configuration = new HttpConfiguration();
+    configuration.setSendServerVersion(false);
+    ServerConnector connector =
+        new ServerConnector(server, new HttpConnectionFactory(configuration));
+    connector.setHost(host);
+    connector.setPort(port);
+    connector.setAcceptQueueSize(128);
+    connector.setIdleTimeout(IDLE_TIMEOUT.toMillis());
+    server.addConnector(connector);
+    // The com.sun.net.httpserver view of the server, for ApiHandler; the server is ours to run.
+    new JettyHttpServer(server, true, configuration).createContext("/", handler);
+    try {
+      server.start();
+    } catch (Exception e) {
+      throw new IOException("cannot serve on " + host + ":" + port + ": " + e.getMessage(), e);
+    }
+    return new GatewayServer(server, connector, cache, history, commands, service, registry);
   }
 
   /**
@@ -227,18 +265,21 @@ public final class GatewayServer implements AutoCloseable {
   }
 
   public int port() {
-    return http.getAddress().getPort();
+    return connector.getLocalPort();
   }
 
   public String url() {
-    return "http://" + http.getAddress().getHostString() + ":" + port();
+    return "http://" + connector.getHost() + ":" + port();
   }
 
   @Override
   public void close() {
     systemNamespaces.shutdownNow();
-    http.stop(0);
-    executor.shutdownNow();
+    try {
+      http.stop();
+    } catch (Exception e) {
+      LOG.warn("could not stop the HTTP server: {}", e.toString());
+    }
     if (commands != null) {
       commands.close();
     }

@@ -120,7 +120,8 @@ class DefaultsTest {
 
     JsonNode volumes = pod.path("spec").path("volumes");
     assertThat(volumes.get(0)).isEqualTo(json("{'name':'scratch','emptyDir':{}}"));
-    assertThat(volumes.get(1)).isEqualTo(json("{'name':'config','configMap':{'name':'cm'}}"));
+    assertThat(volumes.get(1))
+        .isEqualTo(json("{'name':'config','configMap':{'name':'cm','defaultMode':420}}"));
     assertThat(volumes.get(2)).isEqualTo(json("{'name':'cache','emptyDir':{'medium':'Memory'}}"));
   }
 
@@ -295,5 +296,110 @@ class DefaultsTest {
 
   private static String decode(String base64) {
     return new String(Base64.getDecoder().decode(base64), StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void aPodIsDefaultedAsKubernetes132DefaultsIt() {
+    ObjectNode pod =
+        createdPod(
+            "{'hostNetwork':true,'containers':[{'name':'c','image':'nginx',"
+                + "'ports':[{'containerPort':8080}],"
+                + "'resources':{'limits':{'cpu':'1','memory':'1Gi'},'requests':{'cpu':'500m'}},"
+                + "'livenessProbe':{'httpGet':{'port':8080}},"
+                + "'readinessProbe':{'tcpSocket':{'port':8080},'periodSeconds':5}}],"
+                + "'volumes':[{'name':'s','secret':{'secretName':'x'}},"
+                + "{'name':'t','projected':{'sources':[{'serviceAccountToken':{'path':'token'}}]}},"
+                + "{'name':'h','hostPath':{'path':'/tmp'}}]}");
+
+    JsonNode spec = pod.path("spec");
+    assertThat(spec.path("securityContext").isObject()).isTrue();
+    assertThat(spec.path("securityContext").isEmpty()).isTrue();
+    assertThat(spec.path("enableServiceLinks").asBoolean()).isTrue();
+    assertThat(spec.path("priority").asInt(-1)).isZero();
+    assertThat(spec.path("preemptionPolicy").asText()).isEqualTo("PreemptLowerPriority");
+    JsonNode container = spec.path("containers").get(0);
+    assertThat(container.path("resources").path("requests"))
+        .isEqualTo(json("{'cpu':'500m','memory':'1Gi'}"));
+    assertThat(container.path("ports").get(0).path("hostPort").asInt()).isEqualTo(8080);
+    assertThat(container.path("livenessProbe"))
+        .isEqualTo(
+            json(
+                "{'httpGet':{'port':8080,'path':'/','scheme':'HTTP'},'timeoutSeconds':1,"
+                    + "'periodSeconds':10,'successThreshold':1,'failureThreshold':3}"));
+    assertThat(container.path("readinessProbe").path("periodSeconds").asInt()).isEqualTo(5);
+    assertThat(spec.path("volumes").get(0).path("secret").path("defaultMode").asInt())
+        .isEqualTo(420);
+    JsonNode projected = spec.path("volumes").get(1).path("projected");
+    assertThat(projected.path("defaultMode").asInt()).isEqualTo(420);
+    assertThat(projected.path("sources").get(0).path("serviceAccountToken"))
+        .isEqualTo(json("{'path':'token','expirationSeconds':3600}"));
+    assertThat(spec.path("volumes").get(2).path("hostPath"))
+        .isEqualTo(json("{'path':'/tmp','type':''}"));
+  }
+
+  @Test
+  void aTemplateGetsThePodSpecDefaultsButNotThePodOnes() {
+    ObjectNode deployment =
+        json(
+            "{'metadata':{'name':'d'},'spec':{'template':{'spec':{'containers':"
+                + "[{'name':'c','image':'nginx:1.27','resources':{'limits':{'cpu':'1'}}}]}}}}");
+    Defaults.apply(DEPLOYMENTS, deployment, true);
+
+    JsonNode spec = deployment.path("spec").path("template").path("spec");
+    assertThat(spec.path("securityContext").isObject()).isTrue();
+    assertThat(spec.has("enableServiceLinks")).isFalse();
+    assertThat(spec.has("priority")).isFalse();
+    assertThat(spec.path("containers").get(0).path("resources").has("requests")).isFalse();
+  }
+
+  @Test
+  void defaultingTwiceChangesNothing() {
+    ObjectNode once =
+        createdPod(
+            "{'containers':[{'name':'c','image':'nginx','livenessProbe':{'exec':{'command':['true']}},"
+                + "'resources':{'limits':{'cpu':'1'}}}],'volumes':[{'name':'v'}]}");
+    ObjectNode twice = once.deepCopy();
+    Defaults.apply(PODS, twice, false);
+
+    assertThat(twice).isEqualTo(once);
+  }
+
+  @Test
+  void namespacesNodesLimitRangesAndBindingsGetTheirDefaults() {
+    ObjectNode namespace = json("{'metadata':{'name':'team-a'}}");
+    Defaults.apply(REGISTRY.byResource("", "namespaces").orElseThrow(), namespace, true);
+    assertThat(namespace.path("metadata").path("labels"))
+        .isEqualTo(json("{'kubernetes.io/metadata.name':'team-a'}"));
+
+    ObjectNode node =
+        json("{'metadata':{'name':'n'},'status':{'capacity':{'cpu':'4','pods':'110'}}}");
+    Defaults.apply(REGISTRY.byResource("", "nodes").orElseThrow(), node, true);
+    assertThat(node.path("status").path("allocatable")).isEqualTo(json("{'cpu':'4','pods':'110'}"));
+
+    ObjectNode limitRange =
+        json(
+            "{'metadata':{'name':'l'},'spec':{'limits':[{'type':'Container',"
+                + "'max':{'cpu':'2'},'min':{'memory':'64Mi'}},{'type':'Pod','max':{'cpu':'4'}}]}}");
+    Defaults.apply(REGISTRY.byResource("", "limitranges").orElseThrow(), limitRange, true);
+    assertThat(limitRange.path("spec").path("limits").get(0).path("default"))
+        .isEqualTo(json("{'cpu':'2'}"));
+    assertThat(limitRange.path("spec").path("limits").get(0).path("defaultRequest"))
+        .isEqualTo(json("{'cpu':'2','memory':'64Mi'}"));
+    assertThat(limitRange.path("spec").path("limits").get(1).has("default")).isFalse();
+
+    ObjectNode binding =
+        json(
+            "{'metadata':{'name':'b'},'roleRef':{'kind':'ClusterRole','name':'view'},"
+                + "'subjects':[{'kind':'User','name':'alice'},"
+                + "{'kind':'ServiceAccount','name':'default','namespace':'ns'}]}");
+    Defaults.apply(
+        REGISTRY.byResource("rbac.authorization.k8s.io", "rolebindings").orElseThrow(),
+        binding,
+        true);
+    assertThat(binding.path("roleRef").path("apiGroup").asText())
+        .isEqualTo("rbac.authorization.k8s.io");
+    assertThat(binding.path("subjects").get(0).path("apiGroup").asText())
+        .isEqualTo("rbac.authorization.k8s.io");
+    assertThat(binding.path("subjects").get(1).path("apiGroup").asText("absent")).isEmpty();
   }
 }

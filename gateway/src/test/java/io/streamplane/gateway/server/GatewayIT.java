@@ -140,6 +140,29 @@ class GatewayIT {
   }
 
   @Test
+  void execIsCheckedAsKubeApiserverChecksItBeforeAnyUpgrade() {
+    assertThat(post(gateway, pods(), pod("web")).statusCode()).isEqualTo(201);
+    String exec = pods() + "/web/exec?command=true";
+
+    assertStatus(get(gateway, exec), 400, "BadRequest");
+    assertThat(json(get(gateway, exec)).path("message").asText())
+        .isEqualTo("you must specify at least 1 of stdin, stdout, stderr");
+    assertStatus(
+        put(gateway, exec + "&stdout=true", JSON.createObjectNode()), 405, "MethodNotAllowed");
+    assertThat(
+            json(get(gateway, pods() + "/nope/exec?command=true&stdout=true"))
+                .path("message")
+                .asText())
+        .isEqualTo("pods \"nope\" not found");
+    assertThat(json(get(gateway, exec + "&stdout=true&container=other")).path("message").asText())
+        .isEqualTo("container other is not valid for pod web");
+    assertThat(json(get(gateway, exec + "&stdout=true")).path("message").asText())
+        .isEqualTo("pod web does not have a host assigned");
+    assertThat(json(get(gateway, pods() + "/web/portforward")).path("message").asText())
+        .isEqualTo("pod web does not have a host assigned");
+  }
+
+  @Test
   void creatingAnExistingPodIs409AlreadyExists() {
     assertThat(post(gateway, pods(), pod("web")).statusCode()).isEqualTo(201);
 

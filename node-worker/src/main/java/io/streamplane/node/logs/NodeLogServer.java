@@ -4,23 +4,30 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import io.streamplane.node.runtime.PodRuntime;
+import io.streamplane.node.streams.NodeStreams;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
+import org.eclipse.jetty.http.spi.JettyHttpServer;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.handler.ContextHandlerCollection;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.websocket.server.WebSocketUpgradeHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,6 +44,11 @@ import org.slf4j.LoggerFactory;
  * container "c" in pod "p" not found} and {@code container "c" in pod "p" is waiting to start:
  * ContainerCreating}; 400 {@code Unable to decode query.}; 422 {@code Invalid request.}.
  *
+ * <p>The server is Jetty (this handler runs on it through {@code jetty-http-spi}); given a runtime,
+ * it also serves kubelet's streaming endpoints {@code /exec}, {@code /attach} and {@code
+ * /portForward} ({@link NodeStreams}). A runtime that writes no logs (the simulated one) has every
+ * log request answered 400 with the runtime's reason.
+ *
  * <p>Limits: plain HTTP, no authentication (kubelet serves HTTPS with client certificates); a
  * follower of a container that writes nothing notices its client left only when the container
  * stops.
@@ -47,46 +59,93 @@ public final class NodeLogServer implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String PREFIX = "/containerLogs/";
 
-  private final HttpServer http;
-  private final ExecutorService executor;
+  /** How long a stream may stay silent: kubelet's default stream idle timeout. */
+  private static final Duration IDLE_TIMEOUT = Duration.ofHours(4);
+
+  private static final int MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+  private final Server http;
+  private final ServerConnector connector;
   private final LogLocator locator;
+  private final String noLogs;
   private final Clock clock;
 
   private NodeLogServer(
-      HttpServer http, ExecutorService executor, LogLocator locator, Clock clock) {
+      Server http, ServerConnector connector, LogLocator locator, String noLogs, Clock clock) {
     this.http = http;
-    this.executor = executor;
+    this.connector = connector;
     this.locator = locator;
+    this.noLogs = noLogs;
     this.clock = clock;
   }
 
-  /** Starts serving on {@code host:port} (0: an ephemeral port, see {@link #port()}). */
+  /**
+   * Starts serving container logs on {@code host:port} (0: an ephemeral port, see {@link #port()}).
+   */
   public static NodeLogServer start(String host, int port, LogLocator locator, Clock clock)
       throws IOException {
-    HttpServer http = HttpServer.create(new InetSocketAddress(host, port), 64);
-    ExecutorService executor =
-        Executors.newCachedThreadPool(
-            r -> {
-              Thread thread = new Thread(r, "node-logs");
-              thread.setDaemon(true);
-              return thread;
+    return start(host, port, locator, null, null, clock);
+  }
+
+  /**
+   * Starts serving the logs {@code locator} finds (null: every log request answered 400 {@code
+   * noLogs}) and, with a {@code runtime}, its containers' streams.
+   */
+  public static NodeLogServer start(
+      String host, int port, LogLocator locator, String noLogs, PodRuntime runtime, Clock clock)
+      throws IOException {
+    QueuedThreadPool threads = new QueuedThreadPool(1_000, 2);
+    threads.setName("node-server");
+    threads.setDaemon(true);
+    Server server = new Server(threads);
+    ContextHandlerCollection contexts = new ContextHandlerCollection();
+    WebSocketUpgradeHandler upgrades =
+        WebSocketUpgradeHandler.from(
+            server,
+            container -> {
+              container.setIdleTimeout(IDLE_TIMEOUT);
+              container.setMaxBinaryMessageSize(MAX_MESSAGE_BYTES);
+              container.setMaxTextMessageSize(MAX_MESSAGE_BYTES);
             });
-    http.setExecutor(executor);
-    NodeLogServer server = new NodeLogServer(http, executor, locator, clock);
-    http.createContext("/", server::handle);
-    http.start();
-    return server;
+    if (runtime != null) {
+      NodeStreams streams = new NodeStreams(runtime, upgrades.getServerWebSocketContainer());
+      streams.setHandler(contexts);
+      upgrades.setHandler(streams);
+    } else {
+      upgrades.setHandler(contexts);
+    }
+    server.setHandler(upgrades);
+    HttpConfiguration configuration = new HttpConfiguration();
+    configuration.setSendServerVersion(false);
+    ServerConnector connector =
+        new ServerConnector(server, new HttpConnectionFactory(configuration));
+    connector.setHost(host);
+    connector.setPort(port);
+    connector.setAcceptQueueSize(64);
+    connector.setIdleTimeout(IDLE_TIMEOUT.toMillis());
+    server.addConnector(connector);
+    NodeLogServer logs = new NodeLogServer(server, connector, locator, noLogs, clock);
+    new JettyHttpServer(server, true, configuration).createContext("/", logs::handle);
+    try {
+      server.start();
+    } catch (Exception e) {
+      throw new IOException("cannot serve on " + host + ":" + port + ": " + e.getMessage(), e);
+    }
+    return logs;
   }
 
   /** The bound port. */
   public int port() {
-    return http.getAddress().getPort();
+    return connector.getLocalPort();
   }
 
   @Override
   public void close() {
-    http.stop(0);
-    executor.shutdownNow();
+    try {
+      http.stop();
+    } catch (Exception e) {
+      LOG.warn("could not stop the node server: {}", e.toString());
+    }
   }
 
   private void handle(HttpExchange exchange) throws IOException {
@@ -105,7 +164,12 @@ public final class NodeLogServer implements AutoCloseable {
     } catch (IOException e) {
       LOG.debug("log client went away", e);
     } catch (RuntimeException e) {
-      LOG.warn("{} failed", exchange.getRequestURI(), e);
+      if (e.getCause() instanceof IOException) {
+        // Jetty's exchange wraps the I/O error of a client that went away while it closed.
+        LOG.debug("log client went away", e);
+      } else {
+        LOG.warn("{} failed", exchange.getRequestURI(), e);
+      }
     }
   }
 
@@ -119,6 +183,10 @@ public final class NodeLogServer implements AutoCloseable {
       return;
     } catch (LogOptions.DecodeException e) {
       status(exchange, 400, "BadRequest", "Unable to decode query.");
+      return;
+    }
+    if (locator == null) {
+      status(exchange, 400, "BadRequest", noLogs);
       return;
     }
     Optional<ContainerLogs> located = locator.locate(namespace, pod, container);

@@ -63,6 +63,38 @@ public interface PodRuntime extends AutoCloseable {
   CompletableFuture<Integer> exec(
       PodSandbox sandbox, String container, List<String> command, Duration timeout);
 
+  /**
+   * Starts {@code command} in the container {@code container} of the pod {@code namespace/name} for
+   * a client to stream to ({@code kubectl exec}), in the container's environment, working directory
+   * and mounts, on a terminal when {@code tty}. Fails with a {@link ContainerStreamException} when
+   * the runtime cannot.
+   */
+  default ContainerCommand execStream(
+      String namespace, String name, String container, List<String> command, boolean tty) {
+    throw new ContainerStreamException(400, "BadRequest", streamsRefused("exec"));
+  }
+
+  /**
+   * The container's own input and output, for {@code kubectl attach}. Fails with a {@link
+   * ContainerStreamException} when the runtime does not keep them.
+   */
+  default ContainerCommand attach(String namespace, String name, String container, boolean tty) {
+    throw new ContainerStreamException(400, "BadRequest", streamsRefused("attach"));
+  }
+
+  /**
+   * The address the pod {@code namespace/name}'s servers listen on, for {@code kubectl
+   * port-forward}. Fails with a {@link ContainerStreamException} when the runtime cannot.
+   */
+  default String portForwardAddress(String namespace, String name) {
+    throw new ContainerStreamException(400, "BadRequest", streamsRefused("port-forward"));
+  }
+
+  /** Why this runtime refuses a stream. */
+  default String streamsRefused(String what) {
+    return "the " + version() + " runtime cannot " + what;
+  }
+
   /** Stops a sandbox's containers, waiting at most {@code grace} for them to exit. */
   CompletableFuture<Void> stop(PodSandbox sandbox, Duration grace);
 

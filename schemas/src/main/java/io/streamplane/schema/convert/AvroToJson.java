@@ -20,14 +20,14 @@ import org.apache.avro.generic.IndexedRecord;
  * Writes an Avro datum as Kubernetes JSON. Stateless.
  *
  * <p>Null record fields, and optional record fields holding an empty map or list, are left out, as
- * Kubernetes' {@code omitempty} does: every list and map field Streamplane models is optional in
- * Kubernetes, so {@code ports: []} written by a patch reads back as no {@code ports}, as on a real
- * cluster. Empty objects ({@code resources: {}}) are written. A null field carrying the {@code
- * k8s-always} property is written as Go's zero value ({@code ""}), as Kubernetes writes a field
- * whose JSON tag has no {@code omitempty}. A {@code k8s-json} string is written as the JSON value
- * it holds. Accepts both the specific representation (String, {@code Instant}, Java enums) and the
- * generic one (Utf8, {@code Long}, enum symbols), so records read back from any topic can be
- * written.
+ * Kubernetes' {@code omitempty} does, so {@code ports: []} written by a patch reads back as no
+ * {@code ports}, as on a real cluster. Empty objects ({@code resources: {}}) are written. A field
+ * carrying the {@code k8s-always} property (its Go JSON tag has no {@code omitempty}) is written as
+ * Kubernetes writes it: an empty list or map as itself ({@code verbs: []}), null as Go's zero value
+ * ({@code ""}, 0, false, or null for a list, map or object). A {@code k8s-json} string is written
+ * as the JSON value it holds. Accepts both the specific representation (String, {@code Instant},
+ * Java enums) and the generic one (Utf8, {@code Long}, enum symbols), so records read back from any
+ * topic can be written.
  */
 final class AvroToJson {
 
@@ -40,7 +40,11 @@ final class AvroToJson {
     // its own field order.
     for (Schema.Field field : record.getSchema().getFields()) {
       Object value = record.get(field.pos());
-      if (value != null && !(isEmptyCollection(value) && isOptional(field.schema()))) {
+      boolean omitted =
+          isEmptyCollection(value)
+              && isOptional(field.schema())
+              && !KubeTypes.isAlwaysWritten(field);
+      if (value != null && !omitted) {
         json.set(field.name(), value(value, field.schema(), path.field(field.name())));
       } else if (value == null && KubeTypes.isAlwaysWritten(field)) {
         json.set(field.name(), zero(field.schema()));

@@ -481,6 +481,25 @@ class KubeJsonTest {
     }
 
     @Test
+    void aRequiredListIsWrittenEvenWhenEmptyAndAnOptionalOneIsNot() {
+      io.streamplane.api.ClusterRole role =
+          decode("rules: [{verbs: [], apiGroups: []}]", io.streamplane.api.ClusterRole.class);
+
+      assertThat(kubeJson.toJson(role)).isEqualTo(json("{\"rules\":[{\"verbs\":[]}]}"));
+    }
+
+    @Test
+    void requiredScalarsAreWrittenAsGoZeroValues() {
+      Pod pod = decode("status: {containerStatuses: [{name: web}]}", Pod.class);
+
+      assertThat(kubeJson.toJson(pod).path("status").path("containerStatuses").get(0))
+          .isEqualTo(
+              json(
+                  "{\"name\":\"web\",\"ready\":false,\"restartCount\":0,\"image\":\"\","
+                      + "\"imageID\":\"\"}"));
+    }
+
+    @Test
     void nullOnAFieldWithANonNullDefaultMeansTheDefault() {
       ResourceCommand command =
           decode(

@@ -10,6 +10,8 @@ import io.streamplane.api.Secret;
 import io.streamplane.node.logs.ContainerLogWriter;
 import io.streamplane.node.logs.DirectoryLogLocator;
 import io.streamplane.node.logs.LogLocator;
+import io.streamplane.node.runtime.ContainerCommand;
+import io.streamplane.node.runtime.ContainerStreamException;
 import io.streamplane.node.runtime.PodInputs;
 import io.streamplane.node.runtime.PodRuntime;
 import io.streamplane.node.runtime.PodSandbox;
@@ -235,6 +237,65 @@ public final class ProcessRuntime implements PodRuntime {
         executor);
   }
 
+  /**
+   * Runs the command as the container runs: its environment, its working directory, and its volumes
+   * bind-mounted in a private mount namespace as {@link Volumes#mounting} mounts them for the
+   * container. With a terminal, the command runs under util-linux {@code script}, which gives it a
+   * pseudo-terminal and ends with its exit code ({@link TerminalCommand}).
+   */
+  @Override
+  public ContainerCommand execStream(
+      String namespace, String name, String container, List<String> command, boolean tty) {
+    Sandbox sandbox = sandbox(namespace, name);
+    Slot slot = sandbox.find(container);
+    Process main = slot == null ? null : slot.current.process;
+    if (main == null || !main.isAlive()) {
+      throw ContainerStreamException.containerNotFound(container);
+    }
+    List<String> line =
+        Volumes.mounting(
+            slot.spec, slot.volumes, command.stream().map(arg -> expand(arg, slot.env)).toList());
+    ProcessBuilder builder =
+        new ProcessBuilder(tty ? TerminalCommand.wrap(line) : line)
+            .directory(slot.workingDir.toFile());
+    environment(builder, slot.environment);
+    if (tty) {
+      builder.environment().putIfAbsent("TERM", "xterm");
+      builder.redirectErrorStream(true);
+    }
+    Process process;
+    try {
+      process = builder.start();
+    } catch (IOException e) {
+      throw new ContainerStreamException(
+          500, "InternalError", "cannot run " + line + ": " + e.getMessage());
+    }
+    return tty ? new TerminalCommand(process) : new PipedCommand(process);
+  }
+
+  @Override
+  public ContainerCommand attach(String namespace, String name, String container, boolean tty) {
+    sandbox(namespace, name);
+    throw new ContainerStreamException(
+        400,
+        "BadRequest",
+        "the process runtime does not keep a container's stdin and stdout open to attach to:"
+            + " its output is in the container's log (kubectl logs -f)");
+  }
+
+  @Override
+  public String portForwardAddress(String namespace, String name) {
+    return sandbox(namespace, name).podIP;
+  }
+
+  private Sandbox sandbox(String namespace, String name) {
+    String key = namespace + "/" + name;
+    return sandboxes.values().stream()
+        .filter(s -> s.podKey.equals(key) && !s.stopped)
+        .findFirst()
+        .orElseThrow(ContainerStreamException::podNotFound);
+  }
+
   @Override
   public CompletableFuture<Void> stop(PodSandbox sandbox, Duration grace) {
     Sandbox running = sandboxes.get(sandbox.id());
@@ -417,7 +478,7 @@ public final class ProcessRuntime implements PodRuntime {
     return out.toString();
   }
 
-  private static void terminate(List<Process> processes, Duration grace) {
+  static void terminate(List<Process> processes, Duration grace) {
     List<ProcessHandle> handles = new ArrayList<>();
     for (Process process : processes) {
       handles.addAll(process.descendants().toList());
@@ -524,6 +585,8 @@ public final class ProcessRuntime implements PodRuntime {
     final String imageID;
     final Path dir;
     final Map<String, String> env;
+    final Container spec;
+    final Map<String, Path> volumes;
     final Map<String, String> environment = new LinkedHashMap<>();
     final Optional<List<String>> command;
     final int listenPort;
@@ -548,6 +611,8 @@ public final class ProcessRuntime implements PodRuntime {
       this.imageID = imageID(image);
       this.dir = sandboxDir.resolve(name);
       this.env = env(container, pod, podIP, inputs);
+      this.spec = container;
+      this.volumes = volumes;
       environment.put("HOSTNAME", pod.getMetadata().getName());
       environment.put("POD_IP", podIP);
       environment.putAll(env);
@@ -852,6 +917,14 @@ public final class ProcessRuntime implements PodRuntime {
     }
 
     Slot slot(String container) {
+      Slot slot = find(container);
+      if (slot == null) {
+        throw new IllegalArgumentException("no container " + container + " in " + podKey);
+      }
+      return slot;
+    }
+
+    Slot find(String container) {
       for (Slot slot : slots) {
         if (slot.name.equals(container)) {
           return slot;
@@ -862,7 +935,7 @@ public final class ProcessRuntime implements PodRuntime {
           return slot;
         }
       }
-      throw new IllegalArgumentException("no container " + container + " in " + podKey);
+      return null;
     }
 
     PodSandbox snapshot() {

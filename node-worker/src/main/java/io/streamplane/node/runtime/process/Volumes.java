@@ -177,7 +177,7 @@ final class Volumes {
     return out;
   }
 
-  private static String quote(String text) {
+  static String quote(String text) {
     return "'" + text.replace("'", "'\\''") + "'";
   }
 }

@@ -70,6 +70,14 @@ public final class SimulatedRuntime implements PodRuntime {
     return false;
   }
 
+  /** Every stream (exec, attach, port-forward) is refused: there is no process to reach. */
+  @Override
+  public String streamsRefused(String what) {
+    return "the simulated runtime runs no processes, so it cannot "
+        + what
+        + ": run the node with --runtime process";
+  }
+
   @Override
   public String osImage() {
     return "Streamplane simulated node";

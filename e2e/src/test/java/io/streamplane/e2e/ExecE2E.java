@@ -1,0 +1,270 @@
+package io.streamplane.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * {@code kubectl exec}, {@code cp} and {@code attach} with the real kubectl 1.32 against {@code
+ * ./streamplane up --runtime process}: nginx runs as a real process on node-0, and a second node
+ * process with the simulated runtime ({@code sim-0}) holds a pod that runs nothing.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ExecE2E {
+
+  private static final Duration RUNNING = Duration.ofSeconds(120);
+
+  private Path home;
+  private LocalCluster cluster;
+  private Launcher simulatedNode;
+  private Kubectl kubectl;
+
+  @BeforeAll
+  void startCluster() throws Exception {
+    home = Files.createTempDirectory("exec-e2e");
+    cluster = new LocalCluster(home, "--nodes", "1", "--runtime", "process").start();
+    kubectl = cluster.kubectl;
+    simulatedNode =
+        Launcher.startLabelled(
+            "sim-0",
+            "node",
+            "--name",
+            "sim-0",
+            "--runtime",
+            "simulated",
+            "--pod-cidr",
+            "10.250.0.0/24",
+            "--api-server",
+            cluster.apiUrl(),
+            "--bootstrap-server",
+            cluster.kafkaBootstrap());
+    simulatedNode.awaitLine("Ctrl-C to stop", RUNNING);
+    await("two Ready nodes")
+        .atMost(RUNNING)
+        .until(
+            () ->
+                kubectl
+                        .run("get", "nodes", "--no-headers")
+                        .out()
+                        .lines()
+                        .filter(l -> l.contains(" Ready "))
+                        .count()
+                    == 2);
+    runOn("web", "nginx", "node-0");
+    runOn("sim", "nginx", "sim-0");
+    for (String pod : List.of("web", "sim")) {
+      kubectl.run("wait", "--for=condition=Ready", "pod/" + pod, "--timeout=120s").expectSuccess();
+    }
+  }
+
+  private void runOn(String pod, String image, String node) throws Exception {
+    kubectl
+        .run(
+            "run",
+            pod,
+            "--image=" + image,
+            "--overrides={\"spec\":{\"nodeSelector\":{\"kubernetes.io/hostname\":\""
+                + node
+                + "\"}}}")
+        .expectSuccess();
+  }
+
+  @AfterAll
+  void stopCluster() throws Exception {
+    if (simulatedNode != null) {
+      simulatedNode.close();
+    }
+    cluster.stop();
+    cluster.close();
+    try (var files = Files.walk(home)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+  }
+
+  @Test
+  void execPrintsTheCommandsOutputAndRunsInTheContainersEnvironment() throws Exception {
+    Kubectl.Result result =
+        kubectl.run("exec", "web", "--", "sh", "-c", "echo hi; echo oops >&2; echo $HOSTNAME");
+
+    result.expectSuccess();
+    assertThat(result.out()).isEqualTo("hi\nweb\n");
+    assertThat(result.err()).isEqualTo("oops\n");
+  }
+
+  @Test
+  void aCommandsExitCodeIsKubectlsExitCode() throws Exception {
+    Kubectl.Result result = kubectl.run("exec", "web", "--", "sh", "-c", "exit 3");
+
+    assertThat(result.exitCode()).isEqualTo(3);
+    assertThat(result.err()).contains("command terminated with exit code 3");
+  }
+
+  @Test
+  void stdinReachesTheCommandAndItsEndEndsTheCommand() throws Exception {
+    Kubectl.Result result =
+        kubectl.runWithInput("one\ntwo\n", "exec", "-i", "web", "--", "wc", "-l");
+
+    result.expectSuccess();
+    assertThat(result.out().trim()).isEqualTo("2");
+  }
+
+  @Test
+  void withATerminalTheCommandSeesATtyAndItsExitCodeIsKubectlsExitCode() throws Exception {
+    // script gives kubectl a terminal of its own, as a user's shell would.
+    String line =
+        kubectl.command("exec", "-it", "web", "--", "sh", "-c", "echo hi; tty; exit 3").stream()
+            .map(word -> "'" + word.replace("'", "'\\''") + "'")
+            .collect(Collectors.joining(" "));
+    Process process =
+        new ProcessBuilder("script", "--quiet", "--return", "--command", line, "/dev/null")
+            .redirectErrorStream(true)
+            .start();
+    process.getOutputStream().close();
+    assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+
+    assertThat(process.exitValue()).as(out).isEqualTo(3);
+    // A terminal ends lines with \r\n, and tty names a pseudo-terminal.
+    assertThat(out).contains("hi\r\n").containsPattern("/dev/pts/\\d+\r\n");
+  }
+
+  @Test
+  void cpCopiesAFileIntoThePodAndBackByteForByte() throws Exception {
+    byte[] content = new byte[300_000];
+    new Random(42).nextBytes(content);
+    Path local = Files.write(home.resolve("blob.bin"), content);
+    Path inPod = home.resolve("in-pod");
+    Files.createDirectories(inPod);
+    Path back = home.resolve("back.bin");
+
+    kubectl.run("cp", local.toString(), "web:" + inPod.resolve("blob.bin")).expectSuccess();
+    kubectl.run("cp", "web:" + inPod.resolve("blob.bin"), back.toString()).expectSuccess();
+
+    assertThat(Files.readAllBytes(inPod.resolve("blob.bin"))).isEqualTo(content);
+    assertThat(Files.readAllBytes(back)).isEqualTo(content);
+  }
+
+  @Test
+  void execInAPodOfTheSimulatedRuntimeIsRefusedWithItsReason() throws Exception {
+    Kubectl.Result result = kubectl.run("exec", "sim", "--", "sh", "-c", "echo hi");
+
+    assertThat(result.exitCode()).isNotZero();
+    assertThat(result.out()).isEmpty();
+    assertThat(result.err()).contains("the simulated runtime runs no processes, so it cannot exec");
+  }
+
+  @Test
+  void execOfAnUnknownContainerIsABadRequest() throws Exception {
+    Kubectl.Result result = kubectl.run("exec", "web", "-c", "nope", "--", "true");
+
+    assertThat(result.exitCode()).isNotZero();
+    assertThat(result.err()).contains("container nope is not valid for pod web");
+  }
+
+  @Test
+  void portForwardServesNginxsPageOnTheLocalPort() throws Exception {
+    int port = Launcher.freePort();
+    Path out = home.resolve("port-forward.out");
+    Process forward = kubectl.start(out, "port-forward", "pod/web", port + ":80");
+    try {
+      await("kubectl to listen on " + port)
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> Files.readString(out).contains("Forwarding from 127.0.0.1:" + port));
+      HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+      for (int i = 0; i < 3; i++) {
+        HttpResponse<String> answer =
+            http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/"))
+                    .timeout(Duration.ofSeconds(10))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(answer.statusCode()).isEqualTo(200);
+        assertThat(answer.body()).contains("Welcome to nginx!");
+      }
+    } finally {
+      forward.destroy();
+      forward.waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void portForwardToAPortNothingListensOnReportsKubeletsError() throws Exception {
+    int port = Launcher.freePort();
+    Path out = home.resolve("port-forward-closed.out");
+    Process forward = kubectl.start(out, "port-forward", "pod/web", port + ":81");
+    try {
+      await("kubectl to listen on " + port)
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> Files.readString(out).contains("Forwarding from 127.0.0.1:" + port));
+      HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+      try {
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/"))
+                .timeout(Duration.ofSeconds(10))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+      } catch (java.io.IOException expected) {
+        // kubectl closes the local connection: nothing answered on the pod's port
+      }
+      await("kubectl to report the error")
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  Files.readString(out)
+                          .contains("error forwarding port 81 to pod web: dial tcp 127.")
+                      && Files.readString(out).contains(":81: connect: connection refused"));
+    } finally {
+      forward.destroy();
+      forward.waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void portForwardToAPodOfTheSimulatedRuntimeFails() throws Exception {
+    int port = Launcher.freePort();
+    Path out = home.resolve("port-forward-sim.out");
+    Process forward = kubectl.start(out, "port-forward", "pod/sim", port + ":80");
+    try {
+      boolean ended = forward.waitFor(30, TimeUnit.SECONDS);
+      if (!ended) {
+        // kubectl listened: the first connection fails, and ends it
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+          socket.getOutputStream().write("GET / HTTP/1.0\r\n\r\n".getBytes(StandardCharsets.UTF_8));
+          socket.getInputStream().readAllBytes();
+        } catch (java.io.IOException e) {
+          // closed: what a failed forward does
+        }
+        assertThat(forward.waitFor(30, TimeUnit.SECONDS)).as(Files.readString(out)).isTrue();
+      }
+      assertThat(forward.exitValue()).as(Files.readString(out)).isNotZero();
+    } finally {
+      forward.destroyForcibly();
+    }
+  }
+
+  @Test
+  void attachToAProcessRuntimeContainerSaysWhyItCannot() throws Exception {
+    Kubectl.Result result = kubectl.run("attach", "web");
+
+    assertThat(result.exitCode()).isNotZero();
+    assertThat(result.err())
+        .contains("the process runtime does not keep a container's stdin and stdout open");
+  }
+}

@@ -1,0 +1,66 @@
+package io.streamplane.schema.generator;
+
+import com.google.protobuf.Descriptors.Descriptor;
+import com.google.protobuf.Descriptors.DescriptorValidationException;
+import com.google.protobuf.Descriptors.FileDescriptor;
+import com.google.protobuf.TextFormat;
+import io.kubernetes.client.proto.Meta;
+import io.kubernetes.client.proto.V1;
+import io.kubernetes.client.proto.V1Apps;
+import io.kubernetes.client.proto.V1Rbac;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * The Kubernetes kinds Streamplane stores, as protobuf descriptors, in the order of the object
+ * union of {@code log.avdl}.
+ *
+ * <p>All come from client-java-proto (Kubernetes 1.32's {@code generated.proto} files) except
+ * coordination.k8s.io/v1, which that artifact does not ship: its Lease messages are read from
+ * {@code coordination-v1.textproto}, a transcription of the same release's {@code generated.proto}.
+ */
+public final class StoredKinds {
+
+  private StoredKinds() {}
+
+  /** The stored kinds, in the order of the object union of {@code log.avdl}. */
+  public static List<Descriptor> all() {
+    return List.of(
+        V1.Namespace.getDescriptor(),
+        V1.Pod.getDescriptor(),
+        V1Apps.ReplicaSet.getDescriptor(),
+        V1Apps.Deployment.getDescriptor(),
+        V1.Node.getDescriptor(),
+        coordinationV1().findMessageTypeByName("Lease"),
+        V1.Event.getDescriptor(),
+        V1.ConfigMap.getDescriptor(),
+        V1.Secret.getDescriptor(),
+        V1.ServiceAccount.getDescriptor(),
+        V1Rbac.Role.getDescriptor(),
+        V1Rbac.ClusterRole.getDescriptor(),
+        V1Rbac.RoleBinding.getDescriptor(),
+        V1Rbac.ClusterRoleBinding.getDescriptor(),
+        V1.ResourceQuota.getDescriptor(),
+        V1.LimitRange.getDescriptor());
+  }
+
+  /** The descriptor of coordination.k8s.io/v1's {@code generated.proto}. */
+  static FileDescriptor coordinationV1() {
+    try (InputStream in = StoredKinds.class.getResourceAsStream("coordination-v1.textproto")) {
+      if (in == null) {
+        throw new IllegalStateException("coordination-v1.textproto is missing from the classpath");
+      }
+      var proto = com.google.protobuf.DescriptorProtos.FileDescriptorProto.newBuilder();
+      TextFormat.merge(new InputStreamReader(in, StandardCharsets.UTF_8), proto);
+      return FileDescriptor.buildFrom(proto.build(), new FileDescriptor[] {Meta.getDescriptor()});
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (DescriptorValidationException e) {
+      throw new IllegalStateException("coordination-v1.textproto: " + e.getMessage(), e);
+    }
+  }
+}
