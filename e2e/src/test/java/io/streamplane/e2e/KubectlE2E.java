@@ -545,6 +545,117 @@ class KubectlE2E {
         .trim();
   }
 
+  @Test
+  void serverSideApplyConflictsAsKubernetesAndForceTakesOwnership() throws Exception {
+    Path owned = Files.writeString(home.resolve("ssa-a.yaml"), ssaManifest(2, "    owner: a\n"));
+    Path other = Files.writeString(home.resolve("ssa-b.yaml"), ssaManifest(3, ""));
+
+    assertThat(
+            kubectl
+                .run("apply", "--server-side", "--field-manager=a", "-f", owned.toString())
+                .expectSuccess()
+                .out())
+        .contains("deployment.apps/ssa serverside-applied");
+    Kubectl.Result conflict =
+        kubectl.run("apply", "--server-side", "--field-manager=b", "-f", other.toString());
+
+    assertThat(conflict.exitCode()).isEqualTo(1);
+    assertThat(conflict.err())
+        .startsWith(
+            "error: Apply failed with 1 conflict: conflict with \"a\": .spec.replicas\n"
+                + "Please review the fields above--they currently have other managers.")
+        .contains("--force-conflicts", "#conflicts");
+
+    kubectl
+        .run(
+            "apply",
+            "--server-side",
+            "--field-manager=b",
+            "--force-conflicts",
+            "-f",
+            other.toString())
+        .expectSuccess();
+    String yaml =
+        kubectl
+            .run("get", "deploy", "ssa", "-o", "yaml", "--show-managed-fields")
+            .expectSuccess()
+            .out();
+    assertThat(yaml).contains("manager: b", "operation: Apply", "f:replicas: {}");
+    JsonNode forced = managedJson();
+    assertThat(forced.path("spec").path("replicas").asInt()).isEqualTo(3);
+    assertThat(ssaOwners(forced, "b").path("f:spec").has("f:replicas")).isTrue();
+    assertThat(ssaOwners(forced, "a").path("f:spec").has("f:replicas")).isFalse();
+
+    // a applies again without replicas (b owns it: it stays) and without its own label (it goes).
+    Files.writeString(owned, ssaManifest(-1, ""));
+    kubectl
+        .run("apply", "--server-side", "--field-manager=a", "-f", owned.toString())
+        .expectSuccess();
+    JsonNode reapplied = managedJson();
+    assertThat(reapplied.path("spec").path("replicas").asInt()).isEqualTo(3);
+    assertThat(reapplied.path("metadata").path("labels").has("owner")).isFalse();
+    assertThat(reapplied.path("metadata").path("labels").path("app").asText()).isEqualTo("ssa");
+
+    // Client-side apply still works, and is recorded under kubectl's own manager name.
+    Path client = Files.writeString(home.resolve("csa.yaml"), manifest("csa", "one", ""));
+    kubectl.run("apply", "-f", client.toString()).expectSuccess();
+    Files.writeString(client, manifest("csa", "two", ""));
+    assertThat(kubectl.run("apply", "-f", client.toString()).expectSuccess().out())
+        .contains("deployment.apps/csa configured");
+    JsonNode csa =
+        JSON.readTree(
+            kubectl
+                .run("get", "deploy", "csa", "-o", "json", "--show-managed-fields")
+                .expectSuccess()
+                .out());
+    assertThat(csa.path("metadata").path("managedFields").toString())
+        .contains("\"manager\":\"kubectl-client-side-apply\"", "\"operation\":\"Update\"");
+  }
+
+  private JsonNode managedJson() throws Exception {
+    return JSON.readTree(
+        kubectl
+            .run("get", "deploy", "ssa", "-o", "json", "--show-managed-fields")
+            .expectSuccess()
+            .out());
+  }
+
+  private static JsonNode ssaOwners(JsonNode object, String manager) {
+    for (JsonNode entry : object.path("metadata").path("managedFields")) {
+      if (entry.path("manager").asText().equals(manager)) {
+        return entry.path("fieldsV1");
+      }
+    }
+    throw new AssertionError("no managedFields entry of " + manager + " in " + object);
+  }
+
+  /** The nginx example as deployment "ssa"; replicas below 0 leaves them out. */
+  private static String ssaManifest(int replicas, String extraLabels) {
+    return """
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata:
+          name: ssa
+          labels:
+            app: ssa
+        %sspec:
+        %s  selector:
+            matchLabels:
+              app: ssa
+          template:
+            metadata:
+              labels:
+                app: ssa
+            spec:
+              containers:
+              - name: nginx
+                image: nginx:1.14.2
+                ports:
+                - containerPort: 80
+        """
+        .formatted(extraLabels, replicas < 0 ? "" : "  replicas: " + replicas + "\n");
+  }
+
   private static String manifest(String name, String envValue, String ports) {
     return """
         apiVersion: apps/v1

@@ -124,6 +124,12 @@ public final class StoreLogic {
                 .setDeletionGracePeriodSeconds(old.getDeletionGracePeriodSeconds())
                 .setResourceVersion(old.getResourceVersion())
                 .setGeneration(nextGeneration(stored, object))
+                // A writer that sends no managedFields (a controller) leaves them as they are;
+                // the gateway always sends them, an empty list when nobody owns anything.
+                .setManagedFields(
+                    KubeObjects.meta(object).getManagedFields() != null
+                        ? KubeObjects.meta(object).getManagedFields()
+                        : old.getManagedFields())
                 .build());
     // The main resource cannot change status: that is the status subresource's job.
     if (KubeObjects.has(updated, KubeObjects.STATUS)) {
@@ -161,6 +167,17 @@ public final class StoreLogic {
               updated,
               ObjectMeta.newBuilder(KubeObjects.meta(updated))
                   .setAnnotations(KubeObjects.meta(object).getAnnotations())
+                  .build());
+    }
+    ObjectMeta given = KubeObjects.meta(object);
+    if (given != null && given.getManagedFields() != null) {
+      // The gateway works out who owns what on a status write too; writers that send no
+      // managedFields (the controllers) leave them as they are.
+      updated =
+          KubeObjects.withMeta(
+              updated,
+              ObjectMeta.newBuilder(KubeObjects.meta(updated))
+                  .setManagedFields(given.getManagedFields())
                   .build());
     }
     return finishUpdate(command, at, stored, updated);

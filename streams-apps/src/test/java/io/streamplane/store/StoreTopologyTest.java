@@ -7,6 +7,7 @@ import io.streamplane.api.Deployment;
 import io.streamplane.api.DeploymentSpec;
 import io.streamplane.api.DeploymentStatus;
 import io.streamplane.api.LabelSelector;
+import io.streamplane.api.ManagedFieldsEntry;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.Pod;
 import io.streamplane.api.PodSpec;
@@ -146,6 +147,44 @@ class StoreTopologyTest {
 
     assertThat(afterLabel.getStatus().getPhase()).isEqualTo("Running");
     assertThat(afterLabel.getMetadata().getLabels()).containsEntry("tier", "front");
+  }
+
+  @Test
+  void managedFieldsAreTakenWhenSentAndKeptWhenAWriterSendsNone() {
+    Pod created = pod("web");
+    created.getMetadata().setManagedFields(List.of(entry("kubectl-create", "{\"f:spec\":{}}")));
+    send(create(created));
+
+    Pod fromController = pod("web");
+    fromController.getMetadata().setLabels(Map.of("tier", "front"));
+    Pod kept = (Pod) send(command(CommandVerb.UPDATE, fromController)).getObject();
+    Pod statusWrite = pod("web");
+    statusWrite.setStatus(PodStatus.newBuilder().setPhase("Running").build());
+    statusWrite
+        .getMetadata()
+        .setManagedFields(List.of(entry("streamplane-node", "{\"f:status\":{}}")));
+    Pod taken = (Pod) send(command(CommandVerb.UPDATE_STATUS, statusWrite)).getObject();
+    Pod reset = pod("web");
+    reset.getMetadata().setManagedFields(List.of());
+    Pod emptied = (Pod) send(command(CommandVerb.UPDATE, reset)).getObject();
+
+    assertThat(kept.getMetadata().getManagedFields())
+        .extracting(ManagedFieldsEntry::getManager)
+        .containsExactly("kubectl-create");
+    assertThat(taken.getMetadata().getManagedFields())
+        .extracting(ManagedFieldsEntry::getManager)
+        .containsExactly("streamplane-node");
+    assertThat(emptied.getMetadata().getManagedFields()).isEmpty();
+  }
+
+  private static ManagedFieldsEntry entry(String manager, String fields) {
+    return ManagedFieldsEntry.newBuilder()
+        .setManager(manager)
+        .setOperation("Update")
+        .setApiVersion("v1")
+        .setFieldsType("FieldsV1")
+        .setFieldsV1(fields)
+        .build();
   }
 
   @Test

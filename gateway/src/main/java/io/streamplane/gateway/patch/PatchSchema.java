@@ -1,10 +1,12 @@
 package io.streamplane.gateway.patch;
 
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The strategic-merge-patch metadata of one object kind: which fields are lists merged by a key (or
@@ -20,7 +22,8 @@ import java.util.Optional;
  * <p>It is also the one source of the {@code x-kubernetes-patch-strategy} and {@code
  * x-kubernetes-patch-merge-key} extensions the OpenAPI documents publish ({@code
  * io.streamplane.gateway.api.KubernetesDefinitions}), from which kubectl computes the patches it
- * sends: client and server merge by the same keys.
+ * sends: client and server merge by the same keys. Server-side apply reads the list markers too,
+ * and the {@code +structType=atomic} structs ({@link #atomicStruct}), owned and applied whole.
  *
  * <p>Limits: only the kinds listed in {@link #forKind} are known; a kind outside that list gets no
  * schema, as custom resources get none in Kubernetes (which answers 415 to a strategic merge patch
@@ -61,9 +64,20 @@ public final class PatchSchema {
   private static final Field PLAIN = new Field(false, false, "", EMPTY);
 
   private final Map<String, Field> fields;
+  private final Set<String> atomicStructs;
 
   private PatchSchema(Map<String, Field> fields) {
+    this(fields, Set.of());
+  }
+
+  private PatchSchema(Map<String, Field> fields, Set<String> atomicStructs) {
     this.fields = Map.copyOf(fields);
+    this.atomicStructs = Set.copyOf(atomicStructs);
+  }
+
+  /** Whether a struct field is {@code +structType=atomic} (e.g. a LabelSelector). */
+  public boolean atomicStruct(String name) {
+    return atomicStructs.contains(name);
   }
 
   /** The metadata of a field of this object; a field without tags gets the plain metadata. */
@@ -83,6 +97,7 @@ public final class PatchSchema {
   /** Builds a schema field by field. */
   public static final class Builder {
     private final Map<String, Field> fields = new LinkedHashMap<>();
+    private final Set<String> atomicStructs = new LinkedHashSet<>();
 
     /**
      * A list of objects merged element by element on {@code mergeKey}; a list map keyed by it
@@ -149,8 +164,14 @@ public final class PatchSchema {
       return this;
     }
 
+    /** A struct marked {@code +structType=atomic}. */
+    public Builder atomicStruct(String field) {
+      atomicStructs.add(field);
+      return this;
+    }
+
     public PatchSchema build() {
-      return new PatchSchema(fields);
+      return new PatchSchema(fields, atomicStructs);
     }
   }
 
@@ -159,11 +180,23 @@ public final class PatchSchema {
   private static final PatchSchema OBJECT_META =
       builder().mergeList("ownerReferences", "uid").primitiveSet("finalizers").build();
 
+  private static final PatchSchema ENV_VAR =
+      builder()
+          .nested(
+              "valueFrom",
+              builder()
+                  .atomicStruct("fieldRef")
+                  .atomicStruct("resourceFieldRef")
+                  .atomicStruct("configMapKeyRef")
+                  .atomicStruct("secretKeyRef")
+                  .build())
+          .build();
+
   private static final PatchSchema CONTAINER =
       builder()
           .mergeList("ports", "containerPort")
           .listMapKeys("ports", "containerPort", "protocol")
-          .mergeList("env", "name")
+          .mergeList("env", "name", ENV_VAR)
           .mergeList("volumeMounts", "mountPath")
           .mergeList("volumeDevices", "devicePath")
           .build();
@@ -178,6 +211,15 @@ public final class PatchSchema {
           .mergeList("hostAliases", "ip")
           .mergeList("topologySpreadConstraints", "topologyKey")
           .listMapKeys("topologySpreadConstraints", "topologyKey", "whenUnsatisfiable")
+          .nested(
+              "affinity",
+              builder()
+                  .nested(
+                      "nodeAffinity",
+                      builder()
+                          .atomicStruct("requiredDuringSchedulingIgnoredDuringExecution")
+                          .build())
+                  .build())
           .mergeList("schedulingGates", "name")
           .mergeListRetainKeys("resourceClaims", "name", EMPTY)
           .build();
@@ -244,6 +286,7 @@ public final class PatchSchema {
                 "spec",
                 builder()
                     .retainKeys("strategy", EMPTY)
+                    .atomicStruct("selector")
                     .nested("template", POD_TEMPLATE_SPEC)
                     .build())
             .nested("status", CONDITIONS_BY_TYPE)
@@ -253,7 +296,9 @@ public final class PatchSchema {
         "apps/v1/ReplicaSet",
         builder()
             .nested("metadata", OBJECT_META)
-            .nested("spec", builder().nested("template", POD_TEMPLATE_SPEC).build())
+            .nested(
+                "spec",
+                builder().atomicStruct("selector").nested("template", POD_TEMPLATE_SPEC).build())
             .nested("status", CONDITIONS_BY_TYPE)
             .build());
     for (String kind :

@@ -18,6 +18,7 @@ import io.streamplane.gateway.api.ResourceType;
 import io.streamplane.gateway.api.Selectors;
 import io.streamplane.gateway.api.Statuses;
 import io.streamplane.gateway.api.table.TableConverter;
+import io.streamplane.gateway.apply.ApplyStatuses;
 import io.streamplane.gateway.cache.CacheUnavailableException;
 import io.streamplane.gateway.cache.ListVersion;
 import io.streamplane.gateway.cache.TooOldResourceVersionException;
@@ -60,7 +61,7 @@ import org.slf4j.LoggerFactory;
  * registry, as kube-apiserver serves its metrics on its own port.
  *
  * <p>Limits: no authentication or authorization yet (every request acts as {@code kubernetes-admin}
- * in {@code system:masters}); server-side apply is answered 415.
+ * in {@code system:masters}).
  */
 final class ApiHandler implements HttpHandler {
 
@@ -70,6 +71,7 @@ final class ApiHandler implements HttpHandler {
   private static final List<String> WRITE_VERBS =
       List.of("create", "update", "patch", "delete", "deletecollection");
   private static final YAMLMapper YAML = new YAMLMapper();
+  private static final String APPLY_PATCH = "application/apply-patch";
   private static final UserInfo ADMIN =
       UserInfo.newBuilder()
           .setUsername("kubernetes-admin")
@@ -359,7 +361,27 @@ final class ApiHandler implements HttpHandler {
             ADMIN,
             "All".equals(query.get("dryRun")),
             query.get("fieldValidation"),
-            UUID.randomUUID().toString());
+            UUID.randomUUID().toString(),
+            query.get("fieldManager"),
+            exchange.getRequestHeaders().getFirst("User-Agent"),
+            query.containsKey("force") ? QueryBooleans.get(query, "force") : null);
+    String contentType = exchange.getRequestHeaders().getFirst("Content-Type");
+    boolean apply = contentType != null && contentType.startsWith(APPLY_PATCH);
+    String optionsKind =
+        switch (info.verb()) {
+          case "create" -> "CreateOptions";
+          case "update" -> "UpdateOptions";
+          case "patch" -> "PatchOptions";
+          default -> null;
+        };
+    if (optionsKind != null) {
+      ObjectNode invalid =
+          ApplyStatuses.invalidOptions(
+              optionsKind, options.fieldManager(), options.force() != null, apply);
+      if (invalid != null) {
+        throw new ApiException(invalid);
+      }
+    }
     switch (info.verb()) {
       case "get" -> {
         ObjectNode object =
@@ -429,14 +451,20 @@ final class ApiHandler implements HttpHandler {
         respond(exchange, written);
       }
       case "patch" -> {
-        String contentType = exchange.getRequestHeaders().getFirst("Content-Type");
-        if (contentType != null && contentType.startsWith("application/apply-patch")) {
-          throw new ApiException(
-              Statuses.unsupportedMediaType(
-                  List.of(
-                      "application/json-patch+json",
-                      "application/merge-patch+json",
-                      "application/strategic-merge-patch+json")));
+        if (apply) {
+          if ("scale".equals(subresource)) {
+            throw new ApiException(
+                Statuses.unsupportedMediaType(
+                    List.of(
+                        "application/json-patch+json",
+                        "application/merge-patch+json",
+                        "application/strategic-merge-patch+json")));
+          }
+          respond(
+              exchange,
+              service.apply(
+                  type, namespace, info.name(), subresource, applyBody(exchange), options));
+          return;
         }
         JsonNode patch = parseJson(readBody(exchange));
         Written written =
@@ -503,9 +531,25 @@ final class ApiHandler implements HttpHandler {
   private static WriteOptions withDryRun(WriteOptions options, JsonNode deleteOptions) {
     if (deleteOptions.path("dryRun").isArray()
         && deleteOptions.path("dryRun").toString().contains("All")) {
-      return new WriteOptions(options.actor(), true, options.fieldValidation(), options.auditId());
+      return options.withDryRun();
     }
     return options;
+  }
+
+  /**
+   * The body of a server-side apply: YAML, of which JSON is a subset, as kube-apiserver reads it.
+   */
+  private static JsonNode applyBody(HttpExchange exchange) throws IOException {
+    byte[] raw = readBody(exchange);
+    try {
+      JsonNode body = YAML.readTree(raw);
+      if (body == null || body.isMissingNode()) {
+        throw new ApiException(Statuses.badRequest("the request body is empty"));
+      }
+      return body;
+    } catch (IOException e) {
+      throw new ApiException(Statuses.badRequest("error decoding YAML: " + e.getMessage()));
+    }
   }
 
   private static String joinSelectors(String a, String b) {

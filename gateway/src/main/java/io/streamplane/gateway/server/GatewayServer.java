@@ -228,7 +228,11 @@ public final class GatewayServer implements AutoCloseable {
       ObjectNode namespace = JsonNodeFactory.instance.objectNode();
       namespace.putObject("metadata").put("name", name);
       try {
-        service.create(namespaces, null, namespace, new WriteOptions(actor, false, "Strict", null));
+        service.create(
+            namespaces,
+            null,
+            namespace,
+            new WriteOptions(actor, false, "Strict", null, "streamplane-gateway", null, null));
       } catch (ApiException e) {
         if (e.code() != 409) {
           throw e;

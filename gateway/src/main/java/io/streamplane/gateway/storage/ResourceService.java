@@ -9,6 +9,9 @@ import io.streamplane.gateway.api.ApiException;
 import io.streamplane.gateway.api.ResourceType;
 import io.streamplane.gateway.api.Selectors;
 import io.streamplane.gateway.api.Statuses;
+import io.streamplane.gateway.apply.ApplyStatuses;
+import io.streamplane.gateway.apply.FieldManager;
+import io.streamplane.gateway.apply.ObjectFields;
 import io.streamplane.gateway.cache.CacheUnavailableException;
 import io.streamplane.gateway.cache.ListVersion;
 import io.streamplane.gateway.cache.WatchCache;
@@ -53,7 +56,9 @@ import org.apache.avro.specific.SpecificRecord;
  * catching up with the log, so every acknowledged write is visible), writes as commands through the
  * {@link CommandClient}, and does what kube-apiserver does around storage — decoding with field
  * validation, defaulting, namespace lifecycle admission, generateName, patches applied as
- * optimistic-concurrency updates (retried on conflict), and the scale subresource.
+ * optimistic-concurrency updates (retried on conflict), server-side apply and the managedFields of
+ * every write ({@link FieldManager}, worked out against the version the write is conditioned on),
+ * and the scale subresource.
  *
  * <p>A read-only service ({@link #readOnly}) has no command client: it serves reads and answers
  * every write 405 MethodNotAllowed, saying why.
@@ -63,6 +68,14 @@ public final class ResourceService {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
   public static final String HISTORY_API_VERSION = "history.streamplane.io/v1";
   private static final int PATCH_ATTEMPTS = 5;
+
+  /**
+   * Attempts of a write the server works out from the object it read (an update's managedFields, an
+   * apply): the client asked for no version, so like kube-apiserver's GuaranteedUpdate it is done
+   * again on every concurrent change, up to this bound.
+   */
+  private static final int GUARANTEED_UPDATE_ATTEMPTS = 20;
+
   private static final int GENERATE_NAME_ATTEMPTS = 8;
   private static final String NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
   private static final List<String> IMMORTAL_NAMESPACES =
@@ -252,6 +265,15 @@ public final class ResourceService {
 
   public Written create(
       ResourceType type, String namespace, ObjectNode body, WriteOptions options) {
+    return create(type, namespace, body, options, true);
+  }
+
+  /**
+   * A create; {@code manage}: record the writer in managedFields (false when server-side apply has
+   * already done so).
+   */
+  private Written create(
+      ResourceType type, String namespace, ObjectNode body, WriteOptions options, boolean manage) {
     checkTypeMeta(type, body);
     ObjectNode object = body.deepCopy();
     ObjectNode metadata = object.with("metadata");
@@ -269,6 +291,12 @@ public final class ResourceService {
       metadata.remove("namespace");
     }
     Defaults.apply(type, object, true);
+    if (manage) {
+      object =
+          FieldManager.update(
+              null, object, schema(type), scope(type, ""), writer(type, "", options));
+      metadata = object.with("metadata");
+    }
     String name = metadata.path("name").asText("");
     String generateName = metadata.path("generateName").asText("");
     boolean generated = name.isEmpty() && !generateName.isEmpty();
@@ -287,32 +315,177 @@ public final class ResourceService {
     }
   }
 
+  /**
+   * An update with the whole object. Its managedFields are worked out against the object as it is
+   * now, so the write carries that version as a precondition (the client's own, if it sent one) and
+   * is done again if the object changed meanwhile, as kube-apiserver's GuaranteedUpdate.
+   */
   public Written update(
       ResourceType type, String namespace, String name, ObjectNode body, WriteOptions options) {
-    checkTypeMeta(type, body);
-    ObjectNode object = body.deepCopy();
-    checkName(type, name, object);
-    if (type.namespaced()) {
-      object.with("metadata").put("namespace", namespace);
-    }
-    Defaults.apply(type, object, false);
-    Decoded<? extends SpecificRecord> decoded = decode(type, object, options);
-    CommandResult result =
-        execute(command(CommandVerb.UPDATE, type, namespace, name, decoded.record(), options));
-    return answer(type, name, result, warnings(decoded, options));
+    return guaranteedUpdate(type, namespace, name, "", body, options);
   }
 
   public Written updateStatus(
       ResourceType type, String namespace, String name, ObjectNode body, WriteOptions options) {
+    return guaranteedUpdate(type, namespace, name, "status", body, options);
+  }
+
+  private Written guaranteedUpdate(
+      ResourceType type,
+      String namespace,
+      String name,
+      String subresource,
+      ObjectNode body,
+      WriteOptions options) {
     checkTypeMeta(type, body);
-    ObjectNode object = body.deepCopy();
+    boolean userPrecondition = !unset(body.path("metadata").path("resourceVersion").asText(""));
+    for (int attempt = 1; ; attempt++) {
+      ObjectNode live = find(type, namespace, name);
+      ObjectNode object = body.deepCopy();
+      if (live != null && !userPrecondition) {
+        object.with("metadata").put("resourceVersion", resourceVersion(live));
+      }
+      try {
+        return writeUpdate(type, namespace, name, subresource, live, object, options, true);
+      } catch (ApiException e) {
+        if (e.code() != 409
+            || userPrecondition
+            || live == null
+            || attempt >= GUARANTEED_UPDATE_ATTEMPTS) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  /**
+   * Writes {@code object} over {@code live} (null when not found: the store answers 404) through
+   * the main resource or a subresource ({@code ""}, {@code status}, {@code scale}); {@code manage}:
+   * record the writer in managedFields.
+   */
+  private Written writeUpdate(
+      ResourceType type,
+      String namespace,
+      String name,
+      String subresource,
+      ObjectNode live,
+      ObjectNode object,
+      WriteOptions options,
+      boolean manage) {
     checkName(type, name, object);
-    object.put("apiVersion", type.groupVersion()).put("kind", type.kind());
+    boolean status = "status".equals(subresource);
+    if (status) {
+      object.put("apiVersion", type.groupVersion()).put("kind", type.kind());
+    } else {
+      if (type.namespaced()) {
+        object.with("metadata").put("namespace", namespace);
+      }
+      Defaults.apply(type, object, false);
+    }
+    if (manage && live != null) {
+      object =
+          FieldManager.update(
+              live,
+              object,
+              schema(type),
+              scope(type, subresource),
+              writer(type, subresource, options));
+    }
     Decoded<? extends SpecificRecord> decoded = decode(type, object, options);
     CommandResult result =
         execute(
-            command(CommandVerb.UPDATE_STATUS, type, namespace, name, decoded.record(), options));
+            command(
+                status ? CommandVerb.UPDATE_STATUS : CommandVerb.UPDATE,
+                type,
+                namespace,
+                name,
+                decoded.record(),
+                options));
     return answer(type, name, result, warnings(decoded, options));
+  }
+
+  /**
+   * Server-side apply ({@code application/apply-patch+yaml}): the configuration is merged into the
+   * object by {@link FieldManager#apply} and written with the version it was merged into as
+   * precondition, again on a concurrent change; an object that does not exist is created from it.
+   * {@code options.force()} takes over the fields other managers own; without it they are a 409.
+   */
+  public Written apply(
+      ResourceType type,
+      String namespace,
+      String name,
+      String subresource,
+      JsonNode body,
+      WriteOptions options) {
+    if (!(body instanceof ObjectNode config)) {
+      throw new ApiException(Statuses.badRequest("the apply patch must be an object"));
+    }
+    String apiVersion = config.path("apiVersion").asText("");
+    if (!apiVersion.equals(type.groupVersion())) {
+      throw new ApiException(
+          Statuses.badRequest(
+              "Incorrect version specified in apply patch. Specified patch version: "
+                  + apiVersion
+                  + ", expected: "
+                  + type.groupVersion()));
+    }
+    checkTypeMeta(type, config);
+    if (config.path("metadata").has("managedFields")
+        && !config.path("metadata").path("managedFields").isNull()) {
+      throw new ApiException(Statuses.badRequest("metadata.managedFields must be nil"));
+    }
+    String given = config.path("metadata").path("name").asText("");
+    if (!given.isEmpty() && !given.equals(name)) {
+      throw new ApiException(
+          Statuses.badRequest(
+              "the name of the object ("
+                  + given
+                  + ") does not match the name on the URL ("
+                  + name
+                  + ")"));
+    }
+    String sub = subresource == null ? "" : subresource;
+    boolean userPrecondition = !unset(config.path("metadata").path("resourceVersion").asText(""));
+    boolean force = Boolean.TRUE.equals(options.force());
+    for (int attempt = 1; ; attempt++) {
+      ObjectNode live = find(type, namespace, name);
+      if (live == null && !sub.isEmpty()) {
+        throw notFound(type, name);
+      }
+      ObjectNode merged;
+      try {
+        merged =
+            FieldManager.apply(
+                live, config, schema(type), scope(type, sub), writer(type, sub, options), force);
+      } catch (FieldManager.ConflictException e) {
+        throw new ApiException(ApplyStatuses.conflict(e.conflicts()));
+      } catch (ObjectFields.ShapeException e) {
+        throw new ApiException(
+            Statuses.badRequest(
+                "failed to create typed patch object ("
+                    + (namespace == null ? "" : namespace + "/")
+                    + name
+                    + "; "
+                    + type.groupVersion()
+                    + ", Kind="
+                    + type.kind()
+                    + "): "
+                    + e.getMessage()));
+      }
+      merged.with("metadata").put("name", name);
+      if (live != null && !userPrecondition) {
+        merged.with("metadata").put("resourceVersion", resourceVersion(live));
+      }
+      try {
+        return live == null
+            ? create(type, namespace, merged, options, false)
+            : writeUpdate(type, namespace, name, sub, live, merged, options, false);
+      } catch (ApiException e) {
+        if (e.code() != 409 || userPrecondition || attempt >= GUARANTEED_UPDATE_ATTEMPTS) {
+          throw e;
+        }
+      }
+    }
   }
 
   /**
@@ -339,10 +512,17 @@ public final class ResourceService {
       }
       boolean userPrecondition =
           !patched.path("metadata").path("resourceVersion").asText().equals(version);
+      checkTypeMeta(type, patched);
       try {
-        return "status".equals(subresource)
-            ? updateStatus(type, namespace, name, patched, options)
-            : update(type, namespace, name, patched, options);
+        return writeUpdate(
+            type,
+            namespace,
+            name,
+            "status".equals(subresource) ? "status" : "",
+            current,
+            patched,
+            options,
+            true);
       } catch (ApiException e) {
         if (e.code() != 409 || userPrecondition || attempt >= PATCH_ATTEMPTS) {
           throw e;
@@ -451,7 +631,8 @@ public final class ResourceService {
       ObjectNode updated = current.deepCopy();
       updated.with("spec").put("replicas", wanted.path("spec").path("replicas").asInt());
       try {
-        Written written = update(type, namespace, name, updated, options);
+        Written written =
+            writeUpdate(type, namespace, name, "scale", current, updated, options, true);
         return new Written(written.code(), toScale(written.object()), written.warnings());
       } catch (ApiException e) {
         if (e.code() != 409 || attempt >= PATCH_ATTEMPTS) {
@@ -502,6 +683,47 @@ public final class ResourceService {
   }
 
   // ---------------------------------------------------------------- the steps
+
+  /** The object as it is now, or null when there is none. */
+  private ObjectNode find(ResourceType type, String namespace, String name) {
+    try {
+      return get(type, namespace, name);
+    } catch (ApiException e) {
+      if (e.code() == 404) {
+        return null;
+      }
+      throw e;
+    }
+  }
+
+  private static String resourceVersion(ObjectNode object) {
+    return object.path("metadata").path("resourceVersion").asText();
+  }
+
+  /** A resourceVersion that asks for no precondition: none, or "0". */
+  private static boolean unset(String resourceVersion) {
+    return resourceVersion.isEmpty() || resourceVersion.equals("0");
+  }
+
+  private static PatchSchema schema(ResourceType type) {
+    return PatchSchema.forKind(type.groupVersion(), type.kind()).orElse(PatchSchema.EMPTY);
+  }
+
+  /** What a write through {@code subresource} owns: see {@link FieldManager.Scope}. */
+  private static FieldManager.Scope scope(ResourceType type, String subresource) {
+    if ("status".equals(subresource)) {
+      return FieldManager.Scope.STATUS;
+    }
+    return type.subresource("status").isPresent()
+        ? FieldManager.Scope.MAIN
+        : FieldManager.Scope.ALL;
+  }
+
+  private static FieldManager.Writer writer(
+      ResourceType type, String subresource, WriteOptions options) {
+    return new FieldManager.Writer(
+        options.manager(), type.groupVersion(), subresource, Instant.now());
+  }
 
   private ObjectNode applyPatch(
       ResourceType type, ObjectNode current, String contentType, JsonNode patch) {

@@ -28,6 +28,25 @@ class PatchSchemaTest {
   }
 
   @Test
+  void selectorsAndValueReferencesAreAtomicStructs() {
+    PatchSchema spec =
+        PatchSchema.forKind("apps/v1", "Deployment").orElseThrow().field("spec").schema();
+    PatchSchema container =
+        spec.field("template").schema().field("spec").schema().field("containers").schema();
+
+    assertThat(spec.atomicStruct("selector")).isTrue();
+    assertThat(spec.atomicStruct("template")).isFalse();
+    assertThat(
+            container
+                .field("env")
+                .schema()
+                .field("valueFrom")
+                .schema()
+                .atomicStruct("secretKeyRef"))
+        .isTrue();
+  }
+
+  @Test
   void nodeTaintsAreReplacedAndPodCidrsMergedAsASet() {
     PatchSchema nodeSpec = PatchSchema.forKind("v1", "Node").orElseThrow().field("spec").schema();
 
