@@ -844,14 +844,26 @@ public final class ResourceService {
                   + ")"));
     }
     if (!kind.isEmpty() && !kind.equals(type.kind())) {
+      // kube-apiserver's decoder cannot turn the body into the endpoint's kind; its
+      // transformDecodeError names the kind it needed and the start of the body.
       throw new ApiException(
           Statuses.badRequest(
-              "the kind in the data ("
+              "the object provided is unrecognized (must be of type "
+                  + type.kind()
+                  + "): the kind in the data ("
                   + kind
                   + ") does not match the expected kind ("
                   + type.kind()
+                  + ") ("
+                  + summary(body)
                   + ")"));
     }
+  }
+
+  /** The first 30 characters of the body, as kube-apiserver's summarizeData quotes a JSON one. */
+  private static String summary(ObjectNode body) {
+    String text = body.toString();
+    return text.length() > 30 ? text.substring(0, 30) + " ..." : text;
   }
 
   private static void checkName(ResourceType type, String name, ObjectNode object) {

@@ -44,6 +44,23 @@ class ApiHandlerTest {
     assertThat(version.body()).endsWith("}\n");
   }
 
+  @Test
+  void aBodyOfAnotherKindIsUnrecognizedAsKubeApiserverSaysIt() throws Exception {
+    // kubectl's own tests post a Pod to the namespaces and expect this wording.
+    HttpResponse<String> posted =
+        handler.sendJson(
+            "POST",
+            "/api/v1/namespaces",
+            "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"valid-pod\"}}");
+
+    assertThat(posted.statusCode()).isEqualTo(400);
+    assertThat(posted.body())
+        .contains(
+            "the object provided is unrecognized (must be of type Namespace): the kind in the"
+                + " data (Pod) does not match the expected kind (Namespace)"
+                + " ({\\\"apiVersion\\\":\\\"v1\\\",\\\"kind\\\":\\\"Pod ...)");
+  }
+
   private HttpResponse<String> send(String method, String path) throws Exception {
     return handler.send(method, path);
   }

@@ -61,6 +61,17 @@ final class BrokerlessHandler implements AutoCloseable {
         HttpResponse.BodyHandlers.ofString());
   }
 
+  /** A request carrying a JSON body. */
+  HttpResponse<String> sendJson(String method, String path, String body) throws Exception {
+    return client.send(
+        HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + server.getAddress().getPort() + path))
+            .method(method, HttpRequest.BodyPublishers.ofString(body))
+            .header("Content-Type", "application/json")
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
   @Override
   public void close() {
     server.stop(0);
