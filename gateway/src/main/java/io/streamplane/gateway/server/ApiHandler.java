@@ -60,8 +60,8 @@ import org.slf4j.LoggerFactory;
  * measured ({@link GatewayMetrics}), and {@code /metrics} serves the JVM's default Prometheus
  * registry, as kube-apiserver serves its metrics on its own port.
  *
- * <p>Limits: no authentication or authorization yet (every request acts as {@code kubernetes-admin}
- * in {@code system:masters}).
+ * <p>Every request first passes the {@link RequestChain}: authenticated, then authorized; writes
+ * are admitted inside the {@link ResourceService}.
  */
 final class ApiHandler implements HttpHandler {
 
@@ -72,12 +72,7 @@ final class ApiHandler implements HttpHandler {
       List.of("create", "update", "patch", "delete", "deletecollection");
   private static final YAMLMapper YAML = new YAMLMapper();
   private static final String APPLY_PATCH = "application/apply-patch";
-  private static final UserInfo ADMIN =
-      UserInfo.newBuilder()
-          .setUsername("kubernetes-admin")
-          .setGroups(List.of("system:masters", "system:authenticated"))
-          .build();
-
+  private final RequestChain chain;
   private final ResourceRegistry registry;
   private final ResourceService service;
   private final WatchCache cache;
@@ -94,12 +89,14 @@ final class ApiHandler implements HttpHandler {
   private final HttpHandler metrics = new MetricsHandler(PrometheusRegistry.defaultRegistry);
 
   ApiHandler(
+      RequestChain chain,
       ResourceRegistry registry,
       ResourceService service,
       WatchCache cache,
       Discovery discovery,
       OpenApiV3 openApi,
       TableConverter tables) {
+    this.chain = chain;
     this.registry = registry;
     this.service = service;
     this.cache = cache;
@@ -122,8 +119,10 @@ final class ApiHandler implements HttpHandler {
             RequestInfo.parse(
                 exchange.getRequestMethod(), exchange.getRequestURI().getPath(), query);
         measured = GatewayMetrics.started(labels(exchange, info, query));
+        UserInfo user = chain.authenticate(exchange);
+        chain.authorize(user, info);
         if (info.resourceRequest()) {
-          resource(exchange, info, query);
+          resource(exchange, info, query, user);
         } else {
           nonResource(exchange, info, query);
         }
@@ -324,7 +323,8 @@ final class ApiHandler implements HttpHandler {
 
   // ---------------------------------------------------------------- resources
 
-  private void resource(HttpExchange exchange, RequestInfo info, Map<String, String> query)
+  private void resource(
+      HttpExchange exchange, RequestInfo info, Map<String, String> query, UserInfo user)
       throws IOException {
     ResourceType type =
         registry
@@ -358,7 +358,7 @@ final class ApiHandler implements HttpHandler {
         TableConverter.IncludeObject.parse(query.get("includeObject"));
     WriteOptions options =
         new WriteOptions(
-            ADMIN,
+            user,
             "All".equals(query.get("dryRun")),
             query.get("fieldValidation"),
             UUID.randomUUID().toString(),

@@ -76,6 +76,13 @@ public final class GatewayServer implements AutoCloseable {
   public static final List<String> SYSTEM_NAMESPACES =
       List.of("default", "kube-system", "kube-public", "kube-node-lease");
 
+  /** Whom a gateway without authentication serves every request as. */
+  private static final UserInfo ADMIN =
+      UserInfo.newBuilder()
+          .setUsername("kubernetes-admin")
+          .setGroups(List.of("system:masters", "system:authenticated"))
+          .build();
+
   private final Server http;
   private final ServerConnector connector;
   private final WatchCache cache;
@@ -131,13 +138,34 @@ public final class GatewayServer implements AutoCloseable {
       int replyPartition,
       Path historyDirectory)
       throws IOException {
+    return start(
+        bootstrapServers,
+        topics,
+        host,
+        port,
+        replyPartition,
+        historyDirectory,
+        RequestChain.unauthenticated(ADMIN));
+  }
+
+  /** A gateway whose requests pass {@code chain}. */
+  public static GatewayServer start(
+      String bootstrapServers,
+      Topics topics,
+      String host,
+      int port,
+      int replyPartition,
+      Path historyDirectory,
+      RequestChain chain)
+      throws IOException {
     KubeJson json = new KubeJson();
     WatchCache cache = new WatchCache(bootstrapServers, topics, json, WATCH_WINDOW);
     HistoryIndex history = new HistoryIndex(bootstrapServers, topics, historyDirectory);
     CommandClient commands = new CommandClient(bootstrapServers, topics, replyPartition);
     ResourceService service =
-        new ResourceService(cache, history, commands, json, Duration.ofSeconds(30));
-    return serve(host, port, json, cache, history, commands, service);
+        new ResourceService(
+            cache, history, commands, json, Duration.ofSeconds(30), chain.admission());
+    return serve(host, port, json, cache, history, commands, service, chain);
   }
 
   /**
@@ -158,7 +186,7 @@ public final class GatewayServer implements AutoCloseable {
     WatchCache cache = new WatchCache(bootstrapServers, topics, json, WATCH_WINDOW, until);
     ResourceService service =
         ResourceService.readOnly(cache, json, Duration.ofSeconds(30), readOnlyReason);
-    return serve(host, port, json, cache, null, null, service);
+    return serve(host, port, json, cache, null, null, service, RequestChain.unauthenticated(ADMIN));
   }
 
   private static GatewayServer serve(
@@ -168,12 +196,14 @@ public final class GatewayServer implements AutoCloseable {
       WatchCache cache,
       HistoryIndex history,
       CommandClient commands,
-      ResourceService service)
+      ResourceService service,
+      RequestChain chain)
       throws IOException {
     ProcessMetrics.register();
     ResourceRegistry registry = ResourceRegistry.kubernetes();
     ApiHandler handler =
         new ApiHandler(
+            chain,
             registry,
             service,
             cache,

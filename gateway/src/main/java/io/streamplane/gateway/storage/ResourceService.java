@@ -4,7 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.gateway.admission.Admission;
+import io.streamplane.gateway.admission.AdmissionRequest;
 import io.streamplane.gateway.admission.Defaults;
+import io.streamplane.gateway.admission.Operation;
 import io.streamplane.gateway.api.ApiException;
 import io.streamplane.gateway.api.ResourceType;
 import io.streamplane.gateway.api.Selectors;
@@ -87,6 +90,7 @@ public final class ResourceService {
   private final KubeJson json;
   private final Duration timeout;
   private final String readOnlyReason;
+  private final Admission admission;
   private final SecureRandom random = new SecureRandom();
   private volatile boolean caughtUp;
 
@@ -95,8 +99,9 @@ public final class ResourceService {
       HistoryIndex history,
       CommandClient commands,
       KubeJson json,
-      Duration timeout) {
-    this(cache, history, commands, json, timeout, null);
+      Duration timeout,
+      Admission admission) {
+    this(cache, history, commands, json, timeout, null, admission);
   }
 
   private ResourceService(
@@ -105,8 +110,10 @@ public final class ResourceService {
       CommandClient commands,
       KubeJson json,
       Duration timeout,
-      String readOnlyReason) {
+      String readOnlyReason,
+      Admission admission) {
     this.cache = cache;
+    this.admission = admission;
     this.history = history;
     this.commands = commands;
     this.json = json;
@@ -121,7 +128,7 @@ public final class ResourceService {
    */
   public static ResourceService readOnly(
       WatchCache cache, KubeJson json, Duration timeout, String reason) {
-    return new ResourceService(cache, null, null, json, timeout, reason);
+    return new ResourceService(cache, null, null, json, timeout, reason, Admission.none());
   }
 
   /** Throws the 405 Status a write ({@code verb}) gets when this service is read-only. */
@@ -291,6 +298,17 @@ public final class ResourceService {
       metadata.remove("namespace");
     }
     Defaults.apply(type, object, true);
+    admission.admit(
+        new AdmissionRequest(
+            Operation.CREATE,
+            type,
+            "",
+            namespace,
+            metadata.path("name").asText(""),
+            object,
+            null,
+            options.actor(),
+            options.dryRun()));
     if (manage) {
       object =
           FieldManager.update(
@@ -382,6 +400,17 @@ public final class ResourceService {
       }
       Defaults.apply(type, object, false);
     }
+    admission.admit(
+        new AdmissionRequest(
+            Operation.UPDATE,
+            type,
+            subresource,
+            namespace,
+            name,
+            object,
+            live,
+            options.actor(),
+            options.dryRun()));
     if (manage && live != null) {
       object =
           FieldManager.update(
@@ -542,6 +571,17 @@ public final class ResourceService {
           Statuses.forbidden(
               type.group(), type.plural(), name, "this namespace may not be deleted"));
     }
+    admission.admit(
+        new AdmissionRequest(
+            Operation.DELETE,
+            type,
+            "",
+            namespace,
+            name,
+            null,
+            cache.get(type.group(), type.plural(), namespace, name).orElse(null),
+            options.actor(),
+            options.dryRun()));
     DeleteOptions.Builder delete = DeleteOptions.newBuilder();
     if (deleteOptions.hasNonNull("gracePeriodSeconds")) {
       delete.setGracePeriodSeconds(deleteOptions.get("gracePeriodSeconds").asLong());

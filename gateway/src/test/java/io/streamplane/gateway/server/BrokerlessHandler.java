@@ -1,11 +1,13 @@
 package io.streamplane.gateway.server;
 
 import com.sun.net.httpserver.HttpServer;
+import io.streamplane.gateway.admission.Admission;
 import io.streamplane.gateway.api.Discovery;
 import io.streamplane.gateway.api.OpenApiV3;
 import io.streamplane.gateway.api.ResourceRegistry;
 import io.streamplane.gateway.api.table.TableConverter;
 import io.streamplane.gateway.storage.ResourceService;
+import io.streamplane.log.UserInfo;
 import io.streamplane.schema.convert.KubeJson;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -16,6 +18,7 @@ import java.net.http.HttpResponse;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * The gateway's {@link ApiHandler} on a free local port with no broker behind it: for what it
@@ -27,7 +30,9 @@ final class BrokerlessHandler implements AutoCloseable {
   private final HttpServer server;
 
   BrokerlessHandler() throws IOException {
-    this(new ResourceService(null, null, null, new KubeJson(), Duration.ofSeconds(1)));
+    this(
+        new ResourceService(
+            null, null, null, new KubeJson(), Duration.ofSeconds(1), Admission.none()));
   }
 
   /** The handler over {@code service}, which must not reach its cache or command client. */
@@ -35,6 +40,11 @@ final class BrokerlessHandler implements AutoCloseable {
     ResourceRegistry registry = ResourceRegistry.kubernetes();
     ApiHandler handler =
         new ApiHandler(
+            RequestChain.unauthenticated(
+                UserInfo.newBuilder()
+                    .setUsername("kubernetes-admin")
+                    .setGroups(List.of("system:masters"))
+                    .build()),
             registry,
             service,
             null,

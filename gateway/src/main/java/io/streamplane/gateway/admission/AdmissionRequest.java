@@ -1,0 +1,23 @@
+package io.streamplane.gateway.admission;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.gateway.api.ResourceType;
+import io.streamplane.log.UserInfo;
+
+/**
+ * A write as admission sees it, as Kubernetes' {@code admission.Attributes}: the operation, the
+ * resource and subresource ({@code ""} for the main resource), namespace and name, the object as it
+ * is to be written ({@code object}, which mutating plugins change in place; null on delete), the
+ * object as it is now ({@code oldObject}; null on create), the user, and whether it is a dry run (a
+ * plugin with side effects must not have them then).
+ */
+public record AdmissionRequest(
+    Operation operation,
+    ResourceType type,
+    String subresource,
+    String namespace,
+    String name,
+    ObjectNode object,
+    ObjectNode oldObject,
+    UserInfo user,
+    boolean dryRun) {}

@@ -1,0 +1,31 @@
+package io.streamplane.gateway.authn;
+
+import java.net.InetSocketAddress;
+import java.security.cert.X509Certificate;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What a request presents to prove who sends it: its {@code Authorization} header (null when none),
+ * the client certificate chain of its TLS connection (empty on plain HTTP or without one), and the
+ * peer's address.
+ */
+public record Credentials(
+    String authorization, List<X509Certificate> clientCertificates, InetSocketAddress peer) {
+
+  public Credentials {
+    clientCertificates = List.copyOf(clientCertificates);
+  }
+
+  /** The token of an {@code Authorization: Bearer <token>} header. */
+  public Optional<String> bearerToken() {
+    if (authorization == null) {
+      return Optional.empty();
+    }
+    String[] parts = authorization.trim().split("\\s+", 2);
+    if (parts.length != 2 || !parts[0].equalsIgnoreCase("bearer") || parts[1].isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(parts[1]);
+  }
+}
