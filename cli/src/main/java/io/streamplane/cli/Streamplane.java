@@ -1,6 +1,7 @@
 package io.streamplane.cli;
 
 import io.streamplane.cli.bench.BenchCommand;
+import io.streamplane.cli.cluster.ClusterCommand;
 import io.streamplane.cli.history.HistoryCommand;
 import io.streamplane.cli.replay.ReplayCommand;
 import io.streamplane.cli.roles.ControllersCommand;
@@ -25,6 +26,7 @@ import picocli.CommandLine.Command;
         "The Kubernetes control plane as an event-sourced reconciliation engine on Kafka.",
     subcommands = {
       UpCommand.class,
+      ClusterCommand.class,
       GatewayCommand.class,
       StoreCommand.class,
       ControllersCommand.class,
