@@ -10,6 +10,7 @@ import io.streamplane.cli.roles.NodeCommand;
 import io.streamplane.cli.roles.NodesCommand;
 import io.streamplane.cli.roles.SchedulerCommand;
 import io.streamplane.cli.roles.StoreCommand;
+import io.streamplane.cli.roles.TopicsCommand;
 import io.streamplane.cli.up.UpCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -29,6 +30,7 @@ import picocli.CommandLine.Command;
       ClusterCommand.class,
       GatewayCommand.class,
       StoreCommand.class,
+      TopicsCommand.class,
       ControllersCommand.class,
       SchedulerCommand.class,
       NodeCommand.class,
