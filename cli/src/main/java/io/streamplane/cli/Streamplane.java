@@ -1,6 +1,7 @@
 package io.streamplane.cli;
 
 import io.streamplane.cli.bench.BenchCommand;
+import io.streamplane.cli.cluster.ClusterCommand;
 import io.streamplane.cli.history.HistoryCommand;
 import io.streamplane.cli.replay.ReplayCommand;
 import io.streamplane.cli.roles.ControllersCommand;
@@ -9,6 +10,7 @@ import io.streamplane.cli.roles.NodeCommand;
 import io.streamplane.cli.roles.NodesCommand;
 import io.streamplane.cli.roles.SchedulerCommand;
 import io.streamplane.cli.roles.StoreCommand;
+import io.streamplane.cli.roles.TopicsCommand;
 import io.streamplane.cli.up.UpCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -25,8 +27,10 @@ import picocli.CommandLine.Command;
         "The Kubernetes control plane as an event-sourced reconciliation engine on Kafka.",
     subcommands = {
       UpCommand.class,
+      ClusterCommand.class,
       GatewayCommand.class,
       StoreCommand.class,
+      TopicsCommand.class,
       ControllersCommand.class,
       SchedulerCommand.class,
       NodeCommand.class,

@@ -11,6 +11,7 @@ import io.streamplane.log.ResourceEvent;
 import io.streamplane.schema.serde.AvroSerde;
 import io.streamplane.schema.serde.SchemaCatalog;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.config.TopicConfig;
@@ -164,11 +165,21 @@ public final class Topics {
 
   /** The schemas topic's spec for a layout, needed before a catalog (and so Topics) exists. */
   public static TopicSpec schemasSpec(TopicLayout layout) {
-    return new TopicSpec(layout.topicName(SCHEMAS), 1, layout.replicationFactor(), compacted());
+    return spec(layout, SCHEMAS, 1, compacted());
   }
 
   private TopicSpec spec(String topic, int partitions, Map<String, String> configs) {
-    return new TopicSpec(layout.topicName(topic), partitions, layout.replicationFactor(), configs);
+    return spec(layout, topic, partitions, configs);
+  }
+
+  private static TopicSpec spec(
+      TopicLayout layout, String topic, int partitions, Map<String, String> configs) {
+    Map<String, String> all = new HashMap<>(configs);
+    if (layout.minInSyncReplicas() > 1) {
+      all.put(
+          TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, Integer.toString(layout.minInSyncReplicas()));
+    }
+    return new TopicSpec(layout.topicName(topic), partitions, layout.replicationFactor(), all);
   }
 
   private static Map<String, String> keptForever() {

@@ -1,103 +1,63 @@
 package io.streamplane.bench.fleet;
 
-import io.streamplane.controller.ControllersApp;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleConfig;
-import io.streamplane.gateway.server.GatewayServer;
-import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
-import io.streamplane.log.UserInfo;
-import io.streamplane.scheduler.SchedulerApp;
 import io.streamplane.scheduler.framework.SchedulerConfig;
-import io.streamplane.store.StoreApp;
-import io.streamplane.topics.ClusterTopics;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.List;
 import java.util.stream.Stream;
-import org.apache.kafka.clients.admin.Admin;
 
 /**
- * A whole Streamplane control plane in this JVM, wired as {@code streamplane up} wires it (see
- * {@code cli/.../up/UpCommand}): a real single-node KRaft broker on a temporary directory and a
- * free port, the cluster's topics, the controllers (with the node lifecycle controller's defaults:
- * 40 s grace period, 300 s toleration), the binder and the scheduler, the store, and a gateway on a
- * free port of 127.0.0.1 that has created the system namespaces. {@link #close} stops it all in
- * reverse order and deletes the temporary state.
+ * The fleet benchmark's control plane: {@link io.streamplane.plane.ControlPlane} wired as {@code
+ * streamplane up} wires it, on a real single-node KRaft broker on a temporary directory and a free
+ * port — the controllers (with the node lifecycle controller's defaults: 40 s grace period, 300 s
+ * toleration), the binder and the scheduler, the store, and a gateway on a free port of 127.0.0.1
+ * that has created the system namespaces; no nodes (the benchmark brings its own fleet). {@link
+ * #close} stops it all in reverse order and deletes the temporary state.
  */
 final class ControlPlane implements AutoCloseable {
 
-  private static final UserInfo SYSTEM =
-      UserInfo.newBuilder()
-          .setUsername("system:apiserver")
-          .setGroups(List.of("system:masters"))
-          .build();
-
-  private final List<AutoCloseable> running = new ArrayList<>();
+  private final io.streamplane.plane.ControlPlane plane;
   private final Path stateDir;
-  private EmbeddedKafkaBroker broker;
-  private Topics topics;
-  private GatewayServer gateway;
 
-  private ControlPlane(Path stateDir) {
+  private ControlPlane(io.streamplane.plane.ControlPlane plane, Path stateDir) {
+    this.plane = plane;
     this.stateDir = stateDir;
   }
 
   static ControlPlane start(String cluster) throws Exception {
-    ControlPlane plane = new ControlPlane(Files.createTempDirectory("streamplane-fleetbench-"));
+    Path stateDir = Files.createTempDirectory("streamplane-fleetbench-");
     try {
-      plane.startAll(cluster);
-      return plane;
+      return new ControlPlane(
+          io.streamplane.plane.ControlPlane.builder()
+              .embeddedBroker()
+              .layout(TopicLayout.singleBroker(cluster))
+              .stateDir(stateDir)
+              .controllers(NodeLifecycleConfig.defaults())
+              .scheduling(SchedulerConfig.defaults(), "up")
+              .gateway()
+              .systemNamespaces(io.streamplane.plane.ControlPlane.SystemNamespaces.CREATE)
+              .start(),
+          stateDir);
     } catch (Exception | Error e) {
-      plane.close();
+      delete(stateDir);
       throw e;
     }
   }
 
-  private void startAll(String cluster) throws Exception {
-    broker = EmbeddedKafkaBroker.temporaryBuilder().start();
-    running.add(broker);
-    String bootstrap = broker.bootstrapServers();
-    TopicLayout layout = TopicLayout.singleBroker(cluster);
-    try (Admin admin = Admin.create(broker.clientProperties())) {
-      ClusterTopics clusterTopics = ClusterTopics.ensure(admin, bootstrap, layout);
-      running.add(clusterTopics);
-      topics = clusterTopics.topics();
-    }
-    running.add(
-        ControllersApp.start(
-            topics,
-            NodeLifecycleConfig.defaults(),
-            bootstrap,
-            stateDir.resolve("controllers").toAbsolutePath()));
-    running.add(
-        SchedulerApp.startBinder(topics, bootstrap, stateDir.resolve("binder").toAbsolutePath()));
-    running.add(
-        SchedulerApp.startScheduler(
-            topics,
-            SchedulerConfig.defaults(),
-            "up",
-            bootstrap,
-            stateDir.resolve("scheduler").toAbsolutePath()));
-    running.add(StoreApp.start(topics, bootstrap, stateDir.resolve("store").toAbsolutePath()));
-    gateway = GatewayServer.start(bootstrap, topics, "127.0.0.1", 0, 0);
-    running.add(gateway);
-    gateway.ensureSystemNamespaces(SYSTEM);
-  }
-
   String bootstrapServers() {
-    return broker.bootstrapServers();
+    return plane.bootstrapServers();
   }
 
   Topics topics() {
-    return topics;
+    return plane.topics();
   }
 
   String apiServer() {
-    return gateway.url();
+    return plane.apiServer();
   }
 
   Path stateDir() {
@@ -106,18 +66,19 @@ final class ControlPlane implements AutoCloseable {
 
   @Override
   public void close() {
-    for (int i = running.size() - 1; i >= 0; i--) {
-      try {
-        running.get(i).close();
-      } catch (Exception e) {
-        System.err.println("fleet benchmark: stopping " + running.get(i) + ": " + e);
-      }
+    try {
+      plane.close();
+    } catch (RuntimeException e) {
+      System.err.println("fleet benchmark: stopping the control plane: " + e);
     }
-    running.clear();
-    try (Stream<Path> files = Files.walk(stateDir)) {
+    delete(stateDir);
+  }
+
+  private static void delete(Path dir) {
+    try (Stream<Path> files = Files.walk(dir)) {
       files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     } catch (IOException e) {
-      System.err.println("fleet benchmark: cannot delete " + stateDir + ": " + e);
+      System.err.println("fleet benchmark: cannot delete " + dir + ": " + e);
     }
   }
 }

@@ -27,6 +27,14 @@ public final class ClusterOptions {
           "Partitions of commands/events/results, as created (default: ${DEFAULT-VALUE}).")
   public int partitions;
 
+  @Option(
+      names = "--replication-factor",
+      defaultValue = "1",
+      description =
+          "Replication factor of every topic, as created; 3 or more also sets"
+              + " min.insync.replicas=2 (default: ${DEFAULT-VALUE}).")
+  public short replicationFactor;
+
   public TopicLayout layout() {
     TopicLayout single = TopicLayout.singleBroker(cluster);
     return new TopicLayout(
@@ -34,7 +42,7 @@ public final class ClusterOptions {
         partitions,
         single.bindingsPartitions(),
         single.auditPartitions(),
-        single.replicationFactor());
+        replicationFactor);
   }
 
   public KafkaSchemaCatalog catalog() {

@@ -18,7 +18,7 @@ public final class NodeCommand implements Callable<Integer> {
 
   @Mixin ClusterOptions cluster;
 
-  @Mixin NodeRuntimeOptions node;
+  @Mixin NodeWorkerOptions node;
 
   @Mixin MetricsOptions metrics;
 

@@ -1,34 +1,22 @@
 package io.streamplane.cli.roles;
 
-import io.streamplane.node.NodeFleet;
+import io.streamplane.node.KubeletConfig;
 import io.streamplane.node.NodeOptions;
 import io.streamplane.node.RuntimeChoice;
-import io.streamplane.schema.serde.KafkaSchemaCatalog;
-import io.streamplane.topics.Topics;
+import io.streamplane.node.runtime.PodRuntime;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Function;
 import picocli.CommandLine.Option;
 
 /**
- * What {@code node} and {@code nodes} share: the gateway to talk to, the runtime, and the size each
- * node reports, and the process runtime's directory and crash-loop back-off.
+ * What every command running nodes shares ({@code node}, {@code nodes} and {@code up}): the size
+ * each node reports, the process runtime's directory and crash-loop back-off, and the simulated
+ * runtime's delays. The runtime itself ({@code --runtime}) is each command's own option, as its
+ * default differs: {@code up} runs real processes, {@code node} and {@code nodes} simulate.
  */
 public final class NodeRuntimeOptions {
-
-  @Option(
-      names = "--runtime",
-      defaultValue = "simulated",
-      description =
-          "Container runtime: process (real OS processes) or simulated (kwok-style, for"
-              + " thousands of nodes) (default: ${DEFAULT-VALUE}).")
-  String runtime;
-
-  @Option(
-      names = "--api-server",
-      defaultValue = "http://127.0.0.1:6443",
-      description = "The gateway's URL (default: ${DEFAULT-VALUE}).")
-  String apiServer;
 
   @Option(
       names = "--cpu",
@@ -53,7 +41,8 @@ public final class NodeRuntimeOptions {
       description =
           "Where the process runtime keeps pod directories and logs; a node starting on it kills"
               + " what a previous node left running there, so nodes must not share one (default:"
-              + " .streamplane/nodes/<node name>, the first node's for a fleet).")
+              + " .streamplane/nodes/<node name>, the first node's for a fleet; <state-dir>/pods"
+              + " for up).")
   Path rootDir;
 
   @Option(
@@ -79,49 +68,28 @@ public final class NodeRuntimeOptions {
               + " (default: ${DEFAULT-VALUE}).")
   Duration simulatedStopDelay;
 
-  /** Null when the runtime can run, else the message to print before exiting with status 2. */
-  String refusal(String role) {
+  /** Null when {@code runtime} names a runtime, else the message to print before exiting 2. */
+  public static String refusal(String role, String runtime) {
     return RuntimeChoice.named(runtime).isPresent()
         ? null
         : "streamplane " + role + ": unknown runtime '" + runtime + "' (process or simulated).";
   }
 
-  RuntimeChoice choice() {
-    return RuntimeChoice.named(runtime).orElseThrow();
-  }
-
-  NodeOptions template(String name) {
+  /** The options of a node named {@code name}: its size, and a pod CIDR from its name. */
+  public NodeOptions template(RuntimeChoice choice, String name) {
     return NodeOptions.defaults(name)
-        .withPodCIDR(choice().cidrForName(name))
+        .withPodCIDR(choice.cidrForName(name))
         .withSize(cpu, memory, pods);
   }
 
-  /** Starts the nodes and blocks until the process is asked to stop. */
-  int run(
-      String role,
-      ClusterOptions cluster,
-      MetricsOptions metrics,
-      List<NodeOptions> nodes,
-      String what)
-      throws Exception {
-    AutoCloseable metricsServer = metrics.start(role);
-    KafkaSchemaCatalog catalog = cluster.catalog();
-    Topics topics = new Topics(cluster.layout(), catalog);
-    RuntimeChoice choice = choice();
-    NodeFleet fleet =
-        NodeFleet.start(
-            apiServer,
-            cluster.bootstrapServers,
-            topics.bindings(),
-            nodes,
-            choice.factory(
-                rootDir != null ? rootDir : Path.of(".streamplane", "nodes", nodes.get(0).name()),
-                simulatedStartDelay,
-                simulatedStopDelay),
-            choice.kubelet().withBackOffBase(crashLoopBackOff));
-    System.out.println(
-        what + " against " + apiServer + " (runtime " + choice.flag() + "). Ctrl-C to stop.");
-    Roles.runUntilStopped(metricsServer, catalog, fleet);
-    return 0;
+  /** The runtime factory, pods under {@code --root-dir} or else {@code defaultRoot}. */
+  public Function<ScheduledExecutorService, PodRuntime> factory(
+      RuntimeChoice choice, Path defaultRoot) {
+    return choice.factory(
+        rootDir != null ? rootDir : defaultRoot, simulatedStartDelay, simulatedStopDelay);
+  }
+
+  public KubeletConfig kubelet(RuntimeChoice choice) {
+    return choice.kubelet().withBackOffBase(crashLoopBackOff);
   }
 }

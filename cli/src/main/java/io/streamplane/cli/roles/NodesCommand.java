@@ -19,7 +19,7 @@ public final class NodesCommand implements Callable<Integer> {
 
   @Mixin ClusterOptions cluster;
 
-  @Mixin NodeRuntimeOptions node;
+  @Mixin NodeWorkerOptions node;
 
   @Mixin MetricsOptions metrics;
 

@@ -3,7 +3,6 @@ package io.streamplane.cli.roles;
 import io.streamplane.scheduler.SchedulerApp;
 import io.streamplane.scheduler.framework.SchedulerConfig;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
-import io.streamplane.streams.StreamsApp;
 import io.streamplane.topics.Topics;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,8 +45,18 @@ public final class SchedulerCommand implements Callable<Integer> {
   @Option(names = "--no-binder", description = "Run only the scheduler; binders run elsewhere.")
   boolean withoutBinder;
 
+  @Option(
+      names = "--no-scheduler",
+      description = "Run only the binder; schedulers run elsewhere (with --no-binder).")
+  boolean withoutScheduler;
+
   @Override
   public Integer call() throws Exception {
+    if (withoutBinder && withoutScheduler) {
+      System.err.println(
+          "streamplane scheduler: --no-binder and --no-scheduler leave nothing to run.");
+      return 2;
+    }
     SchedulerConfig schedulerConfig =
         config == null
             ? SchedulerConfig.defaults()
@@ -56,14 +65,15 @@ public final class SchedulerCommand implements Callable<Integer> {
     KafkaSchemaCatalog catalog = cluster.catalog();
     Topics topics = new Topics(cluster.layout(), catalog);
     running.add(catalog);
-    StreamsApp scheduler =
-        SchedulerApp.startScheduler(
-            topics,
-            schedulerConfig,
-            "scheduler-" + UUID.randomUUID().toString().substring(0, 8),
-            cluster.bootstrapServers,
-            stateDir.resolve("scheduler").toAbsolutePath());
-    running.add(scheduler);
+    if (!withoutScheduler) {
+      running.add(
+          SchedulerApp.startScheduler(
+              topics,
+              schedulerConfig,
+              "scheduler-" + UUID.randomUUID().toString().substring(0, 8),
+              cluster.bootstrapServers,
+              stateDir.resolve("scheduler").toAbsolutePath()));
+    }
     if (!withoutBinder) {
       running.add(
           SchedulerApp.startBinder(
@@ -71,8 +81,9 @@ public final class SchedulerCommand implements Callable<Integer> {
     }
     System.out.println(
         "scheduler: "
-            + schedulerConfig.schedulerName()
-            + (withoutBinder ? "" : " and binder")
+            + (withoutScheduler
+                ? "binder"
+                : schedulerConfig.schedulerName() + (withoutBinder ? "" : " and binder"))
             + " running against "
             + cluster.bootstrapServers
             + ". Ctrl-C to stop.");

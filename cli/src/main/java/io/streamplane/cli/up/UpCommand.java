@@ -1,19 +1,15 @@
 package io.streamplane.cli.up;
 
 import io.streamplane.cli.roles.NodeLifecycleOptions;
+import io.streamplane.cli.roles.NodeRuntimeOptions;
 import io.streamplane.controller.ControllersApp;
 import io.streamplane.gateway.server.GatewayServer;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
-import io.streamplane.log.UserInfo;
 import io.streamplane.node.NodeFleet;
-import io.streamplane.node.NodeOptions;
 import io.streamplane.node.RuntimeChoice;
-import io.streamplane.scheduler.SchedulerApp;
+import io.streamplane.plane.ControlPlane;
 import io.streamplane.scheduler.framework.SchedulerConfig;
-import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.store.StoreApp;
-import io.streamplane.streams.StreamsApp;
-import io.streamplane.topics.TopicInitializer;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.TopicSpec;
 import io.streamplane.topics.Topics;
@@ -23,7 +19,6 @@ import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.apache.kafka.clients.admin.Admin;
@@ -37,21 +32,16 @@ import picocli.CommandLine.Option;
  * printing a status line until Ctrl-C, when it stops everything cleanly. Starting again on the same
  * directory finds the topics and every record written before.
  *
- * <p>Today the cluster is the broker, its topics, the store and a gateway serving the Kubernetes
- * API (with a kubeconfig for kubectl); controllers, scheduler and node workers join as their issues
- * land.
+ * <p>The cluster is the broker, its topics, the store, the controllers, a scheduler and a binder, a
+ * gateway serving the Kubernetes API (with a kubeconfig for kubectl) and a fleet of nodes, wired by
+ * {@link ControlPlane}; the nodes take the options of {@code streamplane nodes} ({@link
+ * NodeRuntimeOptions}) but run real processes by default.
  */
 @Command(
     name = "up",
     mixinStandardHelpOptions = true,
     description = "Run the all-in-one local cluster in the foreground (Ctrl-C stops it).")
 public final class UpCommand implements Callable<Integer> {
-
-  private static final UserInfo SYSTEM =
-      UserInfo.newBuilder()
-          .setUsername("system:apiserver")
-          .setGroups(List.of("system:masters"))
-          .build();
 
   @Option(
       names = "--data-dir",
@@ -112,13 +102,7 @@ public final class UpCommand implements Callable<Integer> {
               + " (default: ${DEFAULT-VALUE}).")
   String runtime;
 
-  @Option(
-      names = "--crash-loop-back-off",
-      defaultValue = "PT10S",
-      description =
-          "First back-off before restarting a crashed container again, ISO-8601; doubles per"
-              + " restart up to 5 minutes (default: ${DEFAULT-VALUE}).")
-  Duration crashLoopBackOff;
+  @Mixin NodeRuntimeOptions node;
 
   @Option(
       names = "--cluster",
@@ -134,9 +118,9 @@ public final class UpCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (RuntimeChoice.named(runtime).isEmpty()) {
-      System.err.println(
-          "streamplane up: unknown runtime '" + runtime + "' (process or simulated).");
+    String refusal = NodeRuntimeOptions.refusal("up", runtime);
+    if (refusal != null) {
+      System.err.println(refusal);
       return 2;
     }
     for (int port : new int[] {kafkaPort, apiPort}) {
@@ -150,10 +134,6 @@ public final class UpCommand implements Callable<Integer> {
       }
     }
     Console console = new Console(System.out);
-    console.line(
-        "starting Kafka (KRaft, single node) on 127.0.0.1:" + kafkaPort + ", data in " + dataDir);
-    EmbeddedKafkaBroker broker =
-        EmbeddedKafkaBroker.builder(dataDir.toAbsolutePath()).port(kafkaPort).start();
     CountDownLatch stopped = new CountDownLatch(1);
     Thread main = Thread.currentThread();
     Runtime.getRuntime()
@@ -168,7 +148,59 @@ public final class UpCommand implements Callable<Integer> {
                   }
                 },
                 "streamplane-shutdown"));
-    try (broker) {
+    ConsoleProgress progress = new ConsoleProgress(console);
+    ControlPlane.Builder builder =
+        ControlPlane.builder()
+            .embeddedBroker(dataDir.toAbsolutePath(), kafkaPort)
+            .layout(TopicLayout.singleBroker(cluster))
+            .stateDir(stateDir)
+            .gateway("127.0.0.1", apiPort, 0, stateDir.resolve("gateway-history"))
+            .progress(progress);
+    if (!withoutControllers) {
+      builder.controllers(nodeLifecycle.config());
+    }
+    if (!withoutScheduler) {
+      builder.scheduling(SchedulerConfig.defaults(), "up");
+    }
+    if (nodes > 0) {
+      RuntimeChoice choice = RuntimeChoice.named(runtime).orElseThrow();
+      builder.nodes(
+          new ControlPlane.Nodes(
+              NodeFleet.numbered(
+                  "node-", nodes, node.template(choice, "node-0"), choice.loopback()),
+              node.factory(choice, stateDir.resolve("pods")),
+              node.kubelet(choice)));
+    }
+    try (ControlPlane plane = builder.start()) {
+      Kubeconfig.write(kubeconfig, plane.apiServer(), cluster);
+      console.line(
+          "ready. Ctrl-C to stop. Use kubectl with:  export KUBECONFIG="
+              + kubeconfig.toAbsolutePath());
+      runUntilInterrupted(console, progress.status);
+      console.line("stopping...");
+    } finally {
+      console.line("stopped.");
+      stopped.countDown();
+    }
+    return 0;
+  }
+
+  /** The console lines of each step, as the plane starts. */
+  private final class ConsoleProgress implements ControlPlane.Progress {
+    private final Console console;
+    private LogStatus status;
+
+    ConsoleProgress(Console console) {
+      this.console = console;
+    }
+
+    @Override
+    public void brokerStarting(Path dir, int port) {
+      console.line("starting Kafka (KRaft, single node) on 127.0.0.1:" + port + ", data in " + dir);
+    }
+
+    @Override
+    public void brokerStarted(EmbeddedKafkaBroker broker) {
       console.line(
           "kafka: ready at "
               + broker.bootstrapServers()
@@ -177,86 +209,44 @@ public final class UpCommand implements Callable<Integer> {
               + ") in "
               + broker.startupTime().toMillis()
               + " ms");
-      TopicLayout layout = TopicLayout.singleBroker(cluster);
-      try (Admin admin = Admin.create(broker.clientProperties())) {
-        TopicInitializer initializer = new TopicInitializer(admin);
-        // The schema catalog reads its topic, so that one comes first.
-        TopicInitializer.Outcome schemasOutcome =
-            initializer.ensure(List.of(Topics.schemasSpec(layout)));
-        try (KafkaSchemaCatalog catalog =
-            new KafkaSchemaCatalog(broker.bootstrapServers(), layout.topicName(Topics.SCHEMAS))) {
-          Topics topics = new Topics(layout, catalog);
-          List<TopicSpec> specs = topics.all();
-          TopicInitializer.Outcome outcome = initializer.ensure(specs);
-          int created = schemasOutcome.created().size() + outcome.created().size();
-          console.line(
-              "topics: "
-                  + (specs.size() - created)
-                  + " found, "
-                  + created
-                  + " created"
-                  + (outcome.reconfigured().isEmpty()
-                      ? ""
-                      : ", reconfigured " + outcome.reconfigured()));
-          LogStatus status = new LogStatus(admin, specs);
-          Map<String, Long> records = status.recordOffsets();
-          console.line("log end offsets: " + LogStatus.describe(records));
-          try (AutoCloseable controllers =
-                  withoutControllers
-                      ? () -> {}
-                      : ControllersApp.start(
-                          topics,
-                          nodeLifecycle.config(),
-                          broker.bootstrapServers(),
-                          stateDir.resolve("controllers").toAbsolutePath());
-              AutoCloseable scheduling =
-                  withoutScheduler ? () -> {} : startScheduling(topics, broker.bootstrapServers());
-              StreamsApp store =
-                  StoreApp.start(
-                      topics,
-                      broker.bootstrapServers(),
-                      stateDir.resolve("store").toAbsolutePath());
-              GatewayServer gateway =
-                  GatewayServer.start(
-                      broker.bootstrapServers(),
-                      topics,
-                      "127.0.0.1",
-                      apiPort,
-                      0,
-                      stateDir.resolve("gateway-history").toAbsolutePath())) {
-            console.line(
-                "store"
-                    + (withoutControllers ? "" : ", controllers")
-                    + (withoutScheduler ? "" : ", scheduler and binder")
-                    + ": started (Kafka Streams applications "
-                    + StoreApp.applicationId(topics)
-                    + (withoutControllers ? "" : ", " + ControllersApp.applicationId(topics))
-                    + ")");
-            gateway.ensureSystemNamespaces(SYSTEM);
-            gateway.keepSystemNamespaces(SYSTEM, GatewayServer.SYSTEM_NAMESPACES_INTERVAL);
-            console.line(
-                "gateway: Kubernetes API at "
-                    + gateway.url()
-                    + ", metrics of every role at "
-                    + gateway.url()
-                    + "/metrics");
-            try (AutoCloseable fleet =
-                startNodes(gateway.url(), broker.bootstrapServers(), topics)) {
-              Kubeconfig.write(kubeconfig, gateway.url(), cluster);
-              console.line(
-                  "ready. Ctrl-C to stop. Use kubectl with:  export KUBECONFIG="
-                      + kubeconfig.toAbsolutePath());
-              runUntilInterrupted(console, status);
-            }
-          }
-        }
-      }
-      console.line("stopping...");
-    } finally {
-      console.line("stopped.");
-      stopped.countDown();
     }
-    return 0;
+
+    @Override
+    public void topicsReady(
+        List<TopicSpec> specs, List<String> created, List<String> reconfigured, Admin admin) {
+      console.line(
+          "topics: "
+              + (specs.size() - created.size())
+              + " found, "
+              + created.size()
+              + " created"
+              + (reconfigured.isEmpty() ? "" : ", reconfigured " + reconfigured));
+      status = new LogStatus(admin, specs);
+      console.line("log end offsets: " + LogStatus.describe(status.recordOffsets()));
+    }
+
+    @Override
+    public void appsStarted(ControlPlane plane) {
+      Topics topics = plane.topics();
+      console.line(
+          "store"
+              + (withoutControllers ? "" : ", controllers")
+              + (withoutScheduler ? "" : ", scheduler and binder")
+              + ": started (Kafka Streams applications "
+              + StoreApp.applicationId(topics)
+              + (withoutControllers ? "" : ", " + ControllersApp.applicationId(topics))
+              + ")");
+    }
+
+    @Override
+    public void gatewayStarted(GatewayServer gateway) {
+      console.line(
+          "gateway: Kubernetes API at "
+              + gateway.url()
+              + ", metrics of every role at "
+              + gateway.url()
+              + "/metrics");
+    }
   }
 
   private static boolean free(int port) {
@@ -267,41 +257,6 @@ public final class UpCommand implements Callable<Integer> {
     } catch (IOException e) {
       return false;
     }
-  }
-
-  /**
-   * The node workers of the local cluster: {@code --nodes} nodes named node-0..., their pod
-   * directories under {@code <state-dir>/pods}.
-   */
-  private AutoCloseable startNodes(String apiServer, String bootstrapServers, Topics topics) {
-    if (nodes == 0) {
-      return () -> {};
-    }
-    RuntimeChoice choice = RuntimeChoice.named(runtime).orElseThrow();
-    return NodeFleet.start(
-        apiServer,
-        bootstrapServers,
-        topics.bindings(),
-        NodeFleet.numbered("node-", nodes, NodeOptions.defaults("node-0"), choice.loopback()),
-        choice.factory(stateDir.resolve("pods")),
-        choice.kubelet().withBackOffBase(crashLoopBackOff));
-  }
-
-  private AutoCloseable startScheduling(Topics topics, String bootstrapServers) {
-    StreamsApp binder =
-        SchedulerApp.startBinder(
-            topics, bootstrapServers, stateDir.resolve("binder").toAbsolutePath());
-    StreamsApp scheduler =
-        SchedulerApp.startScheduler(
-            topics,
-            SchedulerConfig.defaults(),
-            "up",
-            bootstrapServers,
-            stateDir.resolve("scheduler").toAbsolutePath());
-    return () -> {
-      scheduler.close();
-      binder.close();
-    };
   }
 
   private void runUntilInterrupted(Console console, LogStatus status) {

@@ -1,0 +1,73 @@
+package io.streamplane.cli.roles;
+
+import io.streamplane.node.NodeFleet;
+import io.streamplane.node.NodeOptions;
+import io.streamplane.node.RuntimeChoice;
+import io.streamplane.schema.serde.KafkaSchemaCatalog;
+import io.streamplane.topics.Topics;
+import java.nio.file.Path;
+import java.util.List;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * What {@code node} and {@code nodes} share beyond {@link NodeRuntimeOptions}: the runtime
+ * (simulated by default) and the gateway to talk to.
+ */
+public final class NodeWorkerOptions {
+
+  @Mixin NodeRuntimeOptions node;
+
+  @Option(
+      names = "--runtime",
+      defaultValue = "simulated",
+      description =
+          "Container runtime: process (real OS processes) or simulated (kwok-style, for"
+              + " thousands of nodes) (default: ${DEFAULT-VALUE}).")
+  String runtime;
+
+  @Option(
+      names = "--api-server",
+      defaultValue = "http://127.0.0.1:6443",
+      description = "The gateway's URL (default: ${DEFAULT-VALUE}).")
+  String apiServer;
+
+  /** Null when the runtime can run, else the message to print before exiting with status 2. */
+  String refusal(String role) {
+    return NodeRuntimeOptions.refusal(role, runtime);
+  }
+
+  RuntimeChoice choice() {
+    return RuntimeChoice.named(runtime).orElseThrow();
+  }
+
+  NodeOptions template(String name) {
+    return node.template(choice(), name);
+  }
+
+  /** Starts the nodes and blocks until the process is asked to stop. */
+  int run(
+      String role,
+      ClusterOptions cluster,
+      MetricsOptions metrics,
+      List<NodeOptions> nodes,
+      String what)
+      throws Exception {
+    AutoCloseable metricsServer = metrics.start(role);
+    KafkaSchemaCatalog catalog = cluster.catalog();
+    Topics topics = new Topics(cluster.layout(), catalog);
+    RuntimeChoice choice = choice();
+    NodeFleet fleet =
+        NodeFleet.start(
+            apiServer,
+            cluster.bootstrapServers,
+            topics.bindings(),
+            nodes,
+            node.factory(choice, Path.of(".streamplane", "nodes", nodes.get(0).name())),
+            node.kubelet(choice));
+    System.out.println(
+        what + " against " + apiServer + " (runtime " + choice.flag() + "). Ctrl-C to stop.");
+    Roles.runUntilStopped(metricsServer, catalog, fleet);
+    return 0;
+  }
+}

@@ -1,0 +1,376 @@
+package io.streamplane.plane;
+
+import io.streamplane.controller.ControllersApp;
+import io.streamplane.controller.nodelifecycle.NodeLifecycleConfig;
+import io.streamplane.gateway.server.GatewayServer;
+import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
+import io.streamplane.log.UserInfo;
+import io.streamplane.node.KubeletConfig;
+import io.streamplane.node.NodeFleet;
+import io.streamplane.node.NodeOptions;
+import io.streamplane.node.runtime.PodRuntime;
+import io.streamplane.scheduler.SchedulerApp;
+import io.streamplane.scheduler.framework.SchedulerConfig;
+import io.streamplane.schema.serde.KafkaSchemaCatalog;
+import io.streamplane.store.StoreApp;
+import io.streamplane.streams.StreamsApp;
+import io.streamplane.topics.TopicInitializer;
+import io.streamplane.topics.TopicLayout;
+import io.streamplane.topics.TopicSpec;
+import io.streamplane.topics.Topics;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Function;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+
+/**
+ * A Streamplane control plane in this JVM, wired one way for everyone: {@code streamplane up}, the
+ * benchmarks and the integration tests of a whole plane. {@link #builder} chooses the broker (an
+ * embedded KRaft broker, or any Kafka cluster's bootstrap servers), the topic layout, the roles and
+ * where their state lives; {@link Builder#start} then starts, in this order:
+ *
+ * <ol>
+ *   <li>the embedded broker, if one was asked for;
+ *   <li>the topics ({@code schemas} first, as the catalog reads it), created or checked;
+ *   <li>the controllers, the binder and the scheduler, the store — the apps a write needs last;
+ *   <li>the gateway, which creates the system namespaces and keeps them;
+ *   <li>the node fleet, which registers through the gateway.
+ * </ol>
+ *
+ * A {@link Progress} hears of each step, so that a console can report them as they happen. If a
+ * step fails, what started is stopped again before the exception propagates. {@link #close} stops
+ * everything in reverse order.
+ *
+ * <p>The processes of a distributed cluster ({@code streamplane gateway}, {@code store}, ...) each
+ * start one role themselves; this class is for one process holding several.
+ */
+public final class ControlPlane implements AutoCloseable {
+
+  /** The identity the gateway creates the system namespaces as. */
+  public static final UserInfo SYSTEM =
+      UserInfo.newBuilder()
+          .setUsername("system:apiserver")
+          .setGroups(List.of("system:masters"))
+          .build();
+
+  /** What a console wants to hear while a plane starts; every method does nothing by default. */
+  public interface Progress {
+    /** Before the embedded broker starts. */
+    default void brokerStarting(Path dataDir, int port) {}
+
+    /** The embedded broker answers. */
+    default void brokerStarted(EmbeddedKafkaBroker broker) {}
+
+    /** The topics are there: {@code created} of {@code specs} were created now. */
+    default void topicsReady(
+        List<TopicSpec> specs, List<String> created, List<String> reconfigured, Admin admin) {}
+
+    /** The Streams apps (store, and the controllers and scheduling when asked for) started. */
+    default void appsStarted(ControlPlane plane) {}
+
+    /** The gateway serves (and has created the system namespaces, unless told not to). */
+    default void gatewayStarted(GatewayServer gateway) {}
+  }
+
+  /** What the gateway does about the system namespaces (default, kube-system, ...). */
+  public enum SystemNamespaces {
+    /** Nothing: a test that counts namespaces sees only its own. */
+    NONE,
+    /** Creates them once the gateway serves. */
+    CREATE,
+    /** Creates them, and again whenever one was deleted (kube-apiserver's behaviour). */
+    KEEP
+  }
+
+  /** A node fleet to run: its nodes, their runtime and kubelet settings. */
+  public record Nodes(
+      List<NodeOptions> nodes,
+      Function<ScheduledExecutorService, PodRuntime> runtime,
+      KubeletConfig kubelet) {}
+
+  private final List<AutoCloseable> running = new ArrayList<>();
+  private EmbeddedKafkaBroker broker;
+  private String bootstrapServers;
+  private Admin admin;
+  private Topics topics;
+  private GatewayServer gateway;
+
+  private ControlPlane() {}
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The embedded broker; null when the plane runs against bootstrap servers. */
+  public EmbeddedKafkaBroker broker() {
+    return broker;
+  }
+
+  public String bootstrapServers() {
+    return bootstrapServers;
+  }
+
+  /** An admin client of the plane's Kafka, open while the plane runs. */
+  public Admin admin() {
+    return admin;
+  }
+
+  public Topics topics() {
+    return topics;
+  }
+
+  /** The gateway; null when the plane has none. */
+  public GatewayServer gateway() {
+    return gateway;
+  }
+
+  /** The Kubernetes API's URL; the plane must have a gateway. */
+  public String apiServer() {
+    return Objects.requireNonNull(gateway, "this control plane has no gateway").url();
+  }
+
+  @Override
+  public void close() {
+    RuntimeException failure = null;
+    for (int i = running.size() - 1; i >= 0; i--) {
+      try {
+        running.get(i).close();
+      } catch (Exception e) {
+        if (failure == null) {
+          failure = new IllegalStateException("stopping the control plane", e);
+        } else {
+          failure.addSuppressed(e);
+        }
+      }
+    }
+    running.clear();
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  /** The options of a plane; each setter returns the builder. */
+  public static final class Builder {
+    private Path brokerDataDir;
+    private int brokerPort;
+    private String bootstrapServers;
+    private TopicLayout layout = TopicLayout.singleBroker(TopicLayout.DEFAULT_CLUSTER);
+    private Path stateDir;
+    private boolean store = true;
+    private NodeLifecycleConfig controllers;
+    private SchedulerConfig schedulerConfig;
+    private String schedulerName;
+    private boolean binder;
+    private boolean gatewayEnabled;
+    private String gatewayHost = "127.0.0.1";
+    private int gatewayPort;
+    private int resultsPartition;
+    private Path historyDir;
+    private SystemNamespaces systemNamespaces = SystemNamespaces.KEEP;
+    private Nodes nodes;
+    private Progress progress = new Progress() {};
+
+    private Builder() {}
+
+    /**
+     * An embedded single-node KRaft broker on {@code dataDir} (kept across restarts) and {@code
+     * port} of 127.0.0.1; null for a temporary directory, 0 for a free port.
+     */
+    public Builder embeddedBroker(Path dataDir, int port) {
+      this.brokerDataDir = dataDir;
+      this.brokerPort = port;
+      this.bootstrapServers = null;
+      return this;
+    }
+
+    /** An embedded broker on a temporary directory and a free port. */
+    public Builder embeddedBroker() {
+      return embeddedBroker(null, 0);
+    }
+
+    /** Any Kafka cluster, instead of an embedded broker. */
+    public Builder bootstrapServers(String bootstrapServers) {
+      this.bootstrapServers = bootstrapServers;
+      this.brokerDataDir = null;
+      this.brokerPort = -1;
+      return this;
+    }
+
+    /** The topics' names and partitioning (default: {@link TopicLayout#singleBroker} "sp"). */
+    public Builder layout(TopicLayout layout) {
+      this.layout = layout;
+      return this;
+    }
+
+    /** Where the Streams apps keep their RocksDB state, one directory per app under it. */
+    public Builder stateDir(Path stateDir) {
+      this.stateDir = stateDir.toAbsolutePath();
+      return this;
+    }
+
+    /** Whether to run the store (default: yes). */
+    public Builder store(boolean store) {
+      this.store = store;
+      return this;
+    }
+
+    /** Runs the controllers with the node lifecycle controller's {@code config}. */
+    public Builder controllers(NodeLifecycleConfig config) {
+      this.controllers = config;
+      return this;
+    }
+
+    /** Runs a binder and a scheduler with {@code config}, its instance named {@code name}. */
+    public Builder scheduling(SchedulerConfig config, String name) {
+      this.schedulerConfig = config;
+      this.schedulerName = name;
+      this.binder = true;
+      return this;
+    }
+
+    /**
+     * Runs a gateway on {@code host:port} (0: a free port) reading {@code resultsPartition}, its
+     * history index in {@code historyDir} (null: a temporary directory, deleted on close).
+     */
+    public Builder gateway(String host, int port, int resultsPartition, Path historyDir) {
+      this.gatewayEnabled = true;
+      this.gatewayHost = host;
+      this.gatewayPort = port;
+      this.resultsPartition = resultsPartition;
+      this.historyDir = historyDir == null ? null : historyDir.toAbsolutePath();
+      return this;
+    }
+
+    /** A gateway on a free port of 127.0.0.1 with a temporary history index. */
+    public Builder gateway() {
+      return gateway("127.0.0.1", 0, 0, null);
+    }
+
+    /** What the gateway does about the system namespaces (default: {@code KEEP}). */
+    public Builder systemNamespaces(SystemNamespaces systemNamespaces) {
+      this.systemNamespaces = systemNamespaces;
+      return this;
+    }
+
+    /** Runs a node fleet against the gateway (which this plane must then have). */
+    public Builder nodes(Nodes nodes) {
+      this.nodes = nodes;
+      return this;
+    }
+
+    /** Hears of each step as the plane starts. */
+    public Builder progress(Progress progress) {
+      this.progress = progress;
+      return this;
+    }
+
+    /** Starts the plane; on failure, stops what started and rethrows. */
+    public ControlPlane start() throws Exception {
+      if ((store || controllers != null || schedulerConfig != null) && stateDir == null) {
+        throw new IllegalStateException("a control plane running Streams apps needs a stateDir");
+      }
+      if (nodes != null && !gatewayEnabled) {
+        throw new IllegalStateException("nodes register through the gateway: add one");
+      }
+      ControlPlane plane = new ControlPlane();
+      try {
+        startAll(plane);
+        return plane;
+      } catch (Exception | Error e) {
+        try {
+          plane.close();
+        } catch (RuntimeException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+        throw e;
+      }
+    }
+
+    private void startAll(ControlPlane plane) throws Exception {
+      if (bootstrapServers == null) {
+        progress.brokerStarting(brokerDataDir, brokerPort);
+        EmbeddedKafkaBroker.Builder builder =
+            brokerDataDir == null
+                ? EmbeddedKafkaBroker.temporaryBuilder()
+                : EmbeddedKafkaBroker.builder(brokerDataDir.toAbsolutePath());
+        if (brokerPort != 0) {
+          builder.port(brokerPort);
+        }
+        plane.broker = builder.start();
+        plane.running.add(plane.broker);
+        plane.bootstrapServers = plane.broker.bootstrapServers();
+        plane.admin = Admin.create(plane.broker.clientProperties());
+        progress.brokerStarted(plane.broker);
+      } else {
+        plane.bootstrapServers = bootstrapServers;
+        plane.admin =
+            Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers));
+      }
+      plane.running.add(plane.admin);
+      String bootstrap = plane.bootstrapServers;
+
+      TopicInitializer initializer = new TopicInitializer(plane.admin);
+      // The schema catalog reads its topic, so that one comes first.
+      TopicInitializer.Outcome schemasOutcome =
+          initializer.ensure(List.of(Topics.schemasSpec(layout)));
+      KafkaSchemaCatalog catalog =
+          new KafkaSchemaCatalog(bootstrap, layout.topicName(Topics.SCHEMAS));
+      plane.running.add(catalog);
+      plane.topics = new Topics(layout, catalog);
+      List<TopicSpec> specs = plane.topics.all();
+      TopicInitializer.Outcome outcome = initializer.ensure(specs);
+      List<String> created = new ArrayList<>(schemasOutcome.created());
+      created.addAll(outcome.created());
+      progress.topicsReady(specs, created, outcome.reconfigured(), plane.admin);
+
+      Topics topics = plane.topics;
+      if (controllers != null) {
+        plane.running.add(
+            ControllersApp.start(topics, controllers, bootstrap, stateDir.resolve("controllers")));
+      }
+      if (schedulerConfig != null) {
+        StreamsApp binderApp =
+            SchedulerApp.startBinder(topics, bootstrap, stateDir.resolve("binder"));
+        plane.running.add(binderApp);
+        plane.running.add(
+            SchedulerApp.startScheduler(
+                topics, schedulerConfig, schedulerName, bootstrap, stateDir.resolve("scheduler")));
+      }
+      if (store) {
+        plane.running.add(StoreApp.start(topics, bootstrap, stateDir.resolve("store")));
+      }
+      progress.appsStarted(plane);
+
+      if (gatewayEnabled) {
+        plane.gateway =
+            historyDir == null
+                ? GatewayServer.start(bootstrap, topics, gatewayHost, gatewayPort, resultsPartition)
+                : GatewayServer.start(
+                    bootstrap, topics, gatewayHost, gatewayPort, resultsPartition, historyDir);
+        plane.running.add(plane.gateway);
+        if (systemNamespaces != SystemNamespaces.NONE) {
+          plane.gateway.ensureSystemNamespaces(SYSTEM);
+        }
+        if (systemNamespaces == SystemNamespaces.KEEP) {
+          plane.gateway.keepSystemNamespaces(SYSTEM, GatewayServer.SYSTEM_NAMESPACES_INTERVAL);
+        }
+        progress.gatewayStarted(plane.gateway);
+      }
+      if (nodes != null && !nodes.nodes().isEmpty()) {
+        plane.running.add(
+            NodeFleet.start(
+                plane.gateway.url(),
+                bootstrap,
+                topics.bindings(),
+                nodes.nodes(),
+                nodes.runtime(),
+                nodes.kubelet()));
+      }
+    }
+  }
+}
