@@ -24,7 +24,7 @@ public final class ServiceAccountVolume {
   public static final String ROOT_CA_CONFIG_MAP = "kube-root-ca.crt";
 
   /** kube-apiserver's WarnOnlyBoundTokenExpirationSeconds: an hour and seven seconds. */
-  public static final long TOKEN_EXPIRATION_SECONDS = 3607;
+  public static final int TOKEN_EXPIRATION_SECONDS = 3607;
 
   private ServiceAccountVolume() {}
 
