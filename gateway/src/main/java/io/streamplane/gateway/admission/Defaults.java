@@ -46,12 +46,8 @@ public final class Defaults {
         ObjectNode spec = object.with("spec");
         podSpec(spec);
         podOnly(spec);
-        if (create) {
-          ObjectNode status = object.with("status");
-          if (!status.has("phase")) {
-            status.put("phase", "Pending");
-          }
-          status.put("qosClass", qosClass(object.path("spec")));
+        if (create && !object.with("status").has("phase")) {
+          object.with("status").put("phase", "Pending");
         }
       }
       case "Deployment" -> {
@@ -143,6 +139,16 @@ public final class Defaults {
         }
       }
       default -> {}
+    }
+  }
+
+  /**
+   * What the registry's PrepareForCreate works out after the mutating admission plugins, which may
+   * have changed what it depends on: a pod's QoS class from its (LimitRanger-defaulted) resources.
+   */
+  public static void prepareForCreate(ResourceType type, ObjectNode object) {
+    if (type.kind().equals("Pod")) {
+      object.with("status").put("qosClass", qosClass(object.path("spec")));
     }
   }
 

@@ -1,7 +1,16 @@
 package io.streamplane.gateway.server;
 
 import io.streamplane.gateway.admission.Admission;
+import io.streamplane.gateway.admission.CachedObjects;
+import io.streamplane.gateway.admission.ClusterObjects;
+import io.streamplane.gateway.admission.DefaultTolerationSeconds;
+import io.streamplane.gateway.admission.LimitRanger;
 import io.streamplane.gateway.admission.MutatingAdmission;
+import io.streamplane.gateway.admission.NamespaceLifecycle;
+import io.streamplane.gateway.admission.NodeRestriction;
+import io.streamplane.gateway.admission.ResourceQuotaAdmission;
+import io.streamplane.gateway.admission.ServiceAccountAdmission;
+import io.streamplane.gateway.admission.StatusWriter;
 import io.streamplane.gateway.admission.ValidatingAdmission;
 import io.streamplane.gateway.authn.Authentication;
 import io.streamplane.gateway.authn.Authenticator;
@@ -9,6 +18,8 @@ import io.streamplane.gateway.authz.Authorization;
 import io.streamplane.gateway.authz.Authorizer;
 import io.streamplane.gateway.authz.PrivilegedGroups;
 import io.streamplane.gateway.cache.WatchCache;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -19,11 +30,11 @@ final class ClusterChain {
 
   private ClusterChain() {}
 
-  static RequestChain of(WatchCache cache) {
+  static RequestChain of(WatchCache cache, StatusWriter statusWriter) {
     return new RequestChain(
         new Authentication(authenticators(), true),
         new Authorization(authorizers(cache)),
-        admission(cache));
+        admission(cache, statusWriter));
   }
 
   /** Tried in order; the first that names the user wins. */
@@ -36,10 +47,27 @@ final class ClusterChain {
     return List.of(new PrivilegedGroups());
   }
 
-  /** Mutating plugins in order, then validating plugins in order. */
-  static Admission admission(WatchCache cache) {
-    List<MutatingAdmission> mutating = List.of();
-    List<ValidatingAdmission> validating = List.of();
+  /**
+   * Mutating plugins in order, then validating plugins in order: kube-apiserver's default plugins
+   * in its order (see docs/admission.md). {@code statusWriter} is how ResourceQuota charges a
+   * quota.
+   */
+  static Admission admission(WatchCache cache, StatusWriter statusWriter) {
+    ClusterObjects objects = new CachedObjects(cache, Duration.ofSeconds(30));
+    LimitRanger limitRanger = new LimitRanger(objects);
+    ServiceAccountAdmission serviceAccount = new ServiceAccountAdmission(objects);
+    List<MutatingAdmission> mutating =
+        List.of(
+            new NamespaceLifecycle(objects),
+            limitRanger,
+            serviceAccount,
+            new DefaultTolerationSeconds());
+    List<ValidatingAdmission> validating =
+        List.of(
+            limitRanger,
+            serviceAccount,
+            new NodeRestriction(objects),
+            new ResourceQuotaAdmission(objects, statusWriter, Clock.systemUTC()));
     return new Admission(mutating, validating);
   }
 }

@@ -2,6 +2,7 @@ package io.streamplane.gateway.server;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.gateway.admission.StatusWriter;
 import io.streamplane.gateway.api.ApiException;
 import io.streamplane.gateway.api.Discovery;
 import io.streamplane.gateway.api.OpenApiV3;
@@ -9,6 +10,7 @@ import io.streamplane.gateway.api.ResourceRegistry;
 import io.streamplane.gateway.api.ResourceType;
 import io.streamplane.gateway.api.table.TableConverter;
 import io.streamplane.gateway.cache.WatchCache;
+import io.streamplane.gateway.controller.AdmissionControllers;
 import io.streamplane.gateway.history.HistoryIndex;
 import io.streamplane.gateway.storage.ResourceService;
 import io.streamplane.gateway.storage.WriteOptions;
@@ -28,6 +30,8 @@ import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiFunction;
 import java.util.stream.Stream;
 import org.eclipse.jetty.http.spi.JettyHttpServer;
 import org.eclipse.jetty.server.HttpConfiguration;
@@ -69,6 +73,9 @@ public final class GatewayServer implements AutoCloseable {
   /** How often kube-apiserver's system namespaces controller checks. */
   public static final Duration SYSTEM_NAMESPACES_INTERVAL = Duration.ofMinutes(1);
 
+  /** How often the admission controllers check every namespace besides reacting to changes. */
+  public static final Duration ADMISSION_CONTROLLERS_RESYNC = Duration.ofMinutes(5);
+
   /**
    * The namespaces every cluster has, created by the first gateway as kube-apiserver does, and
    * created again when deleted ({@link #keepSystemNamespaces}).
@@ -83,6 +90,20 @@ public final class GatewayServer implements AutoCloseable {
           .setGroups(List.of("system:masters", "system:authenticated"))
           .build();
 
+  /** Whom the gateway's own writes (quota charges) are recorded as: kube-apiserver's loopback. */
+  private static final UserInfo API_SERVER =
+      UserInfo.newBuilder()
+          .setUsername("system:apiserver")
+          .setGroups(List.of("system:masters", "system:authenticated"))
+          .build();
+
+  /** Whom the admission controllers' writes are recorded as. */
+  private static final UserInfo CONTROLLER_MANAGER =
+      UserInfo.newBuilder()
+          .setUsername("system:kube-controller-manager")
+          .setGroups(List.of("system:authenticated"))
+          .build();
+
   private final Server http;
   private final ServerConnector connector;
   private final WatchCache cache;
@@ -91,6 +112,7 @@ public final class GatewayServer implements AutoCloseable {
   private final CommandClient commands;
   private final ResourceService service;
   private final ResourceRegistry registry;
+  private volatile AdmissionControllers controllers;
   private final ScheduledExecutorService systemNamespaces =
       Executors.newSingleThreadScheduledExecutor(
           r -> {
@@ -138,6 +160,7 @@ public final class GatewayServer implements AutoCloseable {
       int replyPartition,
       Path historyDirectory)
       throws IOException {
+    RequestChain unauthenticated = RequestChain.unauthenticated(ADMIN);
     return start(
         bootstrapServers,
         topics,
@@ -145,7 +168,11 @@ public final class GatewayServer implements AutoCloseable {
         port,
         replyPartition,
         historyDirectory,
-        RequestChain.unauthenticated(ADMIN));
+        (cache, statusWriter) ->
+            new RequestChain(
+                unauthenticated.authentication(),
+                unauthenticated.authorization(),
+                ClusterChain.admission(cache, statusWriter)));
   }
 
   /** A gateway whose requests pass {@code chain}. */
@@ -158,14 +185,58 @@ public final class GatewayServer implements AutoCloseable {
       Path historyDirectory,
       RequestChain chain)
       throws IOException {
+    return start(
+        bootstrapServers,
+        topics,
+        host,
+        port,
+        replyPartition,
+        historyDirectory,
+        (cache, statusWriter) -> chain);
+  }
+
+  /**
+   * A gateway whose chain is made once its cache exists: admission plugins read the cache, and
+   * ResourceQuota writes quota status through the gateway's own service (late-bound: the service
+   * needs the chain).
+   */
+  private static GatewayServer start(
+      String bootstrapServers,
+      Topics topics,
+      String host,
+      int port,
+      int replyPartition,
+      Path historyDirectory,
+      BiFunction<WatchCache, StatusWriter, RequestChain> chainOf)
+      throws IOException {
     KubeJson json = new KubeJson();
     WatchCache cache = new WatchCache(bootstrapServers, topics, json, WATCH_WINDOW);
     HistoryIndex history = new HistoryIndex(bootstrapServers, topics, historyDirectory);
     CommandClient commands = new CommandClient(bootstrapServers, topics, replyPartition);
+    AtomicReference<ResourceService> services = new AtomicReference<>();
+    ResourceRegistry registry = ResourceRegistry.kubernetes();
+    WriteOptions charging =
+        new WriteOptions(API_SERVER, false, "Strict", null, "kube-apiserver", null, null);
+    StatusWriter statusWriter =
+        (group, resource, namespace, object) ->
+            services
+                .get()
+                .updateStatus(
+                    registry.byResource(group, resource).orElseThrow(),
+                    namespace,
+                    object.path("metadata").path("name").asText(),
+                    object,
+                    charging);
+    RequestChain chain = chainOf.apply(cache, statusWriter);
     ResourceService service =
         new ResourceService(
             cache, history, commands, json, Duration.ofSeconds(30), chain.admission());
-    return serve(host, port, json, cache, history, commands, service, chain);
+    services.set(service);
+    GatewayServer gateway = serve(host, port, json, cache, history, commands, service, chain);
+    gateway.controllers =
+        AdmissionControllers.start(
+            cache, service, registry, CONTROLLER_MANAGER, null, ADMISSION_CONTROLLERS_RESYNC);
+    return gateway;
   }
 
   /**
@@ -294,6 +365,17 @@ public final class GatewayServer implements AutoCloseable {
         TimeUnit.MILLISECONDS);
   }
 
+  /**
+   * Publishes the cluster CA ({@code pem}) as the ConfigMap {@code kube-root-ca.crt} in every
+   * namespace, which the projected token volume of every pod mounts as {@code ca.crt}; null stops
+   * publishing. See {@link AdmissionControllers}.
+   */
+  public void publishRootCa(String pem) {
+    if (controllers != null) {
+      controllers.publishRootCa(pem);
+    }
+  }
+
   public int port() {
     return connector.getLocalPort();
   }
@@ -305,6 +387,9 @@ public final class GatewayServer implements AutoCloseable {
   @Override
   public void close() {
     systemNamespaces.shutdownNow();
+    if (controllers != null) {
+      controllers.close();
+    }
     try {
       http.stop();
     } catch (Exception e) {

@@ -58,7 +58,7 @@ import org.apache.avro.specific.SpecificRecord;
  * The registry behind the gateway's REST handlers: reads from the {@link WatchCache} (after
  * catching up with the log, so every acknowledged write is visible), writes as commands through the
  * {@link CommandClient}, and does what kube-apiserver does around storage — decoding with field
- * validation, defaulting, namespace lifecycle admission, generateName, patches applied as
+ * validation, defaulting, the admission chain ({@link Admission}), generateName, patches applied as
  * optimistic-concurrency updates (retried on conflict), server-side apply and the managedFields of
  * every write ({@link FieldManager}, worked out against the version the write is conditioned on),
  * and the scale subresource.
@@ -81,8 +81,6 @@ public final class ResourceService {
 
   private static final int GENERATE_NAME_ATTEMPTS = 8;
   private static final String NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
-  private static final List<String> IMMORTAL_NAMESPACES =
-      List.of("default", "kube-system", "kube-public");
 
   private final WatchCache cache;
   private final HistoryIndex history;
@@ -293,7 +291,6 @@ public final class ResourceService {
                     + " request"));
       }
       metadata.put("namespace", namespace);
-      admitNamespace(type, namespace, metadata.path("name").asText(""));
     } else {
       metadata.remove("namespace");
     }
@@ -309,6 +306,7 @@ public final class ResourceService {
             null,
             options.actor(),
             options.dryRun()));
+    Defaults.prepareForCreate(type, object);
     if (manage) {
       object =
           FieldManager.update(
@@ -566,11 +564,6 @@ public final class ResourceService {
       String name,
       JsonNode deleteOptions,
       WriteOptions options) {
-    if (type.kind().equals("Namespace") && IMMORTAL_NAMESPACES.contains(name)) {
-      throw new ApiException(
-          Statuses.forbidden(
-              type.group(), type.plural(), name, "this namespace may not be deleted"));
-    }
     admission.admit(
         new AdmissionRequest(
             Operation.DELETE,
@@ -839,35 +832,6 @@ public final class ResourceService {
       return List.of();
     }
     return decoded.unknownFields().stream().map(UnknownField::warning).toList();
-  }
-
-  /**
-   * NamespaceLifecycle, as kube-apiserver's plugin: the namespace is looked up in the cache as it
-   * is, and only a miss waits for the cache to catch up with the log (a namespace created just
-   * before). A write therefore pays no read barrier for its namespace; a namespace already
-   * Terminating in the cache stays so, since termination is never undone.
-   */
-  private void admitNamespace(ResourceType type, String namespace, String name) {
-    ObjectNode ns =
-        cache
-            .get("", "namespaces", null, namespace)
-            .or(
-                () -> {
-                  catchUp();
-                  return cache.get("", "namespaces", null, namespace);
-                })
-            .orElseThrow(() -> new ApiException(Statuses.notFound("", "namespaces", namespace)));
-    if (ns.path("metadata").has("deletionTimestamp")
-        || "Terminating".equals(ns.path("status").path("phase").asText())) {
-      throw new ApiException(
-          Statuses.forbidden(
-              type.group(),
-              type.plural(),
-              name,
-              "unable to create new content in namespace "
-                  + namespace
-                  + " because it is being terminated"));
-    }
   }
 
   private static void checkTypeMeta(ResourceType type, ObjectNode body) {

@@ -1,0 +1,106 @@
+package io.streamplane.gateway.controller;
+
+import io.streamplane.gateway.api.ResourceRegistry;
+import io.streamplane.gateway.api.ResourceType;
+import io.streamplane.gateway.cache.WatchCache;
+import io.streamplane.gateway.storage.ResourceService;
+import io.streamplane.gateway.storage.WriteOptions;
+import io.streamplane.log.UserInfo;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The controllers the admission plugins rely on, run by every gateway over its own cache: the
+ * ServiceAccount controller with the root-CA publisher ({@link ServiceAccountController}: a {@code
+ * default} ServiceAccount and a {@code kube-root-ca.crt} ConfigMap in every namespace, which the
+ * ServiceAccount plugin needs) and the ResourceQuota controller ({@link ResourceQuotaController}:
+ * each quota's usage in its status, which the ResourceQuota plugin charges). Each reacts to the
+ * changes of what it reads and resyncs every namespace every {@code resync}.
+ *
+ * <p>They run in the gateway rather than with the controllers of streams-apps because they read the
+ * same cache as the plugins and write through the API's own admission chain, as
+ * kube-controller-manager's do through kube-apiserver.
+ */
+public final class AdmissionControllers implements AutoCloseable {
+
+  /** The field manager of their writes, as kube-controller-manager's. */
+  static final String MANAGER = "kube-controller-manager";
+
+  private static final Duration RETRY = Duration.ofSeconds(1);
+
+  private final List<NamespaceQueue> queues;
+  private final ServiceAccountController accounts;
+  private final NamespaceQueue accountQueue;
+  private final WatchCache cache;
+
+  private AdmissionControllers(
+      List<NamespaceQueue> queues,
+      ServiceAccountController accounts,
+      NamespaceQueue accountQueue,
+      WatchCache cache) {
+    this.queues = queues;
+    this.accounts = accounts;
+    this.accountQueue = accountQueue;
+    this.cache = cache;
+  }
+
+  /** Publishes {@code pem} (null: nothing) as {@code kube-root-ca.crt} in every namespace. */
+  public void publishRootCa(String pem) {
+    accounts.rootCa(pem);
+    cache
+        .list("", "namespaces", null, o -> true)
+        .items()
+        .forEach(ns -> accountQueue.add(ns.path("metadata").path("name").asText()));
+  }
+
+  /** {@code rootCa}: the cluster CA's PEM to publish in every namespace, or null for none. */
+  public static AdmissionControllers start(
+      WatchCache cache,
+      ResourceService service,
+      ResourceRegistry registry,
+      UserInfo actor,
+      String rootCa,
+      Duration resync) {
+    WriteOptions options = new WriteOptions(actor, false, "Strict", null, MANAGER, null, null);
+    ServiceAccountController accounts =
+        new ServiceAccountController(
+            cache,
+            service,
+            registry.byResource("", "serviceaccounts").orElseThrow(),
+            registry.byResource("", "configmaps").orElseThrow(),
+            options,
+            rootCa);
+    NamespaceQueue accountQueue =
+        new NamespaceQueue("serviceaccounts-controller", cache, accounts::sync, RETRY)
+            .watch("", "namespaces")
+            .watch("", "serviceaccounts")
+            .watch("", "configmaps")
+            .start(resync);
+    List<ResourceType> counted =
+        registry.all().stream().filter(t -> t.stored() && t.namespaced()).toList();
+    ResourceQuotaController quotas =
+        new ResourceQuotaController(
+            cache,
+            service,
+            registry.byResource("", "resourcequotas").orElseThrow(),
+            counted,
+            options,
+            Clock.systemUTC());
+    NamespaceQueue quotaQueue =
+        new NamespaceQueue("resourcequota-controller", cache, quotas::sync, RETRY);
+    for (ResourceType type : counted) {
+      if (!type.plural().equals("events")) {
+        quotaQueue.watch(type.group(), type.plural());
+      }
+    }
+    quotaQueue.start(resync);
+    return new AdmissionControllers(
+        List.of(accountQueue, quotaQueue), accounts, accountQueue, cache);
+  }
+
+  @Override
+  public void close() {
+    queues.forEach(NamespaceQueue::close);
+  }
+}

@@ -1,0 +1,254 @@
+package io.streamplane.gateway.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
+import io.streamplane.kafka.embedded.KafkaBrokerExtension;
+import io.streamplane.log.UserInfo;
+import io.streamplane.schema.serde.KafkaSchemaCatalog;
+import io.streamplane.store.StoreApp;
+import io.streamplane.streams.StreamsApp;
+import io.streamplane.topics.TopicInitializer;
+import io.streamplane.topics.TopicLayout;
+import io.streamplane.topics.Topics;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.apache.kafka.clients.admin.Admin;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The admission chain of a real gateway in front of the real store: the ServiceAccount controller
+ * and plugin (a {@code default} account in every namespace, its token volume in every pod), the
+ * root-CA publisher, and ResourceQuota (a quota of two pods stops the third with Kubernetes'
+ * message, its usage kept in its status by the controller and by the charges of admission).
+ */
+@ExtendWith(KafkaBrokerExtension.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class AdmissionIT {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final UserInfo SYSTEM =
+      UserInfo.newBuilder()
+          .setUsername("system:apiserver")
+          .setGroups(List.of("system:masters"))
+          .build();
+
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+  private KafkaSchemaCatalog catalog;
+  private StreamsApp store;
+  private GatewayServer gateway;
+  private String namespace;
+
+  @BeforeAll
+  void startCluster(EmbeddedKafkaBroker broker, @TempDir Path stateDir) throws IOException {
+    String bootstrap = broker.bootstrapServers();
+    TopicLayout layout =
+        TopicLayout.singleBroker(
+            KafkaBrokerExtension.uniqueName("adm").replaceAll("[^a-zA-Z0-9_-]", "_"));
+    Topics topics;
+    try (Admin admin = Admin.create(broker.clientProperties())) {
+      TopicInitializer initializer = new TopicInitializer(admin);
+      initializer.ensure(List.of(Topics.schemasSpec(layout)));
+      catalog = new KafkaSchemaCatalog(bootstrap, layout.topicName(Topics.SCHEMAS));
+      topics = new Topics(layout, catalog);
+      initializer.ensure(topics.all());
+    }
+    store = StoreApp.start(topics, bootstrap, stateDir);
+    gateway = GatewayServer.start(bootstrap, topics, "127.0.0.1", 0, 0);
+    gateway.ensureSystemNamespaces(SYSTEM);
+  }
+
+  @AfterAll
+  void stopCluster() throws Exception {
+    for (AutoCloseable c : new AutoCloseable[] {gateway, store, catalog}) {
+      if (c != null) {
+        c.close();
+      }
+    }
+  }
+
+  @BeforeEach
+  void createNamespace() {
+    namespace = KafkaBrokerExtension.uniqueName("ns").toLowerCase();
+    ObjectNode body = JSON.createObjectNode();
+    body.putObject("metadata").put("name", namespace);
+    assertThat(send("POST", "/api/v1/namespaces", body).statusCode()).isEqualTo(201);
+  }
+
+  @Test
+  void everyNamespaceGetsADefaultServiceAccountWhoseTokenEveryPodMounts() {
+    Awaitility.await("the default ServiceAccount of " + namespace)
+        .atMost(WAIT)
+        .until(() -> send("GET", path("serviceaccounts") + "/default", null).statusCode() == 200);
+
+    HttpResponse<String> created = send("POST", path("pods"), pod("web"));
+
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+    JsonNode spec = json(created).path("spec");
+    assertThat(spec.path("serviceAccountName").asText()).isEqualTo("default");
+    assertThat(spec.path("volumes").get(0).path("name").asText()).startsWith("kube-api-access-");
+    assertThat(
+            spec.path("containers").get(0).path("volumeMounts").get(0).path("mountPath").asText())
+        .isEqualTo("/var/run/secrets/kubernetes.io/serviceaccount");
+    assertThat(spec.path("tolerations")).hasSize(2);
+  }
+
+  @Test
+  void aDeletedDefaultServiceAccountIsCreatedAgain() {
+    Awaitility.await("the default ServiceAccount of " + namespace)
+        .atMost(WAIT)
+        .until(() -> send("GET", path("serviceaccounts") + "/default", null).statusCode() == 200);
+    String uid =
+        json(send("GET", path("serviceaccounts") + "/default", null))
+            .path("metadata")
+            .path("uid")
+            .asText();
+
+    assertThat(send("DELETE", path("serviceaccounts") + "/default", null).statusCode())
+        .isEqualTo(200);
+
+    Awaitility.await("a new default ServiceAccount in " + namespace)
+        .atMost(WAIT)
+        .until(
+            () -> {
+              HttpResponse<String> again = send("GET", path("serviceaccounts") + "/default", null);
+              return again.statusCode() == 200
+                  && !json(again).path("metadata").path("uid").asText().equals(uid);
+            });
+  }
+
+  @Test
+  void aPodNamingAMissingServiceAccountIsForbidden() {
+    ObjectNode pod = pod("ghostly");
+    pod.with("spec").put("serviceAccountName", "ghost");
+
+    HttpResponse<String> answer = send("POST", path("pods"), pod);
+
+    assertThat(answer.statusCode()).isEqualTo(403);
+    assertThat(json(answer).path("message").asText())
+        .isEqualTo(
+            "pods \"ghostly\" is forbidden: error looking up service account "
+                + namespace
+                + "/ghost: serviceaccount \"ghost\" not found");
+  }
+
+  @Test
+  void theClusterCaIsPublishedInEveryNamespace() {
+    gateway.publishRootCa("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+
+    Awaitility.await("kube-root-ca.crt in " + namespace)
+        .atMost(WAIT)
+        .until(
+            () -> send("GET", path("configmaps") + "/kube-root-ca.crt", null).statusCode() == 200);
+    assertThat(
+            json(send("GET", path("configmaps") + "/kube-root-ca.crt", null))
+                .path("data")
+                .path("ca.crt")
+                .asText())
+        .startsWith("-----BEGIN CERTIFICATE-----");
+  }
+
+  @Test
+  void aQuotaOfTwoPodsStopsTheThirdWithKubernetesMessageAndFreesASlotOnDelete() {
+    ObjectNode quota = JSON.createObjectNode();
+    quota.putObject("metadata").put("name", "q");
+    quota.putObject("spec").putObject("hard").put("pods", "2");
+    assertThat(send("POST", path("resourcequotas"), quota).statusCode()).isEqualTo(201);
+    Awaitility.await("the quota's usage, worked out by its controller")
+        .atMost(WAIT)
+        .until(() -> used("pods").equals("0"));
+    Awaitility.await("the default ServiceAccount of " + namespace)
+        .atMost(WAIT)
+        .until(() -> send("GET", path("serviceaccounts") + "/default", null).statusCode() == 200);
+
+    assertThat(send("POST", path("pods"), pod("one")).statusCode()).isEqualTo(201);
+    assertThat(send("POST", path("pods"), pod("two")).statusCode()).isEqualTo(201);
+    HttpResponse<String> third = send("POST", path("pods"), pod("three"));
+
+    assertThat(third.statusCode()).isEqualTo(403);
+    JsonNode status = json(third);
+    assertThat(status.path("reason").asText()).isEqualTo("Forbidden");
+    assertThat(status.path("message").asText())
+        .isEqualTo(
+            "pods \"three\" is forbidden: exceeded quota: q, requested: pods=1, used: pods=2,"
+                + " limited: pods=2");
+    assertThat(send("GET", path("pods") + "/three", null).statusCode()).isEqualTo(404);
+    assertThat(used("pods")).isEqualTo("2");
+
+    ObjectNode now = JSON.createObjectNode().put("gracePeriodSeconds", 0);
+    assertThat(send("DELETE", path("pods") + "/one", now).statusCode()).isEqualTo(200);
+    Awaitility.await("the quota's usage after a delete")
+        .atMost(WAIT)
+        .until(() -> used("pods").equals("1"));
+    assertThat(send("POST", path("pods"), pod("three")).statusCode()).isEqualTo(201);
+  }
+
+  private String used(String resource) {
+    HttpResponse<String> quota = send("GET", path("resourcequotas") + "/q", null);
+    return json(quota).path("status").path("used").path(resource).asText("");
+  }
+
+  private String path(String resource) {
+    return "/api/v1/namespaces/" + namespace + "/" + resource;
+  }
+
+  private static ObjectNode pod(String name) {
+    ObjectNode pod = JSON.createObjectNode();
+    pod.put("apiVersion", "v1").put("kind", "Pod");
+    pod.putObject("metadata").put("name", name);
+    pod.putObject("spec")
+        .putArray("containers")
+        .addObject()
+        .put("name", "c")
+        .put("image", "nginx:1.25");
+    return pod;
+  }
+
+  private HttpResponse<String> send(String method, String path, JsonNode body) {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create(gateway.url() + path)).timeout(WAIT);
+    if (body == null) {
+      request.method(method, HttpRequest.BodyPublishers.noBody());
+    } else {
+      request
+          .header("Content-Type", "application/json")
+          .method(method, HttpRequest.BodyPublishers.ofString(body.toString()));
+    }
+    try {
+      return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static JsonNode json(HttpResponse<String> response) {
+    try {
+      return JSON.readTree(response.body());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
