@@ -251,8 +251,14 @@ final class ChaosChecks {
    * list (410), the list stands for what came before its version.
    */
   static WatchFindings watch(WatchRecorder recorder, LogHistory log, String namespace) {
-    List<WatchRecorder.Segment> segments = recorder.segments();
-    List<WatchRecorder.Received> received = recorder.received();
+    return watch(recorder.segments(), recorder.received(), log, namespace);
+  }
+
+  static WatchFindings watch(
+      List<WatchRecorder.Segment> segments,
+      List<WatchRecorder.Received> received,
+      LogHistory log,
+      String namespace) {
     List<String> gaps = new ArrayList<>();
     List<String> duplicates = new ArrayList<>();
     List<String> reorders = new ArrayList<>();

@@ -90,9 +90,7 @@ final class LogHistory {
                     r.offset(),
                     value,
                     r.timestamp());
-            String key = e.getResource() + "/" + namespace + "/" + e.getName();
-            history.byKey.computeIfAbsent(key, k -> new ArrayList<>()).add(event);
-            history.byVersion.put(key + "@" + version + "@" + event.type(), event);
+            history.add(e.getResource() + "/" + namespace + "/" + e.getName(), event);
           });
       Deserializer<NodeUsage> usages = topics.nodeUsage().valueSerde().deserializer();
       readAll(
@@ -114,6 +112,17 @@ final class LogHistory {
           });
     }
     return history;
+  }
+
+  /** Adds an event of {@code key} ({@code resource/namespace/name}) after its others. */
+  void add(String key, Event event) {
+    byKey.computeIfAbsent(key, k -> new ArrayList<>()).add(event);
+    byVersion.put(key + "@" + event.version() + "@" + event.type(), event);
+  }
+
+  /** Adds a binder's record found over-committed. */
+  void add(OverCommit overCommit) {
+    overCommits.add(overCommit);
   }
 
   private static ObjectMeta metadata(Object object) {
