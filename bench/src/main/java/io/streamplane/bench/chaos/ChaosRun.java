@@ -112,7 +112,7 @@ public final class ChaosRun {
                       "faults",
                       String.format(
                           Locale.ROOT,
-                          "ops %,d (acknowledged writes %,d)  watch events %,d  down: %s",
+                          "ops %,d (acknowledged writes %,d)  watch events %,d  faulted: %s",
                           ledger.size(),
                           workload.acknowledgedWrites(),
                           watch.count(),

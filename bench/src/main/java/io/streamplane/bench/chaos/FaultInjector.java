@@ -23,12 +23,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       cut off from the network that comes back with its sockets and sessions still open.
  * </ul>
  *
- * Faults overlap, within limits that keep the cluster able to serve: at most one broker down at a
- * time (the topics' {@code min.insync.replicas} is 2 of 3), and at least one instance of every role
- * that has several. Each fault is measured: when it was injected, when the instance was back
- * (restarted or resumed), and when every gateway could write to every partition again (a probe
- * write per partition through each gateway, every half second, from the moment the instance is
- * back).
+ * Faults overlap, within limits that keep the cluster able to serve: at most one broker faulted at
+ * a time (the topics' {@code min.insync.replicas} is 2 of 3), and at least one instance of every
+ * role that has several untouched; an instance counts as faulted until its fault has recovered.
+ * Each fault is measured: when it was injected, when the instance was back (restarted or resumed),
+ * and when every gateway could write to every partition again: one prober per gateway writes a
+ * probe ConfigMap per partition in turn, every half second, all run long, and the fault has
+ * recovered when each (gateway, partition) pair has had a write sent after the instance was back
+ * acknowledged.
  */
 public final class FaultInjector implements AutoCloseable {
 
@@ -49,8 +51,11 @@ public final class FaultInjector implements AutoCloseable {
   private final List<Thread> running = new ArrayList<>();
   private final AtomicInteger ids = new AtomicInteger();
   private final List<String> errors = new ArrayList<>();
+  private final List<List<long[]>> probeWrites = new ArrayList<>();
+  private final List<Thread> probers = new ArrayList<>();
   private final Thread thread;
   private volatile boolean stopping;
+  private volatile boolean probeStop;
 
   public FaultInjector(
       Cluster cluster,
@@ -93,6 +98,16 @@ public final class FaultInjector implements AutoCloseable {
         throw new IOException("cannot create " + name + ": " + r.message());
       }
     }
+    for (int g = 0; g < cluster.apiServers().size(); g++) {
+      for (int p = 0; p < probeNames.size(); p++) {
+        probeWrites.add(new ArrayList<>());
+      }
+      int gateway = g;
+      Thread prober = new Thread(() -> probeLoop(gateway), "chaos-probe-" + g);
+      prober.setDaemon(true);
+      probers.add(prober);
+      prober.start();
+    }
     thread.start();
   }
 
@@ -108,7 +123,7 @@ public final class FaultInjector implements AutoCloseable {
     return new ArrayList<>(errors);
   }
 
-  /** Instances down or paused right now. */
+  /** Instances down, paused, or back but not yet recovered, right now. */
   public synchronized Set<String> faulted() {
     return new HashSet<>(faulted);
   }
@@ -148,6 +163,12 @@ public final class FaultInjector implements AutoCloseable {
       if (sameRole > 1 && sameRoleFaulted + 1 >= sameRole) {
         continue;
       }
+      // A broker back from a fault rejoins the in-sync replicas only after catching up; until
+      // its fault has recovered, another broker down would leave partitions below
+      // min.insync.replicas.
+      if (i.role().equals("kafka") && sameRoleFaulted > 0) {
+        continue;
+      }
       candidates.add(i);
     }
     if (candidates.isEmpty()) {
@@ -175,7 +196,7 @@ public final class FaultInjector implements AutoCloseable {
         cluster.resume(target.name());
       }
       ended = ledger.now();
-      recovered = probe(id);
+      recovered = probe(ended);
     } catch (IOException | RuntimeException e) {
       synchronized (this) {
         errors.add("fault " + id + " (" + target.name() + "): " + e);
@@ -199,47 +220,77 @@ public final class FaultInjector implements AutoCloseable {
   }
 
   /**
-   * Writes each probe ConfigMap through each gateway until every write has succeeded once; answers
-   * when the last one did, or -1 past the limit.
+   * Waits until every gateway has written every probe ConfigMap with a write sent at or after
+   * {@code since}; answers when the last of those writes was answered, or -1 past the limit.
    */
-  private long probe(int fault) throws InterruptedException {
-    List<String> servers = cluster.apiServers();
-    List<KubeClient> clients = servers.stream().map(ChaosApi::client).toList();
-    boolean[][] done = new boolean[clients.size()][probeNames.size()];
-    int remaining = clients.size() * probeNames.size();
-    long last = -1;
+  private long probe(long since) throws InterruptedException {
     long deadline = ledger.now() + RECOVERY_LIMIT.toNanos();
-    int round = 0;
-    while (remaining > 0 && ledger.now() < deadline) {
-      round++;
-      for (int g = 0; g < clients.size(); g++) {
-        for (int p = 0; p < probeNames.size(); p++) {
-          if (done[g][p]) {
-            continue;
-          }
-          String name = probeNames.get(p);
-          try {
-            KubeClient.Response r =
-                clients
-                    .get(g)
-                    .put(
-                        "/api/v1/namespaces/" + namespace + "/configmaps/" + name,
-                        probe(name, fault + "-" + g + "-" + round));
-            if (r.ok()) {
-              done[g][p] = true;
-              remaining--;
-              last = ledger.now();
-            }
-          } catch (IOException e) {
-            // Not back yet.
+    while (ledger.now() < deadline) {
+      long recovered = recoveredSince(since);
+      if (recovered >= 0) {
+        return recovered;
+      }
+      Thread.sleep(250);
+    }
+    return -1;
+  }
+
+  /** When every (gateway, partition) pair had a write sent at or after {@code since} answered. */
+  private long recoveredSince(long since) {
+    long last = -1;
+    for (List<long[]> pair : probeWrites) {
+      long first = -1;
+      synchronized (pair) {
+        for (long[] write : pair) {
+          if (write[0] >= since) {
+            first = write[1];
+            break;
           }
         }
       }
-      if (remaining > 0) {
+      if (first < 0) {
+        return -1;
+      }
+      last = Math.max(last, first);
+    }
+    return last;
+  }
+
+  /**
+   * One gateway's prober: writes each probe ConfigMap in turn, without a precondition, every half
+   * second, and records each acknowledged write's send and answer times.
+   */
+  private void probeLoop(int gateway) {
+    KubeClient client = ChaosApi.client(cluster.apiServers().get(gateway));
+    long round = 0;
+    while (!probeStop) {
+      round++;
+      for (int p = 0; p < probeNames.size() && !probeStop; p++) {
+        String name = probeNames.get(p);
+        long invoked = ledger.now();
+        try {
+          KubeClient.Response r =
+              client.put(
+                  "/api/v1/namespaces/" + namespace + "/configmaps/" + name,
+                  probe(name, gateway + "-" + round));
+          if (r.ok()) {
+            List<long[]> pair = probeWrites.get(gateway * probeNames.size() + p);
+            synchronized (pair) {
+              pair.add(new long[] {invoked, ledger.now()});
+            }
+          }
+        } catch (IOException e) {
+          // The gateway is down or cut off: the pair stays unrecovered.
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+      try {
         Thread.sleep(500);
+      } catch (InterruptedException e) {
+        return;
       }
     }
-    return remaining == 0 ? last : -1;
   }
 
   private ObjectNode probe(String name, String value) {
@@ -269,8 +320,13 @@ public final class FaultInjector implements AutoCloseable {
       synchronized (this) {
         all = new ArrayList<>(running);
       }
+      // The probers keep writing until the last fault has recovered.
       for (Thread t : all) {
         t.join(RECOVERY_LIMIT.toMillis() + 30_000);
+      }
+      probeStop = true;
+      for (Thread t : probers) {
+        t.join(60_000);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -17,7 +17,7 @@ import java.util.Map;
 final class PodSampler implements AutoCloseable, Watch.Handler {
 
   /** A Deployment's live pods at a moment (nanoseconds since the run started). */
-  record Sample(long at, String app, int pods) {}
+  record Sample(long at, String app, int pods, String byOwner) {}
 
   private final Ledger ledger;
   private final Map<String, JsonNode> pods = new HashMap<>();
@@ -57,6 +57,7 @@ final class PodSampler implements AutoCloseable, Watch.Handler {
 
   private void count() {
     Map<String, Integer> now = new HashMap<>();
+    Map<String, Map<String, Integer>> owners = new HashMap<>();
     for (JsonNode pod : pods.values()) {
       String app = pod.at("/metadata/labels/app").asText("");
       String phase = pod.at("/status/phase").asText("");
@@ -67,12 +68,15 @@ final class PodSampler implements AutoCloseable, Watch.Handler {
         continue;
       }
       now.merge(app, 1, Integer::sum);
+      owners
+          .computeIfAbsent(app, a -> new java.util.TreeMap<>())
+          .merge(pod.at("/metadata/ownerReferences/0/name").asText("-"), 1, Integer::sum);
     }
     long at = ledger.now();
     for (String app : new java.util.TreeSet<>(now.keySet())) {
       int n = now.get(app);
       if (!Integer.valueOf(n).equals(counts.get(app))) {
-        samples.add(new Sample(at, app, n));
+        samples.add(new Sample(at, app, n, owners.get(app).toString()));
         counts.put(app, n);
       }
     }
@@ -126,12 +130,13 @@ final class PodSampler implements AutoCloseable, Watch.Handler {
         beyond.add(
             String.format(
                 java.util.Locale.ROOT,
-                "%s: %d live pods at %.1f s (replicas %d + maxSurge %d)",
+                "%s: %d live pods at %.1f s (replicas %d + maxSurge %d), by ReplicaSet %s",
                 s.app(),
                 s.pods(),
                 s.at() / 1e9,
                 allowed,
-                maxSurge));
+                maxSurge,
+                s.byOwner()));
       }
     }
     return beyond;

@@ -263,10 +263,10 @@ class ChaosChecksTest {
             null);
     List<PodSampler.Sample> samples =
         List.of(
-            new PodSampler.Sample(5 * s, "web-0", 4),
-            new PodSampler.Sample(6 * s, "web-0", 5),
-            new PodSampler.Sample(20 * s, "web-0", 4),
-            new PodSampler.Sample(60 * s, "web-0", 4));
+            new PodSampler.Sample(5 * s, "web-0", 4, "{}"),
+            new PodSampler.Sample(6 * s, "web-0", 5, "{}"),
+            new PodSampler.Sample(20 * s, "web-0", 4, "{}"),
+            new PodSampler.Sample(60 * s, "web-0", 4, "{}"));
 
     List<String> beyond = PodSampler.beyondSurge(samples, List.of(scaleDown), 3, 1);
 
