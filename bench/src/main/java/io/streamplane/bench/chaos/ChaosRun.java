@@ -130,16 +130,30 @@ public final class ChaosRun {
         notConverged.addAll(converge(admin));
         // Bookmarks come every 5 s; a few of them let the watch catch up with the last writes.
         Thread.sleep(20_000);
-        duplicates = PodSampler.duplicates(admin, NAMESPACE);
+        try {
+          duplicates = PodSampler.duplicates(admin, NAMESPACE);
+        } catch (IOException e) {
+          duplicates = List.of("could not list pods and ReplicaSets: " + e);
+        }
         watch.close();
         pods.close();
         phase[0] = "failover";
         Failover failover = new Failover(cluster, FAILOVER_NAMESPACE, layout.partitions());
         for (String role : List.of("controllers", "scheduler")) {
-          rounds.add(failover.measure(role, null));
-          for (int i = 0; i < 2; i++) {
-            rounds.add(failover.measure(role, role + "-" + i));
-            Thread.sleep(30_000);
+          for (int i = -1; i < 2; i++) {
+            String victim = i < 0 ? null : role + "-" + i;
+            try {
+              rounds.add(failover.measure(role, victim));
+            } catch (IOException e) {
+              failures.add("failover round of " + role + " (" + victim + "): " + e.getMessage());
+              if (victim != null && !cluster.alive(victim)) {
+                cluster.restart(victim);
+              }
+            }
+            if (victim != null) {
+              // The killed instance, restarted, rejoins before the next round.
+              Thread.sleep(30_000);
+            }
           }
         }
         phase[0] = "checking";
@@ -160,7 +174,12 @@ public final class ChaosRun {
           ChaosChecks.linearizability(ops, history, options.registers());
       ChaosChecks.WatchFindings watched = ChaosChecks.watch(watch, history, NAMESPACE);
       List<String> surge = PodSampler.beyondSurge(pods.samples(), ops, options.replicas(), 1);
-      List<String> api = ChaosChecks.apiAgainstLog(cluster.apiServers(), history, NAMESPACE);
+      List<String> api;
+      try {
+        api = ChaosChecks.apiAgainstLog(cluster.apiServers(), history, NAMESPACE);
+      } catch (IOException e) {
+        api = List.of("could not read the objects back: " + e);
+      }
       List<FaultInjector.Fault> faultList = faults.faults();
       faultList.sort(Comparator.comparingInt(FaultInjector.Fault::id));
 
