@@ -115,6 +115,12 @@ public final class KubeClient {
     return send(request(path).DELETE());
   }
 
+  /** A DELETE with DeleteOptions (preconditions, propagationPolicy) in its body. */
+  public Response deleteWithBody(String path, Object options)
+      throws IOException, InterruptedException {
+    return send(withJson(request(path), "DELETE", options, "application/json"));
+  }
+
   /**
    * Opens {@code path} (a URL with {@code watch=true}) and answers once the server has sent its
    * headers; the caller reads the body's lines and closes it.

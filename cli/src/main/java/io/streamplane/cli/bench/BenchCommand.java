@@ -25,6 +25,7 @@ import picocli.CommandLine.Command;
       WatchFanoutCommand.class,
       PastReadsCommand.class,
       ReplayBenchCommand.class,
+      ChaosCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class BenchCommand implements Runnable {

@@ -1,0 +1,108 @@
+package io.streamplane.bench.chaos;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.streamplane.bench.chaos.Ledger.Outcome;
+import io.streamplane.bench.load.KubeClient;
+import io.streamplane.bench.load.Kubeconfig;
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * One workload client's connection to the gateways: a {@link KubeClient} per gateway, the one in
+ * use, and the recording of each request in the {@link Ledger}. After an answer whose outcome is
+ * unknown (no answer, or a 5xx) the client moves on to the next gateway, as a client behind a load
+ * balancer would be sent elsewhere.
+ */
+final class ChaosApi {
+
+  /** A request to send with a client. */
+  interface Call {
+    KubeClient.Response send(KubeClient client) throws IOException, InterruptedException;
+  }
+
+  private final List<String> servers;
+  private final List<KubeClient> clients;
+  private final int client;
+  private final Ledger ledger;
+  private int current;
+
+  ChaosApi(List<String> servers, int client, Ledger ledger) {
+    this.servers = servers;
+    this.clients = servers.stream().map(ChaosApi::client).toList();
+    this.client = client;
+    this.ledger = ledger;
+    this.current = client % servers.size();
+  }
+
+  static KubeClient client(String server) {
+    return new KubeClient(
+        new Kubeconfig(
+            null, "chaos", server, "default", List.of(), false, List.of(), null, null, null, null));
+  }
+
+  /** Sends {@code call} and records it; never throws (an exception is an unknown outcome). */
+  Ledger.Op send(
+      String kind,
+      String resource,
+      String namespace,
+      String name,
+      String precondition,
+      String written,
+      Call call) {
+    int gateway = current;
+    long invoked = ledger.now();
+    Outcome outcome;
+    int status = 0;
+    String error = null;
+    String version = null;
+    String read = null;
+    try {
+      KubeClient.Response r = call.send(clients.get(gateway));
+      status = r.status();
+      if (r.ok()) {
+        outcome = Outcome.OK;
+        JsonNode body = r.body();
+        if (body != null && !body.path("kind").asText().equals("Status")) {
+          version = body.at("/metadata/resourceVersion").asText(null);
+          read = body.at("/data/v").asText(null);
+        }
+      } else if (status >= 400 && status < 500 && status != 408) {
+        outcome = Outcome.FAILED;
+        error = r.message();
+      } else {
+        outcome = Outcome.UNKNOWN;
+        error = status + " " + r.message();
+      }
+    } catch (IOException e) {
+      outcome = Outcome.UNKNOWN;
+      error = e.toString();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      outcome = Outcome.UNKNOWN;
+      error = "interrupted";
+    }
+    if (outcome == Outcome.UNKNOWN) {
+      current = (current + 1) % clients.size();
+    }
+    Ledger.Op op =
+        new Ledger.Op(
+            ledger.nextId(),
+            client,
+            servers.get(gateway),
+            kind,
+            resource,
+            namespace,
+            name,
+            invoked,
+            ledger.now(),
+            outcome,
+            status,
+            error,
+            precondition,
+            written,
+            version,
+            read);
+    ledger.add(op);
+    return op;
+  }
+}

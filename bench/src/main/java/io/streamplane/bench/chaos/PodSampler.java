@@ -1,0 +1,177 @@
+package io.streamplane.bench.chaos;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.streamplane.bench.load.KubeClient;
+import io.streamplane.bench.load.Watch;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Counts, through a watch on the namespace's pods, the live pods of each {@code web} Deployment
+ * (not terminating, not finished) after every change, and records each count that differs from the
+ * previous one with its time. A rollout must never show more than {@code replicas + maxSurge}.
+ */
+final class PodSampler implements AutoCloseable, Watch.Handler {
+
+  /** A Deployment's live pods at a moment (nanoseconds since the run started). */
+  record Sample(long at, String app, int pods, String byOwner) {}
+
+  private final Ledger ledger;
+  private final Map<String, JsonNode> pods = new HashMap<>();
+  private final Map<String, Integer> counts = new HashMap<>();
+  private final List<Sample> samples = new ArrayList<>();
+  private Watch watch;
+
+  PodSampler(Ledger ledger) {
+    this.ledger = ledger;
+  }
+
+  void start(String server, String namespace) throws IOException, InterruptedException {
+    watch =
+        Watch.start(ChaosApi.client(server), "/api/v1/namespaces/" + namespace + "/pods", "", this);
+    onRelist(watch.initialItems(), null);
+  }
+
+  @Override
+  public synchronized void onEvent(Watch.Event event) {
+    String name = event.object().at("/metadata/name").asText();
+    if (event.type().equals("DELETED")) {
+      pods.remove(name);
+    } else {
+      pods.put(name, event.object());
+    }
+    count();
+  }
+
+  @Override
+  public synchronized void onRelist(List<JsonNode> items, java.time.Instant received) {
+    pods.clear();
+    for (JsonNode item : items) {
+      pods.put(item.at("/metadata/name").asText(), item);
+    }
+    count();
+  }
+
+  private void count() {
+    Map<String, Integer> now = new HashMap<>();
+    Map<String, Map<String, Integer>> owners = new HashMap<>();
+    for (JsonNode pod : pods.values()) {
+      String app = pod.at("/metadata/labels/app").asText("");
+      String phase = pod.at("/status/phase").asText("");
+      if (!app.startsWith("web-")
+          || pod.at("/metadata/deletionTimestamp").isTextual()
+          || phase.equals("Succeeded")
+          || phase.equals("Failed")) {
+        continue;
+      }
+      now.merge(app, 1, Integer::sum);
+      owners
+          .computeIfAbsent(app, a -> new java.util.TreeMap<>())
+          .merge(pod.at("/metadata/ownerReferences/0/name").asText("-"), 1, Integer::sum);
+    }
+    long at = ledger.now();
+    for (String app : new java.util.TreeSet<>(now.keySet())) {
+      int n = now.get(app);
+      if (!Integer.valueOf(n).equals(counts.get(app))) {
+        samples.add(new Sample(at, app, n, owners.get(app).toString()));
+        counts.put(app, n);
+      }
+    }
+  }
+
+  synchronized List<Sample> samples() {
+    return new ArrayList<>(samples);
+  }
+
+  int relists() {
+    return watch == null ? 0 : watch.relists();
+  }
+
+  @Override
+  public void close() {
+    if (watch != null) {
+      watch.close();
+    }
+  }
+
+  /**
+   * Samples above {@code replicas + maxSurge}, where replicas is the highest the Deployment was
+   * asked for in the 30 s before the sample (a scale-down takes effect when the controllers act on
+   * it) or since.
+   */
+  static List<String> beyondSurge(
+      List<Sample> samples, List<Ledger.Op> ops, int initialReplicas, int maxSurge) {
+    List<String> beyond = new ArrayList<>();
+    long window = 30_000_000_000L;
+    for (Sample s : samples) {
+      int allowed = initialReplicas;
+      int lastBefore = initialReplicas;
+      boolean seenInWindow = false;
+      for (Ledger.Op op : ops) {
+        if (!op.kind().equals("deployment-scale") || !op.name().equals(s.app())) {
+          continue;
+        }
+        if (op.outcome() == Ledger.Outcome.FAILED) {
+          continue;
+        }
+        int replicas = Integer.parseInt(op.written());
+        if (op.invoked() <= s.at() - window) {
+          lastBefore = replicas;
+        } else if (op.invoked() <= s.at()) {
+          allowed = Math.max(allowed, replicas);
+          seenInWindow = true;
+        }
+      }
+      allowed = seenInWindow ? Math.max(allowed, lastBefore) : lastBefore;
+      if (s.pods() > allowed + maxSurge) {
+        beyond.add(
+            String.format(
+                java.util.Locale.ROOT,
+                "%s: %d live pods at %.1f s (replicas %d + maxSurge %d), by ReplicaSet %s",
+                s.app(),
+                s.pods(),
+                s.at() / 1e9,
+                allowed,
+                maxSurge,
+                s.byOwner()));
+      }
+    }
+    return beyond;
+  }
+
+  /**
+   * After convergence: pods beyond each ReplicaSet's replicas (live pods owned by it, minus its
+   * spec.replicas, summed), and Deployments that did not converge.
+   */
+  static List<String> duplicates(KubeClient client, String namespace)
+      throws IOException, InterruptedException {
+    List<String> found = new ArrayList<>();
+    KubeClient.Response sets = client.get("/apis/apps/v1/namespaces/" + namespace + "/replicasets");
+    KubeClient.Response list = client.get("/api/v1/namespaces/" + namespace + "/pods");
+    if (!sets.ok() || !list.ok()) {
+      found.add("cannot list: " + sets.status() + " / " + list.status());
+      return found;
+    }
+    Map<String, Integer> owned = new HashMap<>();
+    for (JsonNode pod : list.body().path("items")) {
+      if (pod.at("/metadata/deletionTimestamp").isTextual()) {
+        continue;
+      }
+      for (JsonNode owner : pod.at("/metadata/ownerReferences")) {
+        owned.merge(owner.path("uid").asText(), 1, Integer::sum);
+      }
+    }
+    for (JsonNode rs : sets.body().path("items")) {
+      int want = rs.at("/spec/replicas").asInt();
+      int have = owned.getOrDefault(rs.at("/metadata/uid").asText(), 0);
+      if (have > want) {
+        found.add(
+            rs.at("/metadata/name").asText() + ": " + have + " pods for " + want + " replicas");
+      }
+    }
+    return found;
+  }
+}

@@ -1,0 +1,277 @@
+package io.streamplane.bench.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.streamplane.bench.chaos.Ledger.Outcome;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ChaosChecksTest {
+
+  private static final String NS = "chaos";
+  private static final String KEY = "configmaps/chaos/register-0";
+
+  private static LogHistory.Event event(String type, String version, long offset, String value) {
+    return new LogHistory.Event(type, "configmaps", "register-0", version, 0, offset, value, 0);
+  }
+
+  private static Ledger.Op write(
+      long id, String kind, String precondition, String written, String version, Outcome outcome) {
+    return new Ledger.Op(
+        id,
+        0,
+        "gw",
+        kind,
+        "configmaps",
+        NS,
+        "register-0",
+        id * 10,
+        id * 10 + 5,
+        outcome,
+        outcome == Outcome.OK ? 200 : 0,
+        null,
+        precondition,
+        written,
+        version,
+        null);
+  }
+
+  private static LogHistory log() {
+    LogHistory log = new LogHistory();
+    log.add(KEY, event("ADDED", "11", 10, "a"));
+    log.add(KEY, event("MODIFIED", "13", 12, "b"));
+    log.add(KEY, event("DELETED", "15", 14, "b"));
+    return log;
+  }
+
+  @Test
+  void acknowledgedWritesFoundInTheLogAreNotLost() {
+    List<Ledger.Op> ops =
+        List.of(
+            write(1, "configmap-create", null, "a", "11", Outcome.OK),
+            write(2, "configmap-update", "11", "b", "13", Outcome.OK),
+            write(3, "configmap-delete", "13", null, null, Outcome.OK));
+
+    assertThat(ChaosChecks.lostWrites(ops, log())).isEmpty();
+  }
+
+  @Test
+  void anAcknowledgedWriteMissingFromTheLogIsLost() {
+    List<Ledger.Op> ops =
+        List.of(
+            write(1, "configmap-update", "13", "c", "17", Outcome.OK),
+            write(2, "configmap-update", "11", "z", "13", Outcome.OK),
+            write(3, "configmap-delete", "11", null, null, Outcome.OK));
+
+    List<String> lost = ChaosChecks.lostWrites(ops, log());
+
+    assertThat(lost).hasSize(3);
+    assertThat(lost.get(0)).contains("no event with resourceVersion 17");
+    assertThat(lost.get(1)).contains("holds b, not z");
+    assertThat(lost.get(2)).contains("no DELETED event");
+  }
+
+  @Test
+  void unacknowledgedWritesAreNeverCountedAsLost() {
+    List<Ledger.Op> ops =
+        List.of(
+            write(1, "configmap-update", "13", "c", null, Outcome.UNKNOWN),
+            write(2, "configmap-update", "11", "d", null, Outcome.FAILED));
+
+    assertThat(ChaosChecks.lostWrites(ops, log())).isEmpty();
+  }
+
+  @Test
+  void aWriteWithAnUnknownOutcomeFoundInTheLogIsCheckedAsApplied() {
+    // The update's answer never came, but the log has its value at 13; the read at 13 is legal
+    // only if the update is taken as applied.
+    LogHistory log = new LogHistory();
+    log.add(KEY, event("ADDED", "11", 10, "a"));
+    log.add(KEY, event("MODIFIED", "13", 12, "b"));
+    Ledger.Op read =
+        new Ledger.Op(
+            3,
+            1,
+            "gw",
+            "configmap-read",
+            "configmaps",
+            NS,
+            "register-0",
+            40,
+            45,
+            Outcome.OK,
+            200,
+            null,
+            null,
+            null,
+            "13",
+            "b");
+    List<Ledger.Op> ops =
+        List.of(
+            write(1, "configmap-create", null, "a", "11", Outcome.OK),
+            write(2, "configmap-update", "11", "b", null, Outcome.UNKNOWN),
+            read);
+
+    ChaosChecks.Linearizability lin = ChaosChecks.linearizability(ops, log, 1);
+
+    assertThat(lin.failed()).isZero();
+    assertThat(lin.resolved()).isEqualTo(1);
+  }
+
+  @Test
+  void aReadOfAVersionOverwrittenBeforeItWasSentIsNotLinearizable() {
+    Ledger.Op staleRead =
+        new Ledger.Op(
+            3,
+            1,
+            "gw",
+            "configmap-read",
+            "configmaps",
+            NS,
+            "register-0",
+            40,
+            45,
+            Outcome.OK,
+            200,
+            null,
+            null,
+            null,
+            "11",
+            "a");
+    List<Ledger.Op> ops =
+        List.of(
+            write(1, "configmap-create", null, "a", "11", Outcome.OK),
+            write(2, "configmap-update", "11", "b", "13", Outcome.OK),
+            staleRead);
+
+    assertThat(ChaosChecks.linearizability(ops, log(), 1).failed()).isEqualTo(1);
+  }
+
+  private static WatchRecorder.Received got(int segment, String type, String version) {
+    return new WatchRecorder.Received(segment, type, "register-0", version);
+  }
+
+  private static WatchRecorder.Segment segment(int id, String from, boolean relisted) {
+    return new WatchRecorder.Segment(id, "gw", from, relisted, Map.of());
+  }
+
+  @Test
+  void aWatchThatSawEveryEventOnceInOrderHasNoAnomalies() {
+    ChaosChecks.WatchFindings f =
+        ChaosChecks.watch(
+            List.of(segment(0, "L0", false)),
+            List.of(got(0, "ADDED", "11"), got(0, "MODIFIED", "13"), got(0, "DELETED", "15")),
+            log(),
+            NS);
+
+    assertThat(f.anomalies()).isZero();
+  }
+
+  @Test
+  void eventsSentAgainAfterAResumeFromAnOlderBookmarkAreNotDuplicates() {
+    // Resumed from L12: the event at offset 12 may come again, as the client asked for it.
+    ChaosChecks.WatchFindings f =
+        ChaosChecks.watch(
+            List.of(segment(0, "L0", false), segment(1, "L12", false)),
+            List.of(
+                got(0, "ADDED", "11"),
+                got(0, "MODIFIED", "13"),
+                got(1, "MODIFIED", "13"),
+                got(1, "DELETED", "15")),
+            log(),
+            NS);
+
+    assertThat(f.anomalies()).isZero();
+    assertThat(f.redelivered()).isEqualTo(1);
+  }
+
+  @Test
+  void aMissedEventADuplicateAndAReorderingAreEachFound() {
+    ChaosChecks.WatchFindings gap =
+        ChaosChecks.watch(
+            List.of(segment(0, "L0", false)),
+            List.of(got(0, "ADDED", "11"), got(0, "DELETED", "15")),
+            log(),
+            NS);
+    ChaosChecks.WatchFindings duplicate =
+        ChaosChecks.watch(
+            List.of(segment(0, "L0", false)),
+            List.of(
+                got(0, "ADDED", "11"),
+                got(0, "MODIFIED", "13"),
+                got(0, "MODIFIED", "13"),
+                got(0, "DELETED", "15")),
+            log(),
+            NS);
+    ChaosChecks.WatchFindings resumedTooEarly =
+        ChaosChecks.watch(
+            List.of(segment(0, "L0", false), segment(1, "L14", false)),
+            List.of(
+                got(0, "ADDED", "11"),
+                got(0, "MODIFIED", "13"),
+                got(1, "MODIFIED", "13"),
+                got(1, "DELETED", "15")),
+            log(),
+            NS);
+    ChaosChecks.WatchFindings reordered =
+        ChaosChecks.watch(
+            List.of(segment(0, "L0", false)),
+            List.of(got(0, "ADDED", "11"), got(0, "DELETED", "15"), got(0, "MODIFIED", "13")),
+            log(),
+            NS);
+
+    assertThat(gap.gaps()).containsExactly("MODIFIED register-0 rv 13");
+    assertThat(duplicate.duplicates()).hasSize(1);
+    assertThat(resumedTooEarly.duplicates()).hasSize(1);
+    assertThat(reordered.reorders()).hasSize(1);
+  }
+
+  @Test
+  void eventsBeforeARelistAreCoveredByTheList() {
+    ChaosChecks.WatchFindings f =
+        ChaosChecks.watch(
+            List.of(segment(0, "L0", false), segment(1, "L14", true)),
+            List.of(got(0, "ADDED", "11"), got(1, "DELETED", "15")),
+            log(),
+            NS);
+
+    assertThat(f.anomalies()).isZero();
+    assertThat(f.relists()).isEqualTo(1);
+  }
+
+  @Test
+  void podsBeyondReplicasPlusMaxSurgeAreCountedAfterTheScaleDownWindow() {
+    long s = 1_000_000_000L;
+    Ledger.Op scaleDown =
+        new Ledger.Op(
+            1,
+            0,
+            "gw",
+            "deployment-scale",
+            "deployments",
+            NS,
+            "web-0",
+            10 * s,
+            11 * s,
+            Outcome.OK,
+            200,
+            null,
+            null,
+            "2",
+            "7",
+            null);
+    List<PodSampler.Sample> samples =
+        List.of(
+            new PodSampler.Sample(5 * s, "web-0", 4, "{}"),
+            new PodSampler.Sample(6 * s, "web-0", 5, "{}"),
+            new PodSampler.Sample(20 * s, "web-0", 4, "{}"),
+            new PodSampler.Sample(60 * s, "web-0", 4, "{}"));
+
+    List<String> beyond = PodSampler.beyondSurge(samples, List.of(scaleDown), 3, 1);
+
+    assertThat(beyond).hasSize(2);
+    assertThat(beyond.get(0)).startsWith("web-0: 5 live pods at 6.0 s");
+    assertThat(beyond.get(1)).startsWith("web-0: 4 live pods at 60.0 s");
+  }
+}
