@@ -14,11 +14,8 @@ import io.streamplane.kafka.embedded.KafkaBrokerExtension;
 import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.log.UserInfo;
+import io.streamplane.plane.ControlPlane;
 import io.streamplane.schema.convert.KubeJson;
-import io.streamplane.schema.serde.KafkaSchemaCatalog;
-import io.streamplane.store.StoreApp;
-import io.streamplane.streams.StreamsApp;
-import io.streamplane.topics.TopicInitializer;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
 import java.io.IOException;
@@ -38,7 +35,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -68,11 +64,6 @@ class ReplayIT {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final List<String> NAMESPACES = List.of("red", "green", "blue");
-  private static final UserInfo SYSTEM =
-      UserInfo.newBuilder()
-          .setUsername("system:apiserver")
-          .setGroups(List.of("system:masters"))
-          .build();
 
   private final HttpClient http =
       HttpClient.newBuilder()
@@ -82,9 +73,8 @@ class ReplayIT {
 
   private String bootstrap;
   private String cluster;
-  private KafkaSchemaCatalog catalog;
   private Topics topics;
-  private StreamsApp store;
+  private ControlPlane plane;
   private GatewayServer gateway;
   private Instant between;
 
@@ -92,17 +82,16 @@ class ReplayIT {
   void runAWorkload(EmbeddedKafkaBroker broker, @TempDir Path stateDir) throws Exception {
     bootstrap = broker.bootstrapServers();
     cluster = KafkaBrokerExtension.uniqueName("replay");
-    TopicLayout layout = TopicLayout.singleBroker(cluster);
-    try (Admin admin = Admin.create(broker.clientProperties())) {
-      TopicInitializer initializer = new TopicInitializer(admin);
-      initializer.ensure(List.of(Topics.schemasSpec(layout)));
-      catalog = new KafkaSchemaCatalog(bootstrap, layout.topicName(Topics.SCHEMAS));
-      topics = new Topics(layout, catalog);
-      initializer.ensure(topics.all());
-    }
-    store = StoreApp.start(topics, bootstrap, stateDir);
-    gateway = GatewayServer.start(bootstrap, topics, "127.0.0.1", 0, 0);
-    gateway.ensureSystemNamespaces(SYSTEM);
+    plane =
+        ControlPlane.builder()
+            .bootstrapServers(bootstrap)
+            .layout(TopicLayout.singleBroker(cluster))
+            .stateDir(stateDir)
+            .gateway()
+            .systemNamespaces(ControlPlane.SystemNamespaces.CREATE)
+            .start();
+    topics = plane.topics();
+    gateway = plane.gateway();
 
     // First half: three namespaces, each with five config maps at version one and a secret.
     for (String ns : NAMESPACES) {
@@ -132,11 +121,9 @@ class ReplayIT {
   }
 
   @AfterAll
-  void stopCluster() throws Exception {
-    for (AutoCloseable c : new AutoCloseable[] {gateway, store, catalog}) {
-      if (c != null) {
-        c.close();
-      }
+  void stopCluster() {
+    if (plane != null) {
+      plane.close();
     }
   }
 

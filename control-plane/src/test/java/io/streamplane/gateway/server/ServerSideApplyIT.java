@@ -7,13 +7,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.kafka.embedded.KafkaBrokerExtension;
-import io.streamplane.log.UserInfo;
-import io.streamplane.schema.serde.KafkaSchemaCatalog;
-import io.streamplane.store.StoreApp;
-import io.streamplane.streams.StreamsApp;
-import io.streamplane.topics.TopicInitializer;
+import io.streamplane.plane.ControlPlane;
 import io.streamplane.topics.TopicLayout;
-import io.streamplane.topics.Topics;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -25,7 +20,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -47,11 +41,6 @@ class ServerSideApplyIT {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration WAIT = Duration.ofSeconds(30);
   private static final String APPLY = "application/apply-patch+yaml";
-  private static final UserInfo SYSTEM =
-      UserInfo.newBuilder()
-          .setUsername("system:apiserver")
-          .setGroups(List.of("system:masters"))
-          .build();
 
   private final HttpClient http =
       HttpClient.newBuilder()
@@ -59,36 +48,29 @@ class ServerSideApplyIT {
           .connectTimeout(Duration.ofSeconds(5))
           .build();
 
-  private KafkaSchemaCatalog catalog;
-  private StreamsApp store;
+  private ControlPlane plane;
   private GatewayServer gateway;
   private String namespace;
 
   @BeforeAll
-  void startCluster(EmbeddedKafkaBroker broker, @TempDir Path stateDir) throws IOException {
-    String bootstrap = broker.bootstrapServers();
-    TopicLayout layout =
-        TopicLayout.singleBroker(
-            KafkaBrokerExtension.uniqueName("ssa").replaceAll("[^a-zA-Z0-9_-]", "_"));
-    Topics topics;
-    try (Admin admin = Admin.create(broker.clientProperties())) {
-      TopicInitializer initializer = new TopicInitializer(admin);
-      initializer.ensure(List.of(Topics.schemasSpec(layout)));
-      catalog = new KafkaSchemaCatalog(bootstrap, layout.topicName(Topics.SCHEMAS));
-      topics = new Topics(layout, catalog);
-      initializer.ensure(topics.all());
-    }
-    store = StoreApp.start(topics, bootstrap, stateDir);
-    gateway = GatewayServer.start(bootstrap, topics, "127.0.0.1", 26410, 0);
-    gateway.ensureSystemNamespaces(SYSTEM);
+  void startCluster(EmbeddedKafkaBroker broker, @TempDir Path stateDir) throws Exception {
+    plane =
+        ControlPlane.builder()
+            .bootstrapServers(broker.bootstrapServers())
+            .layout(
+                TopicLayout.singleBroker(
+                    KafkaBrokerExtension.uniqueName("ssa").replaceAll("[^a-zA-Z0-9_-]", "_")))
+            .stateDir(stateDir)
+            .gateway("127.0.0.1", 26410, 0, null)
+            .systemNamespaces(ControlPlane.SystemNamespaces.CREATE)
+            .start();
+    gateway = plane.gateway();
   }
 
   @AfterAll
-  void stopCluster() throws Exception {
-    for (AutoCloseable c : new AutoCloseable[] {gateway, store, catalog}) {
-      if (c != null) {
-        c.close();
-      }
+  void stopCluster() {
+    if (plane != null) {
+      plane.close();
     }
   }
 

@@ -10,10 +10,8 @@ import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.kafka.embedded.KafkaBrokerExtension;
 import io.streamplane.log.UserInfo;
 import io.streamplane.metrics.ScrapedMetrics;
-import io.streamplane.schema.serde.KafkaSchemaCatalog;
+import io.streamplane.plane.ControlPlane;
 import io.streamplane.store.StoreApp;
-import io.streamplane.streams.StreamsApp;
-import io.streamplane.topics.TopicInitializer;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
 import java.io.IOException;
@@ -36,7 +34,6 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.apache.kafka.clients.admin.Admin;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -75,41 +72,32 @@ class GatewayIT {
           .build();
 
   private String bootstrap;
-  private KafkaSchemaCatalog catalog;
   private Topics topics;
-  private StreamsApp store;
+  private ControlPlane plane;
   private GatewayServer gateway;
   private String namespace;
 
   @BeforeAll
-  void startCluster(EmbeddedKafkaBroker broker, @TempDir Path stateDir) {
+  void startCluster(EmbeddedKafkaBroker broker, @TempDir Path stateDir) throws Exception {
     bootstrap = broker.bootstrapServers();
-    TopicLayout layout =
-        TopicLayout.singleBroker(
-            KafkaBrokerExtension.uniqueName("gw").replaceAll("[^a-zA-Z0-9_-]", "_"));
-    try (Admin admin = Admin.create(broker.clientProperties())) {
-      TopicInitializer initializer = new TopicInitializer(admin);
-      // The schema catalog reads its own topic, so that one must exist first.
-      initializer.ensure(List.of(Topics.schemasSpec(layout)));
-      catalog = new KafkaSchemaCatalog(bootstrap, layout.topicName(Topics.SCHEMAS));
-      topics = new Topics(layout, catalog);
-      initializer.ensure(topics.all());
-    }
-    store = StoreApp.start(topics, bootstrap, stateDir);
-    gateway = startGateway(0);
-    gateway.ensureSystemNamespaces(SYSTEM);
+    plane =
+        ControlPlane.builder()
+            .bootstrapServers(bootstrap)
+            .layout(
+                TopicLayout.singleBroker(
+                    KafkaBrokerExtension.uniqueName("gw").replaceAll("[^a-zA-Z0-9_-]", "_")))
+            .stateDir(stateDir)
+            .gateway()
+            .systemNamespaces(ControlPlane.SystemNamespaces.CREATE)
+            .start();
+    topics = plane.topics();
+    gateway = plane.gateway();
   }
 
   @AfterAll
   void stopCluster() {
-    for (AutoCloseable c : new AutoCloseable[] {gateway, store, catalog}) {
-      try {
-        if (c != null) {
-          c.close();
-        }
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
+    if (plane != null) {
+      plane.close();
     }
   }
 
@@ -490,6 +478,12 @@ class GatewayIT {
                     + "/k:{\"name\":\"web\"}/f:ports"))
         .remove("k:{\"containerPort\":8443,\"protocol\":\"TCP\"}");
     JsonNode stored = json(get(gateway, path + "/web"));
+    // The patch is the writer's latest Update: its entry takes the patch's time, which is the
+    // create's second or a later one.
+    String patchedAt = stored.at("/metadata/managedFields/0/time").asText();
+    assertThat(Instant.parse(patchedAt))
+        .isAfterOrEqualTo(Instant.parse(before.at("/metadata/managedFields/0/time").asText()));
+    ((ObjectNode) expected.at("/metadata/managedFields/0")).put("time", patchedAt);
     assertThat(withoutVersions(stored)).isEqualTo(withoutVersions(expected));
     assertThat(stored.path("metadata").path("resourceVersion").asText())
         .isNotEqualTo(before.path("metadata").path("resourceVersion").asText());
