@@ -87,6 +87,44 @@ class ControllersTopologyTest {
   }
 
   @Test
+  void aReplicaSetsPodsGetTheDefaultServiceAccountAndItsTokenVolumeAsAdmissionGivesThem() {
+    send(EventType.ADDED, "replicasets", "apps", replicaSet(1));
+
+    Pod pod =
+        (Pod)
+            commands.readValuesToList().stream()
+                .filter(c -> c.getVerb() == CommandVerb.CREATE)
+                .findFirst()
+                .orElseThrow()
+                .getObject();
+    String suffix = pod.getMetadata().getName().substring("frontend-".length());
+    assertThat(pod.getSpec().getServiceAccountName()).isEqualTo("default");
+    assertThat(pod.getSpec().getVolumes())
+        .singleElement()
+        .satisfies(
+            volume -> {
+              assertThat(volume.getName()).isEqualTo("kube-api-access-" + suffix);
+              assertThat(volume.getProjected().getSources()).hasSize(3);
+              assertThat(
+                      volume
+                          .getProjected()
+                          .getSources()
+                          .get(0)
+                          .getServiceAccountToken()
+                          .getExpirationSeconds())
+                  .isEqualTo(3607L);
+            });
+    assertThat(pod.getSpec().getContainers().get(0).getVolumeMounts())
+        .singleElement()
+        .satisfies(
+            mount -> {
+              assertThat(mount.getMountPath())
+                  .isEqualTo("/var/run/secrets/kubernetes.io/serviceaccount");
+              assertThat(mount.getReadOnly()).isTrue();
+            });
+  }
+
+  @Test
   void aNewReplicaSetGetsItsPodsWithControllerReferences() {
     ReplicaSet rs = replicaSet(3);
 

@@ -7,6 +7,7 @@ import io.streamplane.api.Deployment;
 import io.streamplane.api.Event;
 import io.streamplane.api.Lease;
 import io.streamplane.api.LimitRange;
+import io.streamplane.api.MutatingWebhookConfiguration;
 import io.streamplane.api.Namespace;
 import io.streamplane.api.Node;
 import io.streamplane.api.Pod;
@@ -16,6 +17,7 @@ import io.streamplane.api.Role;
 import io.streamplane.api.RoleBinding;
 import io.streamplane.api.Secret;
 import io.streamplane.api.ServiceAccount;
+import io.streamplane.api.ValidatingWebhookConfiguration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -144,6 +146,20 @@ public final class ResourceRegistry {
     t.add(rbac(rbac, "ClusterRole", "clusterroles", false, ClusterRole.class));
     t.add(rbac(rbac, "RoleBinding", "rolebindings", true, RoleBinding.class));
     t.add(rbac(rbac, "Role", "roles", true, Role.class));
+    // admissionregistration.k8s.io/v1, after rbac.authorization.k8s.io as kube-apiserver lists it
+    String admission = "admissionregistration.k8s.io";
+    t.add(
+        webhooks(
+            admission,
+            "MutatingWebhookConfiguration",
+            "mutatingwebhookconfigurations",
+            MutatingWebhookConfiguration.class));
+    t.add(
+        webhooks(
+            admission,
+            "ValidatingWebhookConfiguration",
+            "validatingwebhookconfigurations",
+            ValidatingWebhookConfiguration.class));
     // kube-apiserver lists coordination.k8s.io after rbac.authorization.k8s.io.
     // coordination.k8s.io/v1
     t.add(
@@ -199,6 +215,22 @@ public final class ResourceRegistry {
         List.of(),
         namespaced,
         List.of(),
+        ALL_VERBS,
+        avroClass,
+        List.of());
+  }
+
+  private static ResourceType webhooks(
+      String group, String kind, String plural, Class<? extends SpecificRecord> avroClass) {
+    return new ResourceType(
+        group,
+        "v1",
+        kind,
+        plural,
+        kind.toLowerCase(java.util.Locale.ROOT),
+        List.of(),
+        false,
+        List.of("api-extensions"),
         ALL_VERBS,
         avroClass,
         List.of());

@@ -12,6 +12,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import io.kubernetes.client.proto.Runtime;
 import io.kubernetes.client.proto.V1;
+import io.kubernetes.client.proto.V1Admissionregistration;
 import io.kubernetes.client.proto.V1Apps;
 import io.kubernetes.client.proto.V1Authorization;
 import io.kubernetes.client.proto.V1Rbac;
@@ -74,6 +75,12 @@ public final class ProtobufBodies {
           Map.entry("v1/ServiceAccount", V1.ServiceAccount.getDefaultInstance()),
           Map.entry("v1/ResourceQuota", V1.ResourceQuota.getDefaultInstance()),
           Map.entry("v1/LimitRange", V1.LimitRange.getDefaultInstance()),
+          Map.entry(
+              "admissionregistration.k8s.io/v1/MutatingWebhookConfiguration",
+              V1Admissionregistration.MutatingWebhookConfiguration.getDefaultInstance()),
+          Map.entry(
+              "admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration",
+              V1Admissionregistration.ValidatingWebhookConfiguration.getDefaultInstance()),
           Map.entry("apps/v1/Deployment", V1Apps.Deployment.getDefaultInstance()),
           Map.entry("apps/v1/ReplicaSet", V1Apps.ReplicaSet.getDefaultInstance()),
           Map.entry("rbac.authorization.k8s.io/v1/Role", V1Rbac.Role.getDefaultInstance()),

@@ -309,6 +309,8 @@ public final class PatchSchema {
           "events.k8s.io/v1/Event",
           "v1/ResourceQuota",
           "v1/LimitRange",
+          "admissionregistration.k8s.io/v1/MutatingWebhookConfiguration",
+          "admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration",
           "coordination.k8s.io/v1/Lease",
           "rbac.authorization.k8s.io/v1/Role",
           "rbac.authorization.k8s.io/v1/ClusterRole",

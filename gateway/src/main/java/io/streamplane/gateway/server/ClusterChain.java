@@ -12,6 +12,7 @@ import io.streamplane.gateway.admission.ResourceQuotaAdmission;
 import io.streamplane.gateway.admission.ServiceAccountAdmission;
 import io.streamplane.gateway.admission.StatusWriter;
 import io.streamplane.gateway.admission.ValidatingAdmission;
+import io.streamplane.gateway.admission.Webhooks;
 import io.streamplane.gateway.authn.Authentication;
 import io.streamplane.gateway.authn.Authenticator;
 import io.streamplane.gateway.authz.Authorization;
@@ -61,12 +62,14 @@ final class ClusterChain {
             new NamespaceLifecycle(objects),
             limitRanger,
             serviceAccount,
-            new DefaultTolerationSeconds());
+            new DefaultTolerationSeconds(),
+            Webhooks.mutating(objects));
     List<ValidatingAdmission> validating =
         List.of(
             limitRanger,
             serviceAccount,
             new NodeRestriction(objects),
+            Webhooks.validating(objects),
             new ResourceQuotaAdmission(objects, statusWriter, Clock.systemUTC()));
     return new Admission(mutating, validating);
   }

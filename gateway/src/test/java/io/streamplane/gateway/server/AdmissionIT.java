@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.gateway.admission.WebhookServer;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.kafka.embedded.KafkaBrokerExtension;
 import io.streamplane.log.UserInfo;
@@ -55,12 +56,13 @@ class AdmissionIT {
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   private KafkaSchemaCatalog catalog;
+  private WebhookServer webhook;
   private StreamsApp store;
   private GatewayServer gateway;
   private String namespace;
 
   @BeforeAll
-  void startCluster(EmbeddedKafkaBroker broker, @TempDir Path stateDir) throws IOException {
+  void startCluster(EmbeddedKafkaBroker broker, @TempDir Path stateDir) throws Exception {
     String bootstrap = broker.bootstrapServers();
     TopicLayout layout =
         TopicLayout.singleBroker(
@@ -76,11 +78,12 @@ class AdmissionIT {
     store = StoreApp.start(topics, bootstrap, stateDir);
     gateway = GatewayServer.start(bootstrap, topics, "127.0.0.1", 0, 0);
     gateway.ensureSystemNamespaces(SYSTEM);
+    webhook = new WebhookServer(stateDir);
   }
 
   @AfterAll
   void stopCluster() throws Exception {
-    for (AutoCloseable c : new AutoCloseable[] {gateway, store, catalog}) {
+    for (AutoCloseable c : new AutoCloseable[] {webhook, gateway, store, catalog}) {
       if (c != null) {
         c.close();
       }
@@ -201,6 +204,47 @@ class AdmissionIT {
         .atMost(WAIT)
         .until(() -> used("pods").equals("1"));
     assertThat(send("POST", path("pods"), pod("three")).statusCode()).isEqualTo(201);
+  }
+
+  @Test
+  void aValidatingWebhookConfigurationIsStoredAndItsWebhookRefusesOverHttps() throws Exception {
+    webhook.answer(
+        review ->
+            WebhookServer.response(
+                review,
+                !review.path("request").path("object").path("metadata").path("labels").has("bad"),
+                "\"status\":{\"code\":403,\"message\":\"bad pods are not welcome\"}"));
+    String configuration =
+        ("{'apiVersion':'admissionregistration.k8s.io/v1','kind':'ValidatingWebhookConfiguration',"
+                + "'metadata':{'name':'NS'},'webhooks':[{'name':'bad-pods.example.com',"
+                + "'admissionReviewVersions':['v1'],'sideEffects':'None','failurePolicy':'Fail',"
+                + "'clientConfig':{'url':'URL','caBundle':'CA'},'rules':[{'operations':['CREATE'],"
+                + "'apiGroups':[''],'apiVersions':['v1'],'resources':['pods']}],"
+                + "'namespaceSelector':{'matchLabels':{'kubernetes.io/metadata.name':'NS'}}}]}")
+            .replace('\'', '"')
+            .replace("NS", namespace)
+            .replace("URL", webhook.url())
+            .replace("CA", webhook.caBundle());
+    String configurations = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations";
+    HttpResponse<String> created = send("POST", configurations, JSON.readTree(configuration));
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+    assertThat(send("GET", configurations + "/" + namespace, null).statusCode()).isEqualTo(200);
+    Awaitility.await("the default ServiceAccount of " + namespace)
+        .atMost(WAIT)
+        .until(() -> send("GET", path("serviceaccounts") + "/default", null).statusCode() == 200);
+
+    ObjectNode bad = pod("bad");
+    bad.with("metadata").putObject("labels").put("bad", "yes");
+    HttpResponse<String> refused = send("POST", path("pods"), bad);
+    HttpResponse<String> admitted = send("POST", path("pods"), pod("good"));
+
+    assertThat(refused.statusCode()).isEqualTo(403);
+    assertThat(json(refused).path("message").asText())
+        .isEqualTo(
+            "admission webhook \"bad-pods.example.com\" denied the request: bad pods are not"
+                + " welcome");
+    assertThat(admitted.statusCode()).isEqualTo(201);
+    assertThat(send("DELETE", configurations + "/" + namespace, null).statusCode()).isEqualTo(200);
   }
 
   private String used(String resource) {

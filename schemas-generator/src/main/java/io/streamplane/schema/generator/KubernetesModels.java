@@ -42,6 +42,20 @@ public final class KubernetesModels {
       return byJsonName;
     }
 
+    /**
+     * The JSON name of a proto field: its own when the model has it, else with its first letter in
+     * lower case. Kubernetes' generated.proto names a few fields as the Go struct does ({@code
+     * Webhooks} of the webhook configurations, JSON {@code webhooks}); some JSON names do start
+     * with a capital ({@code Port} of DaemonEndpoint).
+     */
+    String jsonName(FieldDescriptor field) {
+      String name = field.getName();
+      if (fields.contains(name) || name.isEmpty()) {
+        return name;
+      }
+      return Character.toLowerCase(name.charAt(0)) + name.substring(1);
+    }
+
     /** Whether the Kubernetes object carries {@code apiVersion} and {@code kind} (its TypeMeta). */
     boolean hasTypeMeta() {
       return fields.contains("apiVersion") && fields.contains("kind");
@@ -57,7 +71,7 @@ public final class KubernetesModels {
     List<FieldDescriptor> jsonFields(Descriptor message) {
       List<FieldDescriptor> json = new ArrayList<>();
       for (FieldDescriptor field : message.getFields()) {
-        if (fields.contains(field.getName())) {
+        if (fields.contains(jsonName(field))) {
           json.add(field);
         } else if (isEmbeddable(field)) {
           json.addAll(jsonFields(field.getMessageType()));
@@ -71,7 +85,7 @@ public final class KubernetesModels {
 
     private boolean covers(Descriptor message) {
       for (FieldDescriptor field : message.getFields()) {
-        if (!fields.contains(field.getName())
+        if (!fields.contains(jsonName(field))
             && !(isEmbeddable(field) && covers(field.getMessageType()))) {
           return false;
         }

@@ -134,8 +134,8 @@ public final class KubernetesSchemas {
       }
     }
     for (FieldDescriptor field : model.jsonFields(message)) {
-      Schema.Field avroField = optional(field.getName(), fieldType(field, kinds));
-      if (model.required().contains(field.getName())) {
+      Schema.Field avroField = optional(model.jsonName(field), fieldType(field, kinds));
+      if (model.required().contains(model.jsonName(field))) {
         avroField.addProp(ALWAYS, true);
       }
       fields.add(avroField);

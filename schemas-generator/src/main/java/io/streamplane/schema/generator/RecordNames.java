@@ -30,7 +30,8 @@ public final class RecordNames {
           "k8s.io.api.core.v1",
           "k8s.io.api.apps.v1",
           "k8s.io.api.coordination.v1",
-          "k8s.io.api.rbac.v1");
+          "k8s.io.api.rbac.v1",
+          "k8s.io.api.admissionregistration.v1");
 
   private final Map<String, String> names = new HashMap<>();
 

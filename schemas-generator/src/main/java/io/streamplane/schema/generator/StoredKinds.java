@@ -6,6 +6,7 @@ import com.google.protobuf.Descriptors.FileDescriptor;
 import com.google.protobuf.TextFormat;
 import io.kubernetes.client.proto.Meta;
 import io.kubernetes.client.proto.V1;
+import io.kubernetes.client.proto.V1Admissionregistration;
 import io.kubernetes.client.proto.V1Apps;
 import io.kubernetes.client.proto.V1Rbac;
 import java.io.IOException;
@@ -45,7 +46,9 @@ public final class StoredKinds {
         V1Rbac.RoleBinding.getDescriptor(),
         V1Rbac.ClusterRoleBinding.getDescriptor(),
         V1.ResourceQuota.getDescriptor(),
-        V1.LimitRange.getDescriptor());
+        V1.LimitRange.getDescriptor(),
+        V1Admissionregistration.MutatingWebhookConfiguration.getDescriptor(),
+        V1Admissionregistration.ValidatingWebhookConfiguration.getDescriptor());
   }
 
   /** The descriptor of coordination.k8s.io/v1's {@code generated.proto}. */

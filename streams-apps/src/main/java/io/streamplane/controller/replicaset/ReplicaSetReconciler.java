@@ -1,5 +1,6 @@
 package io.streamplane.controller.replicaset;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.OwnerReference;
 import io.streamplane.api.Pod;
@@ -9,6 +10,8 @@ import io.streamplane.api.ReplicaSet;
 import io.streamplane.api.ReplicaSetStatus;
 import io.streamplane.controller.Intent;
 import io.streamplane.controller.Owners;
+import io.streamplane.schema.admission.ServiceAccountVolume;
+import io.streamplane.schema.convert.KubeJson;
 import io.streamplane.schema.objects.KubeObjects;
 import io.streamplane.store.validation.ObjectValidator;
 import java.nio.charset.StandardCharsets;
@@ -46,6 +49,8 @@ public final class ReplicaSetReconciler {
 
   static final int BURST = 500;
   private static final String ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
+
+  private static final KubeJson KUBE_JSON = new KubeJson();
 
   private ReplicaSetReconciler() {}
 
@@ -234,13 +239,32 @@ public final class ReplicaSetReconciler {
                     : new HashMap<>(templateMeta.getAnnotations()))
             .setOwnerReferences(List.of(Owners.controllerRef("apps/v1", "ReplicaSet", rsMeta)))
             .build();
-    return Pod.newBuilder()
-        .setApiVersion("v1")
-        .setKind("Pod")
-        .setMetadata(meta)
-        .setSpec(KubeObjects.MODEL.deepCopy(template.getSpec().getSchema(), template.getSpec()))
-        .setStatus(PodStatus.newBuilder().setPhase("Pending").build())
-        .build();
+    Pod pod =
+        Pod.newBuilder()
+            .setApiVersion("v1")
+            .setKind("Pod")
+            .setMetadata(meta)
+            .setSpec(KubeObjects.MODEL.deepCopy(template.getSpec().getSchema(), template.getSpec()))
+            .setStatus(PodStatus.newBuilder().setPhase("Pending").build())
+            .build();
+    return withServiceAccount(pod);
+  }
+
+  /**
+   * What the gateway's ServiceAccount admission plugin gives every pod, which a pod written here
+   * does not pass (see docs/admission.md): the {@code default} ServiceAccount unless the template
+   * names one, and the token volume and its mounts unless the template opts out. The new volume's
+   * suffix is the pod name's own random one, so the function stays pure.
+   */
+  static Pod withServiceAccount(Pod pod) {
+    ObjectNode json = KUBE_JSON.toJson(pod);
+    ObjectNode spec = json.with("spec");
+    ServiceAccountVolume.defaultServiceAccount(spec);
+    if (ServiceAccountVolume.shouldAutomount(spec, null)) {
+      String name = pod.getMetadata().getName();
+      ServiceAccountVolume.mount(spec, name.substring(Math.max(0, name.length() - 5)));
+    }
+    return KUBE_JSON.toAvro(json, Pod.class).record();
   }
 
   /** The pod with a controller reference to {@code owner} added, as the ReplicaSet adopts it. */
