@@ -71,6 +71,8 @@ public final class ProcessCluster implements Cluster {
   /** Starts the brokers, creates the topics, starts every role and waits for the gateways. */
   public static ProcessCluster start(Layout layout, PrintStream log) throws Exception {
     ProcessCluster cluster = new ProcessCluster(layout);
+    // Ctrl-C (or any end of this JVM) must not leave brokers and roles running, or paused.
+    Runtime.getRuntime().addShutdownHook(new Thread(cluster::close, "chaos-cluster-stop"));
     try {
       cluster.startAll(log);
       return cluster;
@@ -351,7 +353,7 @@ public final class ProcessCluster implements Cluster {
   }
 
   @Override
-  public void close() {
+  public synchronized void close() {
     List<Proc> all = new ArrayList<>(procs.values());
     Collections.reverse(all);
     for (Proc p : all) {
