@@ -26,11 +26,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Faults overlap, within limits that keep the cluster able to serve: at most one broker faulted at
  * a time (the topics' {@code min.insync.replicas} is 2 of 3), and at least one instance of every
  * role that has several untouched. A broker counts as faulted until its fault has recovered,
- * another instance until 15 s after it was back (or its fault recovered, if sooner). Each fault is
- * measured: when it was injected, when the instance was back (restarted or resumed), and when every
- * gateway could write to every partition again: one prober per gateway writes a probe ConfigMap per
- * partition in turn, every half second, all run long, and the fault has recovered when each
- * (gateway, partition) pair has had a write sent after the instance was back acknowledged.
+ * another instance until it has been back for 15 s and serves (a gateway answers {@code /readyz}),
+ * or its fault has recovered, if sooner. Each fault is measured: when it was injected, when the
+ * instance was back (restarted or resumed), and when every gateway could write to every partition
+ * again: one prober per gateway writes a probe ConfigMap per partition in turn, every half second,
+ * all run long, and the fault has recovered when each (gateway, partition) pair has had a write
+ * sent after the instance was back acknowledged.
  */
 public final class FaultInjector implements AutoCloseable {
 
@@ -231,7 +232,9 @@ public final class FaultInjector implements AutoCloseable {
       if (recovered >= 0) {
         return recovered;
       }
-      if (!target.role().equals("kafka") && ledger.now() - since > RELEASE_AFTER.toNanos()) {
+      if (!target.role().equals("kafka")
+          && ledger.now() - since > RELEASE_AFTER.toNanos()
+          && cluster.serving(target.name())) {
         // Back for a while: it may be the target of the next fault while this one recovers.
         synchronized (this) {
           faulted.remove(target.name());

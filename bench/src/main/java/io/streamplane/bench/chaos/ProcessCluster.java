@@ -333,6 +333,35 @@ public final class ProcessCluster implements Cluster {
   }
 
   @Override
+  public boolean serving(String name) {
+    Proc proc = procs.get(name);
+    if (!proc.alive()) {
+      return false;
+    }
+    if (!proc.role.equals("gateway")) {
+      return true;
+    }
+    int i = Integer.parseInt(name.substring(name.indexOf('-') + 1));
+    try {
+      HttpResponse<String> r =
+          HttpClient.newBuilder()
+              .connectTimeout(Duration.ofSeconds(2))
+              .build()
+              .send(
+                  HttpRequest.newBuilder(URI.create(apiServers().get(i) + "/readyz"))
+                      .timeout(Duration.ofSeconds(5))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
+      return r.statusCode() == 200;
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  @Override
   public void kill(String name) throws IOException {
     procs.get(name).signal("KILL");
   }
