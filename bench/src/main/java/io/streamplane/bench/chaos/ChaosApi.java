@@ -11,7 +11,7 @@ import java.util.List;
  * One workload client's connection to the gateways: a {@link KubeClient} per gateway, the one in
  * use, and the recording of each request in the {@link Ledger}. After an answer whose outcome is
  * unknown (no answer, or a 5xx) the client moves on to the next gateway, as a client behind a load
- * balancer would be sent elsewhere.
+ * balancer would be sent elsewhere, after a pause of 250 ms.
  */
 final class ChaosApi {
 
@@ -19,6 +19,8 @@ final class ChaosApi {
   interface Call {
     KubeClient.Response send(KubeClient client) throws IOException, InterruptedException;
   }
+
+  private static final long BACKOFF_MILLIS = 250;
 
   private final List<String> servers;
   private final List<KubeClient> clients;
@@ -84,6 +86,16 @@ final class ChaosApi {
     if (outcome == Outcome.UNKNOWN) {
       current = (current + 1) % clients.size();
     }
+    long completed = ledger.now();
+    if (outcome == Outcome.UNKNOWN) {
+      // A refused connection fails at once; without a pause, clients whose gateways are all down
+      // would spin, as no real client does (client-go backs off before retrying).
+      try {
+        Thread.sleep(BACKOFF_MILLIS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     Ledger.Op op =
         new Ledger.Op(
             ledger.nextId(),
@@ -94,7 +106,7 @@ final class ChaosApi {
             namespace,
             name,
             invoked,
-            ledger.now(),
+            completed,
             outcome,
             status,
             error,

@@ -26,6 +26,12 @@ public interface Cluster extends AutoCloseable {
   /** Whether the instance's process is running (paused counts as running). */
   boolean alive(String name);
 
+  /**
+   * Whether the instance does its job again after a restart, as far as can be seen from outside: a
+   * gateway answers {@code /readyz}; for the others, the process runs.
+   */
+  boolean serving(String name);
+
   /** SIGKILL: the process dies at once, without closing anything. */
   void kill(String name) throws IOException;
 

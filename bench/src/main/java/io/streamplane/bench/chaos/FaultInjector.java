@@ -25,12 +25,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * Faults overlap, within limits that keep the cluster able to serve: at most one broker faulted at
  * a time (the topics' {@code min.insync.replicas} is 2 of 3), and at least one instance of every
- * role that has several untouched; an instance counts as faulted until its fault has recovered.
- * Each fault is measured: when it was injected, when the instance was back (restarted or resumed),
- * and when every gateway could write to every partition again: one prober per gateway writes a
- * probe ConfigMap per partition in turn, every half second, all run long, and the fault has
- * recovered when each (gateway, partition) pair has had a write sent after the instance was back
- * acknowledged.
+ * role that has several untouched. A broker counts as faulted until its fault has recovered,
+ * another instance until it has been back for 15 s and serves (a gateway answers {@code /readyz}),
+ * or its fault has recovered, if sooner. Each fault is measured: when it was injected, when the
+ * instance was back (restarted or resumed), and when every gateway could write to every partition
+ * again: one prober per gateway writes a probe ConfigMap per partition in turn, every half second,
+ * all run long, and the fault has recovered when each (gateway, partition) pair has had a write
+ * sent after the instance was back acknowledged.
  */
 public final class FaultInjector implements AutoCloseable {
 
@@ -39,6 +40,7 @@ public final class FaultInjector implements AutoCloseable {
       int id, String type, String target, String role, long injected, long ended, long recovered) {}
 
   private static final Duration RECOVERY_LIMIT = Duration.ofSeconds(120);
+  private static final Duration RELEASE_AFTER = Duration.ofSeconds(15);
 
   private final Cluster cluster;
   private final Ledger ledger;
@@ -196,7 +198,7 @@ public final class FaultInjector implements AutoCloseable {
         cluster.resume(target.name());
       }
       ended = ledger.now();
-      recovered = probe(ended);
+      recovered = probe(ended, target);
     } catch (IOException | RuntimeException e) {
       synchronized (this) {
         errors.add("fault " + id + " (" + target.name() + "): " + e);
@@ -223,12 +225,20 @@ public final class FaultInjector implements AutoCloseable {
    * Waits until every gateway has written every probe ConfigMap with a write sent at or after
    * {@code since}; answers when the last of those writes was answered, or -1 past the limit.
    */
-  private long probe(long since) throws InterruptedException {
+  private long probe(long since, Cluster.Instance target) throws InterruptedException {
     long deadline = ledger.now() + RECOVERY_LIMIT.toNanos();
     while (ledger.now() < deadline) {
       long recovered = recoveredSince(since);
       if (recovered >= 0) {
         return recovered;
+      }
+      if (!target.role().equals("kafka")
+          && ledger.now() - since > RELEASE_AFTER.toNanos()
+          && cluster.serving(target.name())) {
+        // Back for a while: it may be the target of the next fault while this one recovers.
+        synchronized (this) {
+          faulted.remove(target.name());
+        }
       }
       Thread.sleep(250);
     }

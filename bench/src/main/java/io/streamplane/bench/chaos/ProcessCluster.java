@@ -71,6 +71,8 @@ public final class ProcessCluster implements Cluster {
   /** Starts the brokers, creates the topics, starts every role and waits for the gateways. */
   public static ProcessCluster start(Layout layout, PrintStream log) throws Exception {
     ProcessCluster cluster = new ProcessCluster(layout);
+    // Ctrl-C (or any end of this JVM) must not leave brokers and roles running, or paused.
+    Runtime.getRuntime().addShutdownHook(new Thread(cluster::close, "chaos-cluster-stop"));
     try {
       cluster.startAll(log);
       return cluster;
@@ -331,6 +333,35 @@ public final class ProcessCluster implements Cluster {
   }
 
   @Override
+  public boolean serving(String name) {
+    Proc proc = procs.get(name);
+    if (!proc.alive()) {
+      return false;
+    }
+    if (!proc.role.equals("gateway")) {
+      return true;
+    }
+    int i = Integer.parseInt(name.substring(name.indexOf('-') + 1));
+    try {
+      HttpResponse<String> r =
+          HttpClient.newBuilder()
+              .connectTimeout(Duration.ofSeconds(2))
+              .build()
+              .send(
+                  HttpRequest.newBuilder(URI.create(apiServers().get(i) + "/readyz"))
+                      .timeout(Duration.ofSeconds(5))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
+      return r.statusCode() == 200;
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  @Override
   public void kill(String name) throws IOException {
     procs.get(name).signal("KILL");
   }
@@ -351,7 +382,7 @@ public final class ProcessCluster implements Cluster {
   }
 
   @Override
-  public void close() {
+  public synchronized void close() {
     List<Proc> all = new ArrayList<>(procs.values());
     Collections.reverse(all);
     for (Proc p : all) {
