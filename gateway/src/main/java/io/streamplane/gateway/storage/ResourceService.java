@@ -572,7 +572,7 @@ public final class ResourceService {
             namespace,
             name,
             null,
-            cache.get(type.group(), type.plural(), namespace, name).orElse(null),
+            current(type, namespace, name),
             options.actor(),
             options.dryRun()));
     DeleteOptions.Builder delete = DeleteOptions.newBuilder();
@@ -832,6 +832,13 @@ public final class ResourceService {
       return List.of();
     }
     return decoded.unknownFields().stream().map(UnknownField::warning).toList();
+  }
+
+  /** The object as the cache holds it, for admission; null when absent or there is no cache. */
+  private ObjectNode current(ResourceType type, String namespace, String name) {
+    return cache == null
+        ? null
+        : cache.get(type.group(), type.plural(), namespace, name).orElse(null);
   }
 
   private static void checkTypeMeta(ResourceType type, ObjectNode body) {

@@ -1,7 +1,10 @@
 package io.streamplane.gateway.server;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpServer;
 import io.streamplane.gateway.admission.Admission;
+import io.streamplane.gateway.admission.ClusterObjects;
+import io.streamplane.gateway.admission.NamespaceLifecycle;
 import io.streamplane.gateway.api.Discovery;
 import io.streamplane.gateway.api.OpenApiV3;
 import io.streamplane.gateway.api.ResourceRegistry;
@@ -19,6 +22,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The gateway's {@link ApiHandler} on a free local port with no broker behind it: for what it
@@ -26,13 +30,41 @@ import java.util.List;
  */
 final class BrokerlessHandler implements AutoCloseable {
 
+  /** A cluster with no objects at all, for the plugins of a handler without a cache. */
+  private static final class NoObjects implements ClusterObjects {
+    @Override
+    public Optional<ObjectNode> get(String group, String resource, String namespace, String name) {
+      return Optional.empty();
+    }
+
+    @Override
+    public Optional<ObjectNode> getFresh(
+        String group, String resource, String namespace, String name) {
+      return Optional.empty();
+    }
+
+    @Override
+    public void catchUp() {}
+
+    @Override
+    public List<ObjectNode> list(String group, String resource, String namespace) {
+      return List.of();
+    }
+  }
+
   private final HttpClient client = HttpClient.newHttpClient();
   private final HttpServer server;
 
   BrokerlessHandler() throws IOException {
     this(
         new ResourceService(
-            null, null, null, new KubeJson(), Duration.ofSeconds(1), Admission.none()));
+            null,
+            null,
+            null,
+            new KubeJson(),
+            Duration.ofSeconds(1),
+            // NamespaceLifecycle refuses deleting an immortal namespace before storage is reached.
+            new Admission(List.of(new NamespaceLifecycle(new NoObjects())), List.of())));
   }
 
   /** The handler over {@code service}, which must not reach its cache or command client. */
