@@ -234,6 +234,7 @@ public final class UpCommand implements Callable<Integer> {
                     + ")");
             gateway.ensureSystemNamespaces(SYSTEM);
             gateway.keepSystemNamespaces(SYSTEM, GatewayServer.SYSTEM_NAMESPACES_INTERVAL);
+            gateway.keepBootstrapPolicy(SYSTEM, GatewayServer.BOOTSTRAP_POLICY_INTERVAL);
             console.line(
                 "gateway: Kubernetes API at "
                     + gateway.url()
