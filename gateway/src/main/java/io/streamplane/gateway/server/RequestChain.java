@@ -172,23 +172,26 @@ public record RequestChain(
    * Returns when {@code user} may do what {@code request} asks; a 403 {@link ApiException} if not.
    */
   public void authorize(UserInfo user, RequestInfo request) {
-    Decision decision = authorization.authorize(Attributes.of(user, request));
+    Attributes attributes = Attributes.of(user, request);
+    Decision decision = authorization.authorize(attributes);
     if (decision.allowed()) {
       return;
     }
-    if (!request.resourceRequest()) {
+    if (!attributes.resourceRequest()) {
       throw new ApiException(
-          Statuses.forbiddenPath(user.getUsername(), request.verb(), request.path()));
+          Statuses.forbiddenPath(
+              user.getUsername(), attributes.verb(), attributes.path(), decision.reason()));
     }
     throw new ApiException(
         Statuses.forbiddenByAuthorizer(
             user.getUsername(),
-            request.verb(),
-            orEmpty(request.group()),
-            orEmpty(request.resource()),
-            orEmpty(request.subresource()),
-            orEmpty(request.namespace()),
-            orEmpty(request.name())));
+            attributes.verb(),
+            attributes.group(),
+            attributes.resource(),
+            attributes.subresource(),
+            attributes.namespace(),
+            attributes.name(),
+            decision.reason()));
   }
 
   private static List<X509Certificate> clientCertificates(HttpExchange exchange) {
@@ -210,9 +213,5 @@ public record RequestChain(
     } catch (SSLPeerUnverifiedException e) {
       return List.of();
     }
-  }
-
-  private static String orEmpty(String value) {
-    return value == null ? "" : value;
   }
 }
