@@ -484,15 +484,7 @@ class AuthorizationMatrixTest {
   /** view: reads of the namespaced workload objects, never secrets nor RBAC objects. */
   private static boolean view(Res res, String verb) {
     Set<Res> readable =
-        Set.of(
-            PODS,
-            POD_LOG,
-            POD_STATUS,
-            CONFIGMAPS,
-            DEPLOYMENTS,
-            DEPLOYMENT_SCALE,
-            CRONTABS,
-            SECRETS);
+        Set.of(PODS, POD_LOG, POD_STATUS, CONFIGMAPS, DEPLOYMENTS, DEPLOYMENT_SCALE, CRONTABS);
     return READ.contains(verb) && readable.contains(res);
   }
 
