@@ -83,7 +83,10 @@ public final class ControlPlane implements AutoCloseable {
     NONE,
     /** Creates them once the gateway serves. */
     CREATE,
-    /** Creates them, and again whenever one was deleted (kube-apiserver's behaviour). */
+    /**
+     * Creates them, and again whenever one was deleted, and keeps Kubernetes' default RBAC policy
+     * (kube-apiserver's behaviour).
+     */
     KEEP
   }
 
@@ -358,6 +361,7 @@ public final class ControlPlane implements AutoCloseable {
         }
         if (systemNamespaces == SystemNamespaces.KEEP) {
           plane.gateway.keepSystemNamespaces(SYSTEM, GatewayServer.SYSTEM_NAMESPACES_INTERVAL);
+          plane.gateway.keepBootstrapPolicy(SYSTEM, GatewayServer.BOOTSTRAP_POLICY_INTERVAL);
         }
         progress.gatewayStarted(plane.gateway);
       }

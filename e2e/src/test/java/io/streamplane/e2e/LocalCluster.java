@@ -25,10 +25,15 @@ final class LocalCluster implements AutoCloseable {
   private final int apiPort;
 
   LocalCluster(Path home, String... extraArgs) throws IOException {
+    this(home, Launcher.freePort(), Launcher.freePort(), extraArgs);
+  }
+
+  /** A cluster on the given ports, for a test that must keep to a range of ports. */
+  LocalCluster(Path home, int kafkaPort, int apiPort, String... extraArgs) {
     this.home = home;
     this.kubectl = new Kubectl(home.resolve("kubeconfig"));
-    this.kafkaPort = Launcher.freePort();
-    this.apiPort = Launcher.freePort();
+    this.kafkaPort = kafkaPort;
+    this.apiPort = apiPort;
     List<String> command =
         new ArrayList<>(
             List.of(

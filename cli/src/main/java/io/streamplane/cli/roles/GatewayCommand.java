@@ -68,6 +68,7 @@ public final class GatewayCommand implements Callable<Integer> {
             resultsPartition,
             historyDir.toAbsolutePath());
     gateway.keepSystemNamespaces(SYSTEM, GatewayServer.SYSTEM_NAMESPACES_INTERVAL);
+    gateway.keepBootstrapPolicy(SYSTEM, GatewayServer.BOOTSTRAP_POLICY_INTERVAL);
     System.out.println("gateway: Kubernetes API at " + gateway.url() + ". Ctrl-C to stop.");
     Roles.runUntilStopped(catalog, gateway);
     return 0;

@@ -228,6 +228,23 @@ public final class Statuses {
       String subresource,
       String namespace,
       String name) {
+    return forbiddenByAuthorizer(user, verb, group, resource, subresource, namespace, name, "");
+  }
+
+  /**
+   * The same with the authorizers' {@code reason} after a colon, as kube-apiserver's {@code
+   * responsewriters.Forbidden} adds it: {@code ... in the namespace "a": no relationship found
+   * between node 'n1' and this object}.
+   */
+  public static ObjectNode forbiddenByAuthorizer(
+      String user,
+      String verb,
+      String group,
+      String resource,
+      String subresource,
+      String namespace,
+      String name,
+      String reason) {
     String target = subresource.isEmpty() ? resource : resource + "/" + subresource;
     String cause =
         "User "
@@ -240,14 +257,29 @@ public final class Statuses {
             + quote(group)
             + (namespace.isEmpty()
                 ? " at the cluster scope"
-                : " in the namespace " + quote(namespace));
+                : " in the namespace " + quote(namespace))
+            + (reason == null || reason.isEmpty() ? "" : ": " + reason);
     return forbidden(group, resource, name, cause);
   }
 
   /** 403 for a non-resource URL: {@code forbidden: User "bob" cannot get path "/metrics"}. */
   public static ObjectNode forbiddenPath(String user, String verb, String path) {
+    return forbiddenPath(user, verb, path, "");
+  }
+
+  /** The same with the authorizers' {@code reason} after a colon. */
+  public static ObjectNode forbiddenPath(String user, String verb, String path, String reason) {
     return forbidden(
-        "", "", "", "User " + quote(user) + " cannot " + verb + " path " + quote(path));
+        "",
+        "",
+        "",
+        "User "
+            + quote(user)
+            + " cannot "
+            + verb
+            + " path "
+            + quote(path)
+            + (reason == null || reason.isEmpty() ? "" : ": " + reason));
   }
 
   /** 401; an empty reason reads "Unauthorized", as kube-apiserver answers unauthenticated calls. */

@@ -23,6 +23,12 @@ public record Attributes(
     if (!request.resourceRequest()) {
       return new Attributes(user, request.verb(), false, "", "", "", "", "", request.path());
     }
+    // kube-apiserver's RequestInfo gives /api/v1/namespaces/x the namespace x, so that a
+    // RoleBinding in x can grant reading the namespace itself.
+    String namespace =
+        "namespaces".equals(request.resource()) && request.name() != null
+            ? request.name()
+            : orEmpty(request.namespace());
     return new Attributes(
         user,
         request.verb(),
@@ -30,7 +36,7 @@ public record Attributes(
         orEmpty(request.group()),
         orEmpty(request.resource()),
         orEmpty(request.subresource()),
-        orEmpty(request.namespace()),
+        namespace,
         orEmpty(request.name()),
         request.path());
   }

@@ -1,11 +1,14 @@
 package io.streamplane.gateway.authz;
 
+import io.streamplane.log.UserInfo;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The authorization link of the request chain: the cluster's authorizers in order, as
  * kube-apiserver's {@code union.New}; the first to allow or deny decides, and a request none allows
- * is denied.
+ * is denied. {@link #rulesFor} is the union of the rule lists of the authorizers that can list them
+ * ({@link RuleResolver}), as {@code union.NewRuleResolvers}.
  */
 public final class Authorization {
 
@@ -27,5 +30,23 @@ public final class Authorization {
       }
     }
     return Decision.noOpinion(reasons.toString());
+  }
+
+  /** What {@code user} may do in {@code namespace}, for SelfSubjectRulesReview. */
+  public RuleResolver.Rules rulesFor(UserInfo user, String namespace) {
+    List<PolicyRule> resourceRules = new ArrayList<>();
+    List<PolicyRule> nonResourceRules = new ArrayList<>();
+    List<String> errors = new ArrayList<>();
+    boolean incomplete = false;
+    for (Authorizer authorizer : authorizers) {
+      if (authorizer instanceof RuleResolver resolver) {
+        RuleResolver.Rules rules = resolver.rulesFor(user, namespace);
+        resourceRules.addAll(rules.resourceRules());
+        nonResourceRules.addAll(rules.nonResourceRules());
+        errors.addAll(rules.errors());
+        incomplete |= rules.incomplete();
+      }
+    }
+    return new RuleResolver.Rules(resourceRules, nonResourceRules, incomplete, errors);
   }
 }

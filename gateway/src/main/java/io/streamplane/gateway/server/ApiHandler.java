@@ -19,6 +19,7 @@ import io.streamplane.gateway.api.Selectors;
 import io.streamplane.gateway.api.Statuses;
 import io.streamplane.gateway.api.table.TableConverter;
 import io.streamplane.gateway.apply.ApplyStatuses;
+import io.streamplane.gateway.authz.AccessReviews;
 import io.streamplane.gateway.cache.CacheUnavailableException;
 import io.streamplane.gateway.cache.ListVersion;
 import io.streamplane.gateway.cache.TooOldResourceVersionException;
@@ -86,6 +87,7 @@ final class ApiHandler implements HttpHandler {
   public static final String HISTORY_PREFIX = "/history";
 
   private final PodLogs podLogs;
+  private final AccessReviews reviews;
   private final HttpHandler metrics = new MetricsHandler(PrometheusRegistry.defaultRegistry);
 
   ApiHandler(
@@ -106,6 +108,7 @@ final class ApiHandler implements HttpHandler {
     this.tables = tables;
     this.watches = new Watches(cache, tables);
     this.podLogs = new PodLogs(registry, service);
+    this.reviews = new AccessReviews(chain.authorization());
   }
 
   @Override
@@ -119,7 +122,7 @@ final class ApiHandler implements HttpHandler {
             RequestInfo.parse(
                 exchange.getRequestMethod(), exchange.getRequestURI().getPath(), query);
         measured = GatewayMetrics.started(labels(exchange, info, query));
-        UserInfo user = chain.authenticate(exchange);
+        UserInfo user = chain.impersonate(chain.authenticate(exchange), exchange);
         chain.authorize(user, info);
         if (info.resourceRequest()) {
           resource(exchange, info, query, user);
@@ -326,6 +329,10 @@ final class ApiHandler implements HttpHandler {
   private void resource(
       HttpExchange exchange, RequestInfo info, Map<String, String> query, UserInfo user)
       throws IOException {
+    if (AccessReviews.isReview(info.group(), info.resource()) && "v1".equals(info.version())) {
+      review(exchange, info, user);
+      return;
+    }
     ResourceType type =
         registry
             .byResource(info.group(), info.resource())
@@ -502,6 +509,23 @@ final class ApiHandler implements HttpHandler {
           throw new ApiException(
               Statuses.methodNotAllowed(type.group(), type.plural(), info.verb()));
     }
+  }
+
+  /**
+   * An access review: created, answered and never stored, as kube-apiserver's authorization.k8s.io
+   * group; only {@code create} is served, namespaced for LocalSubjectAccessReview only.
+   */
+  private void review(HttpExchange exchange, RequestInfo info, UserInfo user) throws IOException {
+    boolean local = info.resource().equals("localsubjectaccessreviews");
+    if (info.name() != null || info.subresource() != null || local != (info.namespace() != null)) {
+      throw new ApiException(Statuses.notFoundPath());
+    }
+    if (!info.verb().equals("create")) {
+      throw new ApiException(
+          Statuses.methodNotAllowed(AccessReviews.GROUP, info.resource(), info.verb()));
+    }
+    Responses.json(
+        exchange, 201, reviews.review(info.resource(), info.namespace(), body(exchange), user));
   }
 
   /**

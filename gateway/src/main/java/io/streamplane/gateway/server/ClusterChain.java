@@ -16,8 +16,12 @@ import io.streamplane.gateway.admission.Webhooks;
 import io.streamplane.gateway.authn.Authentication;
 import io.streamplane.gateway.authn.Authenticator;
 import io.streamplane.gateway.authz.Authorization;
+import io.streamplane.gateway.authz.AuthorizationIndex;
 import io.streamplane.gateway.authz.Authorizer;
+import io.streamplane.gateway.authz.BootstrapPolicy;
+import io.streamplane.gateway.authz.NodeAuthorizer;
 import io.streamplane.gateway.authz.PrivilegedGroups;
+import io.streamplane.gateway.authz.Rbac;
 import io.streamplane.gateway.cache.WatchCache;
 import java.time.Clock;
 import java.time.Duration;
@@ -43,9 +47,21 @@ final class ClusterChain {
     return List.of();
   }
 
-  /** Asked in order; the first that allows or denies decides. */
+  /**
+   * Asked in order; the first that allows or denies decides: as kube-apiserver with {@code
+   * --authorization-mode=Node,RBAC}, after the {@code system:masters} shortcut.
+   */
   static List<Authorizer> authorizers(WatchCache cache) {
-    return List.of(new PrivilegedGroups());
+    AuthorizationIndex index = new AuthorizationIndex();
+    index.follow(cache);
+    return authorizers(index);
+  }
+
+  static List<Authorizer> authorizers(AuthorizationIndex index) {
+    return List.of(
+        new PrivilegedGroups(),
+        new NodeAuthorizer(index, BootstrapPolicy.kubernetes().clusterRoleRules("system:node")),
+        new Rbac(index));
   }
 
   /**

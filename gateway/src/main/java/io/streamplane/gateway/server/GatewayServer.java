@@ -1,5 +1,6 @@
 package io.streamplane.gateway.server;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.gateway.admission.StatusWriter;
@@ -9,6 +10,8 @@ import io.streamplane.gateway.api.OpenApiV3;
 import io.streamplane.gateway.api.ResourceRegistry;
 import io.streamplane.gateway.api.ResourceType;
 import io.streamplane.gateway.api.table.TableConverter;
+import io.streamplane.gateway.authz.Authorization;
+import io.streamplane.gateway.authz.BootstrapPolicy;
 import io.streamplane.gateway.cache.WatchCache;
 import io.streamplane.gateway.controller.AdmissionControllers;
 import io.streamplane.gateway.history.HistoryIndex;
@@ -27,6 +30,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -82,6 +86,12 @@ public final class GatewayServer implements AutoCloseable {
    */
   public static final List<String> SYSTEM_NAMESPACES =
       List.of("default", "kube-system", "kube-public", "kube-node-lease");
+
+  /** How often the default RBAC policy and the aggregated ClusterRoles are checked. */
+  public static final Duration BOOTSTRAP_POLICY_INTERVAL = Duration.ofSeconds(10);
+
+  private static final String RBAC_GROUP = "rbac.authorization.k8s.io";
+  private static final BootstrapPolicy BOOTSTRAP_POLICY = BootstrapPolicy.kubernetes();
 
   /** Whom a gateway without authentication serves every request as. */
   private static final UserInfo ADMIN =
@@ -171,7 +181,7 @@ public final class GatewayServer implements AutoCloseable {
         (cache, statusWriter) ->
             new RequestChain(
                 unauthenticated.authentication(),
-                unauthenticated.authorization(),
+                new Authorization(ClusterChain.authorizers(cache)),
                 ClusterChain.admission(cache, statusWriter)));
   }
 
@@ -374,6 +384,87 @@ public final class GatewayServer implements AutoCloseable {
     if (controllers != null) {
       controllers.publishRootCa(pem);
     }
+  }
+
+  /**
+   * Writes Kubernetes' default roles and bindings ({@link BootstrapPolicy}) that are missing or
+   * lost a default permission, as kube-apiserver's RBAC post-start hook reconciles them, then runs
+   * one round of the clusterrole-aggregation controller: every ClusterRole with an {@code
+   * aggregationRule} is given the rules of the ClusterRoles it selects. Each object is tried on its
+   * own: one that cannot be written yet (its namespace does not exist yet) is written at the next
+   * round.
+   */
+  public void ensureBootstrapPolicy(UserInfo actor) {
+    WriteOptions options =
+        new WriteOptions(actor, false, "Strict", null, "streamplane-gateway", null, null);
+    for (BootstrapPolicy.Item item : BOOTSTRAP_POLICY.items()) {
+      ResourceType type = registry.byResource(RBAC_GROUP, item.resource()).orElseThrow();
+      String namespace = type.namespaced() ? item.namespace() : null;
+      ObjectNode existing = null;
+      try {
+        existing = service.get(type, namespace, item.name());
+      } catch (ApiException e) {
+        if (e.code() != 404) {
+          throw e;
+        }
+      }
+      Optional<ObjectNode> wanted = BootstrapPolicy.reconcile(item.object(), existing);
+      if (wanted.isEmpty()) {
+        continue;
+      }
+      try {
+        if (existing == null) {
+          service.create(type, namespace, wanted.get(), options);
+        } else {
+          service.update(type, namespace, item.name(), wanted.get(), options);
+        }
+      } catch (ApiException e) {
+        if (e.code() != 409) {
+          LOG.warn(
+              "could not write the default {} {}: {}", type.kind(), item.name(), e.getMessage());
+        }
+      }
+    }
+    ResourceType clusterRoles = registry.byResource(RBAC_GROUP, "clusterroles").orElseThrow();
+    List<ObjectNode> roles = cache.list(RBAC_GROUP, "clusterroles", null, role -> true).items();
+    for (ObjectNode role : roles) {
+      Optional<ArrayNode> rules = BootstrapPolicy.aggregatedRules(role, roles);
+      if (rules.isPresent()) {
+        ObjectNode aggregated = role.deepCopy();
+        aggregated.set("rules", rules.get());
+        try {
+          service.update(
+              clusterRoles, null, role.path("metadata").path("name").asText(), aggregated, options);
+        } catch (ApiException e) {
+          if (e.code() != 409) {
+            LOG.warn(
+                "could not aggregate ClusterRole {}: {}",
+                role.path("metadata").path("name"),
+                e.getMessage());
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * {@link #ensureBootstrapPolicy} now and then every {@code interval}: the defaults come back when
+   * deleted or changed (unless annotated {@code rbac.authorization.kubernetes.io/autoupdate:
+   * "false"}), and aggregated ClusterRoles follow the roles they select. Every gateway runs it; a
+   * race between two ends in a conflict the next round resolves.
+   */
+  public void keepBootstrapPolicy(UserInfo actor, Duration interval) {
+    systemNamespaces.scheduleWithFixedDelay(
+        () -> {
+          try {
+            ensureBootstrapPolicy(actor);
+          } catch (RuntimeException e) {
+            LOG.warn("could not check the default RBAC policy: {}", e.toString());
+          }
+        },
+        0,
+        interval.toMillis(),
+        TimeUnit.MILLISECONDS);
   }
 
   public int port() {

@@ -14,10 +14,15 @@ import io.streamplane.gateway.authz.Decision;
 import io.streamplane.gateway.authz.PrivilegedGroups;
 import io.streamplane.gateway.request.RequestInfo;
 import io.streamplane.log.UserInfo;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
 
@@ -28,6 +33,12 @@ import javax.net.ssl.SSLSession;
  */
 public record RequestChain(
     Authentication authentication, Authorization authorization, Admission admission) {
+
+  private static final String IMPERSONATE_USER = "Impersonate-User";
+  private static final String IMPERSONATE_GROUP = "Impersonate-Group";
+  private static final String IMPERSONATE_UID = "Impersonate-Uid";
+  private static final String IMPERSONATE_EXTRA = "Impersonate-Extra-";
+  private static final String SERVICE_ACCOUNT_PREFIX = "system:serviceaccount:";
 
   /**
    * Every request acts as {@code user}, allowed everything when in {@code system:masters}: for a
@@ -54,26 +65,133 @@ public record RequestChain(
   }
 
   /**
+   * The user {@code user} acts as: itself, or whom the {@code Impersonate-User}, {@code
+   * Impersonate-Group}, {@code Impersonate-Uid} and {@code Impersonate-Extra-*} headers name
+   * ({@code kubectl --as}), once {@code user} is allowed to {@code impersonate} each of them, as
+   * kube-apiserver's impersonation filter; a 403 {@link ApiException} if not. The headers are
+   * removed. The impersonated user is in {@code system:authenticated} ({@code
+   * system:unauthenticated} for {@code system:anonymous}), and a service account without given
+   * groups in {@code system:serviceaccounts} and {@code system:serviceaccounts:NAMESPACE}.
+   */
+  public UserInfo impersonate(UserInfo user, HttpExchange exchange) {
+    var headers = exchange.getRequestHeaders();
+    String username = headers.getFirst(IMPERSONATE_USER);
+    List<String> groups =
+        headers.get(IMPERSONATE_GROUP) == null
+            ? List.of()
+            : List.copyOf(headers.get(IMPERSONATE_GROUP));
+    String uid = headers.getFirst(IMPERSONATE_UID);
+    Map<String, List<String>> extra = new TreeMap<>();
+    for (String header : List.copyOf(headers.keySet())) {
+      if (header.regionMatches(true, 0, IMPERSONATE_EXTRA, 0, IMPERSONATE_EXTRA.length())) {
+        String key =
+            URLDecoder.decode(header.substring(IMPERSONATE_EXTRA.length()), StandardCharsets.UTF_8)
+                .toLowerCase(Locale.ROOT);
+        extra.put(key, headers.get(header));
+        headers.remove(header);
+      }
+    }
+    headers.remove(IMPERSONATE_USER);
+    headers.remove(IMPERSONATE_GROUP);
+    headers.remove(IMPERSONATE_UID);
+    if (username == null && groups.isEmpty() && uid == null && extra.isEmpty()) {
+      return user;
+    }
+    if (username == null || username.isEmpty()) {
+      throw new ApiException(
+          Statuses.internalError("requested impersonation without a user to impersonate"));
+    }
+    List<Attributes> checks = new ArrayList<>();
+    if (username.startsWith(SERVICE_ACCOUNT_PREFIX)
+        && username.substring(SERVICE_ACCOUNT_PREFIX.length()).contains(":")) {
+      String[] parts = username.substring(SERVICE_ACCOUNT_PREFIX.length()).split(":", 2);
+      checks.add(impersonation(user, "", "serviceaccounts", "", parts[0], parts[1]));
+    } else {
+      checks.add(impersonation(user, "", "users", "", "", username));
+    }
+    for (String group : groups) {
+      checks.add(impersonation(user, "", "groups", "", "", group));
+    }
+    if (uid != null) {
+      checks.add(impersonation(user, "authentication.k8s.io", "uids", "", "", uid));
+    }
+    extra.forEach(
+        (key, values) ->
+            values.forEach(
+                value ->
+                    checks.add(
+                        impersonation(
+                            user, "authentication.k8s.io", "userextras", key, "", value))));
+    for (Attributes check : checks) {
+      if (!authorization.authorize(check).allowed()) {
+        throw new ApiException(
+            Statuses.forbiddenByAuthorizer(
+                user.getUsername(),
+                check.verb(),
+                check.group(),
+                check.resource(),
+                check.subresource(),
+                check.namespace(),
+                check.name()));
+      }
+    }
+    List<String> actingGroups = new ArrayList<>(groups);
+    if (groups.isEmpty() && checks.get(0).resource().equals("serviceaccounts")) {
+      actingGroups.add("system:serviceaccounts");
+      actingGroups.add("system:serviceaccounts:" + checks.get(0).namespace());
+    }
+    String everyone =
+        username.equals(Authentication.ANONYMOUS_USER)
+            ? Authentication.UNAUTHENTICATED_GROUP
+            : Authentication.AUTHENTICATED_GROUP;
+    if (!actingGroups.contains(everyone)) {
+      actingGroups.add(everyone);
+    }
+    UserInfo.Builder acting = UserInfo.newBuilder().setUsername(username).setGroups(actingGroups);
+    if (uid != null) {
+      acting.setUid(uid);
+    }
+    if (!extra.isEmpty()) {
+      acting.setExtra(extra);
+    }
+    return acting.build();
+  }
+
+  private static Attributes impersonation(
+      UserInfo user,
+      String group,
+      String resource,
+      String subresource,
+      String namespace,
+      String name) {
+    return new Attributes(
+        user, "impersonate", true, group, resource, subresource, namespace, name, "");
+  }
+
+  /**
    * Returns when {@code user} may do what {@code request} asks; a 403 {@link ApiException} if not.
    */
   public void authorize(UserInfo user, RequestInfo request) {
-    Decision decision = authorization.authorize(Attributes.of(user, request));
+    Attributes attributes = Attributes.of(user, request);
+    Decision decision = authorization.authorize(attributes);
     if (decision.allowed()) {
       return;
     }
-    if (!request.resourceRequest()) {
+    if (!attributes.resourceRequest()) {
       throw new ApiException(
-          Statuses.forbiddenPath(user.getUsername(), request.verb(), request.path()));
+          Statuses.forbiddenPath(
+              user.getUsername(), attributes.verb(), attributes.path(), decision.reason()));
     }
     throw new ApiException(
         Statuses.forbiddenByAuthorizer(
             user.getUsername(),
-            request.verb(),
-            orEmpty(request.group()),
-            orEmpty(request.resource()),
-            orEmpty(request.subresource()),
-            orEmpty(request.namespace()),
-            orEmpty(request.name())));
+            attributes.verb(),
+            attributes.group(),
+            attributes.resource(),
+            attributes.subresource(),
+            attributes.namespace(),
+            attributes.name(),
+            decision.reason()));
   }
 
   private static List<X509Certificate> clientCertificates(HttpExchange exchange) {
@@ -95,9 +213,5 @@ public record RequestChain(
     } catch (SSLPeerUnverifiedException e) {
       return List.of();
     }
-  }
-
-  private static String orEmpty(String value) {
-    return value == null ? "" : value;
   }
 }

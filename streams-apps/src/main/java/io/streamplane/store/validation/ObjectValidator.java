@@ -1,5 +1,7 @@
 package io.streamplane.store.validation;
 
+import io.streamplane.api.ClusterRole;
+import io.streamplane.api.ClusterRoleBinding;
 import io.streamplane.api.Container;
 import io.streamplane.api.ContainerPort;
 import io.streamplane.api.Deployment;
@@ -11,6 +13,8 @@ import io.streamplane.api.Pod;
 import io.streamplane.api.PodSpec;
 import io.streamplane.api.PodTemplateSpec;
 import io.streamplane.api.ReplicaSet;
+import io.streamplane.api.Role;
+import io.streamplane.api.RoleBinding;
 import io.streamplane.log.StatusCause;
 import io.streamplane.schema.objects.KubeObjects;
 import java.util.ArrayList;
@@ -60,7 +64,14 @@ public final class ObjectValidator {
   public static List<StatusCause> validate(SpecificRecord object, boolean namespaced) {
     List<StatusCause> causes = new ArrayList<>();
     ObjectMeta meta = KubeObjects.meta(object);
-    validateName(meta.getName(), object instanceof Namespace, causes);
+    if (object instanceof Role
+        || object instanceof ClusterRole
+        || object instanceof RoleBinding
+        || object instanceof ClusterRoleBinding) {
+      validatePathSegmentName(meta.getName(), causes);
+    } else {
+      validateName(meta.getName(), object instanceof Namespace, causes);
+    }
     if (namespaced && isBlank(meta.getNamespace())) {
       causes.add(required("metadata.namespace"));
     } else if (namespaced && !LABEL.matcher(meta.getNamespace()).matches()) {
@@ -91,6 +102,24 @@ public final class ObjectValidator {
       causes.add(invalid("metadata.name", quote(name), LABEL_MESSAGE));
     } else if (!label && (name.length() > 253 || !SUBDOMAIN.matcher(name).matches())) {
       causes.add(invalid("metadata.name", quote(name), SUBDOMAIN_MESSAGE));
+    }
+  }
+
+  /**
+   * RBAC objects are named as path segments (Kubernetes' {@code ValidateRBACName}), so that the
+   * default roles' names such as {@code system:controller:job-controller} are valid.
+   */
+  private static void validatePathSegmentName(String name, List<StatusCause> causes) {
+    if (isBlank(name)) {
+      causes.add(required("metadata.name", "name or generateName is required"));
+    } else if (name.equals(".") || name.equals("..")) {
+      causes.add(invalid("metadata.name", quote(name), "may not be '" + name + "'"));
+    } else {
+      for (String forbidden : List.of("/", "%")) {
+        if (name.contains(forbidden)) {
+          causes.add(invalid("metadata.name", quote(name), "may not contain '" + forbidden + "'"));
+        }
+      }
     }
   }
 
