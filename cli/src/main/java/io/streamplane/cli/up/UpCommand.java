@@ -1,7 +1,9 @@
 package io.streamplane.cli.up;
 
+import io.streamplane.cli.roles.AuditPolicyOption;
 import io.streamplane.cli.roles.NodeLifecycleOptions;
 import io.streamplane.controller.ControllersApp;
+import io.streamplane.gateway.audit.AuditPolicy;
 import io.streamplane.gateway.server.GatewayServer;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.log.UserInfo;
@@ -92,6 +94,8 @@ public final class UpCommand implements Callable<Integer> {
 
   @Mixin NodeLifecycleOptions nodeLifecycle;
 
+  @Mixin AuditPolicyOption audit;
+
   @Option(
       names = "--no-scheduler",
       description = "Do not run a scheduler and binder here: run 'streamplane scheduler' instead.")
@@ -137,6 +141,13 @@ public final class UpCommand implements Callable<Integer> {
     if (RuntimeChoice.named(runtime).isEmpty()) {
       System.err.println(
           "streamplane up: unknown runtime '" + runtime + "' (process or simulated).");
+      return 2;
+    }
+    AuditPolicy auditPolicy;
+    try {
+      auditPolicy = audit.policy();
+    } catch (IllegalArgumentException e) {
+      System.err.println("streamplane up: " + e.getMessage());
       return 2;
     }
     for (int port : new int[] {kafkaPort, apiPort}) {
@@ -223,7 +234,8 @@ public final class UpCommand implements Callable<Integer> {
                       "127.0.0.1",
                       apiPort,
                       0,
-                      stateDir.resolve("gateway-history").toAbsolutePath())) {
+                      stateDir.resolve("gateway-history").toAbsolutePath(),
+                      auditPolicy)) {
             console.line(
                 "store"
                     + (withoutControllers ? "" : ", controllers")

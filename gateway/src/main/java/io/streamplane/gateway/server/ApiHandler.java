@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
+import com.sun.net.httpserver.HttpsExchange;
 import io.prometheus.metrics.exporter.httpserver.MetricsHandler;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.streamplane.gateway.api.ApiException;
@@ -19,6 +20,8 @@ import io.streamplane.gateway.api.Selectors;
 import io.streamplane.gateway.api.Statuses;
 import io.streamplane.gateway.api.table.TableConverter;
 import io.streamplane.gateway.apply.ApplyStatuses;
+import io.streamplane.gateway.audit.Auditor;
+import io.streamplane.gateway.audit.RequestAudit;
 import io.streamplane.gateway.cache.CacheUnavailableException;
 import io.streamplane.gateway.cache.ListVersion;
 import io.streamplane.gateway.cache.TooOldResourceVersionException;
@@ -48,7 +51,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,8 +62,10 @@ import org.slf4j.LoggerFactory;
  * measured ({@link GatewayMetrics}), and {@code /metrics} serves the JVM's default Prometheus
  * registry, as kube-apiserver serves its metrics on its own port.
  *
- * <p>Every request first passes the {@link RequestChain}: authenticated, then authorized; writes
- * are admitted inside the {@link ResourceService}.
+ * <p>Every request first passes the {@link RequestChain}: authenticated, audited ({@link Auditor}:
+ * its events go to the {@code audit} topic, with the id answered in the {@code Audit-Id} header and
+ * carried by its commands), then authorized; writes are admitted inside the {@link
+ * ResourceService}.
  */
 final class ApiHandler implements HttpHandler {
 
@@ -72,7 +76,9 @@ final class ApiHandler implements HttpHandler {
       List.of("create", "update", "patch", "delete", "deletecollection");
   private static final YAMLMapper YAML = new YAMLMapper();
   private static final String APPLY_PATCH = "application/apply-patch";
+  private static final String DECISION_ANNOTATION = "authorization.k8s.io/decision";
   private final RequestChain chain;
+  private final Auditor auditor;
   private final ResourceRegistry registry;
   private final ResourceService service;
   private final WatchCache cache;
@@ -96,7 +102,20 @@ final class ApiHandler implements HttpHandler {
       Discovery discovery,
       OpenApiV3 openApi,
       TableConverter tables) {
+    this(chain, Auditor.none(), registry, service, cache, discovery, openApi, tables);
+  }
+
+  ApiHandler(
+      RequestChain chain,
+      Auditor auditor,
+      ResourceRegistry registry,
+      ResourceService service,
+      WatchCache cache,
+      Discovery discovery,
+      OpenApiV3 openApi,
+      TableConverter tables) {
     this.chain = chain;
+    this.auditor = auditor;
     this.registry = registry;
     this.service = service;
     this.cache = cache;
@@ -112,33 +131,49 @@ final class ApiHandler implements HttpHandler {
   public void handle(HttpExchange exchange) throws IOException {
     try (exchange) {
       String request = exchange.getRequestMethod() + " " + exchange.getRequestURI();
+      Instant received = auditor.now();
+      String auditId = Auditor.auditId(exchange);
+      exchange.getResponseHeaders().set(Auditor.HEADER, auditId);
       GatewayMetrics.Request measured = null;
+      RequestAudit audit = null;
+      JsonNode failure = null;
       try {
         Map<String, String> query = query(exchange.getRequestURI().getRawQuery());
         RequestInfo info =
             RequestInfo.parse(
                 exchange.getRequestMethod(), exchange.getRequestURI().getPath(), query);
         measured = GatewayMetrics.started(labels(exchange, info, query));
-        UserInfo user = chain.authenticate(exchange);
-        chain.authorize(user, info);
+        UserInfo user = authenticate(exchange, info, auditId, received);
+        audit = auditor.begin(auditId, received, info, user, Auditor.meta(exchange));
+        audit.captureBodies(exchange);
+        authorize(user, info, audit);
         if (info.resourceRequest()) {
-          resource(exchange, info, query, user);
+          resource(exchange, info, query, user, auditId);
         } else {
           nonResource(exchange, info, query);
         }
       } catch (ApiException e) {
-        Responses.status(exchange, e.status());
+        failure = e.status();
+        Responses.status(exchange, failure);
       } catch (TooOldResourceVersionException e) {
-        Responses.status(exchange, Statuses.tooOldResourceVersion(e.requested(), e.current()));
+        failure = Statuses.tooOldResourceVersion(e.requested(), e.current());
+        Responses.status(exchange, failure);
       } catch (CacheUnavailableException e) {
-        Responses.status(exchange, Statuses.timeout(e.getMessage(), 1));
+        failure = Statuses.timeout(e.getMessage(), 1);
+        Responses.status(exchange, failure);
       } catch (RuntimeException e) {
         LOG.error("{} failed", request, e);
+        if (audit != null) {
+          audit.panic(e.toString());
+        }
         Responses.status(
             exchange, Statuses.internalError(e.getClass().getSimpleName() + ": " + e.getMessage()));
       } finally {
         if (measured != null) {
           measured.answered(Math.max(exchange.getResponseCode(), 0));
+        }
+        if (audit != null) {
+          audit.complete(Math.max(exchange.getResponseCode(), 0), failure);
         }
       }
     } catch (IOException e) {
@@ -151,6 +186,53 @@ final class ApiHandler implements HttpHandler {
         throw e;
       }
       LOG.debug("client connection closed", e);
+    }
+  }
+
+  /**
+   * The chain's authentication; a refused request is audited here, with no user, since it never
+   * reaches the audit link.
+   */
+  private UserInfo authenticate(
+      HttpExchange exchange, RequestInfo info, String auditId, Instant received) {
+    String authorization = exchange.getRequestHeaders().getFirst("Authorization");
+    try {
+      return chain.authenticate(exchange);
+    } catch (ApiException e) {
+      if (e.code() == 401) {
+        auditor.failedAuthentication(
+            auditId,
+            received,
+            info,
+            Auditor.meta(exchange),
+            authorization,
+            exchange instanceof HttpsExchange https
+                && https.getSSLSession() != null
+                && hasPeerCertificates(https),
+            e.code());
+      }
+      throw e;
+    }
+  }
+
+  private static boolean hasPeerCertificates(HttpsExchange exchange) {
+    try {
+      return exchange.getSSLSession().getPeerCertificates().length > 0;
+    } catch (javax.net.ssl.SSLPeerUnverifiedException e) {
+      return false;
+    }
+  }
+
+  /** The chain's authorization, its decision annotated on the audit as kube-apiserver does. */
+  private void authorize(UserInfo user, RequestInfo info, RequestAudit audit) {
+    try {
+      chain.authorize(user, info);
+      audit.annotate(DECISION_ANNOTATION, "allow");
+    } catch (ApiException e) {
+      if (e.code() == 403) {
+        audit.annotate(DECISION_ANNOTATION, "forbid");
+      }
+      throw e;
     }
   }
 
@@ -324,7 +406,11 @@ final class ApiHandler implements HttpHandler {
   // ---------------------------------------------------------------- resources
 
   private void resource(
-      HttpExchange exchange, RequestInfo info, Map<String, String> query, UserInfo user)
+      HttpExchange exchange,
+      RequestInfo info,
+      Map<String, String> query,
+      UserInfo user,
+      String auditId)
       throws IOException {
     ResourceType type =
         registry
@@ -361,7 +447,7 @@ final class ApiHandler implements HttpHandler {
             user,
             "All".equals(query.get("dryRun")),
             query.get("fieldValidation"),
-            UUID.randomUUID().toString(),
+            auditId,
             query.get("fieldManager"),
             exchange.getRequestHeaders().getFirst("User-Agent"),
             query.containsKey("force") ? QueryBooleans.get(query, "force") : null);

@@ -8,6 +8,9 @@ import io.streamplane.gateway.api.OpenApiV3;
 import io.streamplane.gateway.api.ResourceRegistry;
 import io.streamplane.gateway.api.ResourceType;
 import io.streamplane.gateway.api.table.TableConverter;
+import io.streamplane.gateway.audit.AuditPolicy;
+import io.streamplane.gateway.audit.Auditor;
+import io.streamplane.gateway.audit.KafkaAuditSink;
 import io.streamplane.gateway.cache.WatchCache;
 import io.streamplane.gateway.history.HistoryIndex;
 import io.streamplane.gateway.storage.ResourceService;
@@ -91,6 +94,7 @@ public final class GatewayServer implements AutoCloseable {
   private final CommandClient commands;
   private final ResourceService service;
   private final ResourceRegistry registry;
+  private final Auditor auditor;
   private final ScheduledExecutorService systemNamespaces =
       Executors.newSingleThreadScheduledExecutor(
           r -> {
@@ -106,8 +110,10 @@ public final class GatewayServer implements AutoCloseable {
       HistoryIndex history,
       CommandClient commands,
       ResourceService service,
-      ResourceRegistry registry) {
+      ResourceRegistry registry,
+      Auditor auditor) {
     this.http = http;
+    this.auditor = auditor;
     this.connector = connector;
     this.cache = cache;
     this.history = history;
@@ -145,7 +151,28 @@ public final class GatewayServer implements AutoCloseable {
         port,
         replyPartition,
         historyDirectory,
-        RequestChain.unauthenticated(ADMIN));
+        AuditPolicy.defaultPolicy());
+  }
+
+  /** A gateway without authentication whose requests are audited as {@code auditPolicy} says. */
+  public static GatewayServer start(
+      String bootstrapServers,
+      Topics topics,
+      String host,
+      int port,
+      int replyPartition,
+      Path historyDirectory,
+      AuditPolicy auditPolicy)
+      throws IOException {
+    return start(
+        bootstrapServers,
+        topics,
+        host,
+        port,
+        replyPartition,
+        historyDirectory,
+        RequestChain.unauthenticated(ADMIN),
+        auditPolicy);
   }
 
   /** A gateway whose requests pass {@code chain}. */
@@ -158,6 +185,31 @@ public final class GatewayServer implements AutoCloseable {
       Path historyDirectory,
       RequestChain chain)
       throws IOException {
+    return start(
+        bootstrapServers,
+        topics,
+        host,
+        port,
+        replyPartition,
+        historyDirectory,
+        chain,
+        AuditPolicy.defaultPolicy());
+  }
+
+  /**
+   * A gateway whose requests pass {@code chain} and are audited to the {@code audit} topic at the
+   * levels {@code auditPolicy} sets.
+   */
+  public static GatewayServer start(
+      String bootstrapServers,
+      Topics topics,
+      String host,
+      int port,
+      int replyPartition,
+      Path historyDirectory,
+      RequestChain chain,
+      AuditPolicy auditPolicy)
+      throws IOException {
     KubeJson json = new KubeJson();
     WatchCache cache = new WatchCache(bootstrapServers, topics, json, WATCH_WINDOW);
     HistoryIndex history = new HistoryIndex(bootstrapServers, topics, historyDirectory);
@@ -165,7 +217,10 @@ public final class GatewayServer implements AutoCloseable {
     ResourceService service =
         new ResourceService(
             cache, history, commands, json, Duration.ofSeconds(30), chain.admission());
-    return serve(host, port, json, cache, history, commands, service, chain);
+    Auditor auditor =
+        new Auditor(
+            auditPolicy, new KafkaAuditSink(bootstrapServers, topics.audit()), Clock.systemUTC());
+    return serve(host, port, json, cache, history, commands, service, chain, auditor);
   }
 
   /**
@@ -186,7 +241,16 @@ public final class GatewayServer implements AutoCloseable {
     WatchCache cache = new WatchCache(bootstrapServers, topics, json, WATCH_WINDOW, until);
     ResourceService service =
         ResourceService.readOnly(cache, json, Duration.ofSeconds(30), readOnlyReason);
-    return serve(host, port, json, cache, null, null, service, RequestChain.unauthenticated(ADMIN));
+    return serve(
+        host,
+        port,
+        json,
+        cache,
+        null,
+        null,
+        service,
+        RequestChain.unauthenticated(ADMIN),
+        Auditor.none());
   }
 
   private static GatewayServer serve(
@@ -197,13 +261,15 @@ public final class GatewayServer implements AutoCloseable {
       HistoryIndex history,
       CommandClient commands,
       ResourceService service,
-      RequestChain chain)
+      RequestChain chain,
+      Auditor auditor)
       throws IOException {
     ProcessMetrics.register();
     ResourceRegistry registry = ResourceRegistry.kubernetes();
     ApiHandler handler =
         new ApiHandler(
             chain,
+            auditor,
             registry,
             service,
             cache,
@@ -237,7 +303,8 @@ public final class GatewayServer implements AutoCloseable {
     } catch (Exception e) {
       throw new IOException("cannot serve on " + host + ":" + port + ": " + e.getMessage(), e);
     }
-    return new GatewayServer(server, connector, cache, history, commands, service, registry);
+    return new GatewayServer(
+        server, connector, cache, history, commands, service, registry, auditor);
   }
 
   /**
@@ -310,6 +377,8 @@ public final class GatewayServer implements AutoCloseable {
     } catch (Exception e) {
       LOG.warn("could not stop the HTTP server: {}", e.toString());
     }
+    // After the server: every answered request has handed its last audit event over.
+    auditor.close();
     if (commands != null) {
       commands.close();
     }
