@@ -114,8 +114,10 @@ public final class Auditor implements AutoCloseable {
         ips.add(remote);
       }
     }
+    // Jetty's exchange gives the absolute URI; kube-apiserver records the path and query only.
+    java.net.URI uri = exchange.getRequestURI();
     return new RequestAudit.RequestMeta(
-        exchange.getRequestURI().toString(),
+        uri.getRawPath() + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery()),
         ips,
         exchange.getRequestHeaders().getFirst("User-Agent"));
   }
