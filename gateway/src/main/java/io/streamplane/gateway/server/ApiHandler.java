@@ -261,6 +261,16 @@ final class ApiHandler implements HttpHandler {
   private void nonResource(HttpExchange exchange, RequestInfo info, Map<String, String> query)
       throws IOException {
     String path = info.path().replaceAll("/+$", "");
+    String method = exchange.getRequestMethod();
+    if (!method.equals("GET") && !method.equals("HEAD")) {
+      // Discovery, OpenAPI, probes and history are read-only, as kube-apiserver's routes are.
+      throw new ApiException(
+          Statuses.failure(
+              405,
+              "MethodNotAllowed",
+              "the server does not allow this method on the requested resource",
+              null));
+    }
     String accept = exchange.getRequestHeaders().getFirst("Accept");
     switch (path) {
       case "/version" -> Responses.json(exchange, 200, discovery.version());
@@ -734,12 +744,21 @@ final class ApiHandler implements HttpHandler {
     }
     for (String pair : raw.split("&")) {
       int eq = pair.indexOf('=');
-      String key = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
-      String value =
-          eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+      String key = decodeQuery(eq < 0 ? pair : pair.substring(0, eq));
+      String value = eq < 0 ? "" : decodeQuery(pair.substring(eq + 1));
       query.putIfAbsent(key, value);
     }
     return query;
+  }
+
+  /** One query component; a broken escape is a bad request, as Go's url.ParseQuery refuses it. */
+  private static String decodeQuery(String component) {
+    try {
+      return URLDecoder.decode(component, StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException e) {
+      throw new ApiException(
+          Statuses.badRequest("invalid URL escape in query: \"" + component + "\""));
+    }
   }
 
   static void writeAll(OutputStream out, byte[] bytes) throws IOException {

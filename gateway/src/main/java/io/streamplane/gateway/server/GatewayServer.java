@@ -279,6 +279,7 @@ public final class GatewayServer implements AutoCloseable {
     QueuedThreadPool threads = new QueuedThreadPool(MAX_THREADS, 8);
     threads.setName("gateway");
     Server server = new Server(threads);
+    server.setErrorHandler(new StatusErrorHandler());
     ContextHandlerCollection contexts = new ContextHandlerCollection();
     WebSocketUpgradeHandler upgrades =
         WebSocketUpgradeHandler.from(server, c -> PodStreams.configure(c, IDLE_TIMEOUT));
