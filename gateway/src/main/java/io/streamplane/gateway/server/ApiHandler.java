@@ -130,7 +130,15 @@ final class ApiHandler implements HttpHandler {
   @Override
   public void handle(HttpExchange exchange) throws IOException {
     try (exchange) {
-      String request = exchange.getRequestMethod() + " " + exchange.getRequestURI();
+      java.net.URI uri;
+      try {
+        uri = exchange.getRequestURI();
+      } catch (RuntimeException e) {
+        // Jetty's exchange builds the URI on demand and fails on a broken escape in the query.
+        Responses.status(exchange, Statuses.badRequest("invalid URL: " + e.getMessage()));
+        return;
+      }
+      String request = exchange.getRequestMethod() + " " + uri;
       Instant received = auditor.now();
       String auditId = Auditor.auditId(exchange);
       exchange.getResponseHeaders().set(Auditor.HEADER, auditId);
@@ -138,10 +146,8 @@ final class ApiHandler implements HttpHandler {
       RequestAudit audit = null;
       JsonNode failure = null;
       try {
-        Map<String, String> query = query(exchange.getRequestURI().getRawQuery());
-        RequestInfo info =
-            RequestInfo.parse(
-                exchange.getRequestMethod(), exchange.getRequestURI().getPath(), query);
+        Map<String, String> query = query(uri.getRawQuery());
+        RequestInfo info = RequestInfo.parse(exchange.getRequestMethod(), uri.getPath(), query);
         measured = GatewayMetrics.started(labels(exchange, info, query));
         UserInfo user = authenticate(exchange, info, auditId, received);
         audit = auditor.begin(auditId, received, info, user, Auditor.meta(exchange));
