@@ -497,7 +497,7 @@ class ApiFuzzIT {
             "/history/api/v1/namespaces/" + NS + "/configmaps/base?since=yesterday",
             "/history/nothing",
             "/openapi/v3/apis/nogroup/v1",
-            "/apis/apps",
+            "/apis/apps/v1/namespaces/" + NS + "/deployments/x/nonsense",
             "/apis/" + garbage(r));
     String path = paths.get(r.nextInt(paths.size()));
     String method =
