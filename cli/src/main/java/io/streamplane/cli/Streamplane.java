@@ -1,5 +1,6 @@
 package io.streamplane.cli;
 
+import io.streamplane.cli.audit.AuditCommand;
 import io.streamplane.cli.bench.BenchCommand;
 import io.streamplane.cli.cluster.ClusterCommand;
 import io.streamplane.cli.history.HistoryCommand;
@@ -37,7 +38,7 @@ import picocli.CommandLine.Command;
       NodesCommand.class,
       ReplayCommand.class,
       HistoryCommand.class,
-      NotBuiltYet.Audit.class,
+      AuditCommand.class,
       BenchCommand.class,
       CommandLine.HelpCommand.class
     })

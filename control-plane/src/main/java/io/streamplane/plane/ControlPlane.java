@@ -2,6 +2,7 @@ package io.streamplane.plane;
 
 import io.streamplane.controller.ControllersApp;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleConfig;
+import io.streamplane.gateway.audit.AuditPolicy;
 import io.streamplane.gateway.server.GatewayServer;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.log.UserInfo;
@@ -175,6 +176,7 @@ public final class ControlPlane implements AutoCloseable {
     private int resultsPartition;
     private Path historyDir;
     private SystemNamespaces systemNamespaces = SystemNamespaces.KEEP;
+    private AuditPolicy auditPolicy = AuditPolicy.defaultPolicy();
     private Nodes nodes;
     private Progress progress = new Progress() {};
 
@@ -272,6 +274,12 @@ public final class ControlPlane implements AutoCloseable {
       return this;
     }
 
+    /** How the gateway audits its requests (default: the default policy). */
+    public Builder auditPolicy(AuditPolicy auditPolicy) {
+      this.auditPolicy = Objects.requireNonNull(auditPolicy);
+      return this;
+    }
+
     /** Starts the plane; on failure, stops what started and rethrows. */
     public ControlPlane start() throws Exception {
       if ((store || controllers != null || schedulerConfig != null) && stateDir == null) {
@@ -354,7 +362,13 @@ public final class ControlPlane implements AutoCloseable {
             historyDir == null
                 ? GatewayServer.start(bootstrap, topics, gatewayHost, gatewayPort, resultsPartition)
                 : GatewayServer.start(
-                    bootstrap, topics, gatewayHost, gatewayPort, resultsPartition, historyDir);
+                    bootstrap,
+                    topics,
+                    gatewayHost,
+                    gatewayPort,
+                    resultsPartition,
+                    historyDir,
+                    auditPolicy);
         plane.running.add(plane.gateway);
         if (systemNamespaces != SystemNamespaces.NONE) {
           plane.gateway.ensureSystemNamespaces(SYSTEM);

@@ -1,5 +1,6 @@
 package io.streamplane.cli.roles;
 
+import io.streamplane.gateway.audit.AuditPolicy;
 import io.streamplane.gateway.server.GatewayServer;
 import io.streamplane.log.UserInfo;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
@@ -28,6 +29,8 @@ public final class GatewayCommand implements Callable<Integer> {
           .build();
 
   @Mixin ClusterOptions cluster;
+
+  @Mixin AuditPolicyOption audit;
 
   @Option(
       names = "--port",
@@ -58,6 +61,13 @@ public final class GatewayCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    AuditPolicy auditPolicy;
+    try {
+      auditPolicy = audit.policy();
+    } catch (IllegalArgumentException e) {
+      System.err.println("streamplane gateway: " + e.getMessage());
+      return 2;
+    }
     KafkaSchemaCatalog catalog = cluster.catalog();
     GatewayServer gateway =
         GatewayServer.start(
@@ -66,7 +76,8 @@ public final class GatewayCommand implements Callable<Integer> {
             address,
             port,
             resultsPartition,
-            historyDir.toAbsolutePath());
+            historyDir.toAbsolutePath(),
+            auditPolicy);
     gateway.keepSystemNamespaces(SYSTEM, GatewayServer.SYSTEM_NAMESPACES_INTERVAL);
     gateway.keepBootstrapPolicy(SYSTEM, GatewayServer.BOOTSTRAP_POLICY_INTERVAL);
     System.out.println("gateway: Kubernetes API at " + gateway.url() + ". Ctrl-C to stop.");

@@ -1,8 +1,10 @@
 package io.streamplane.cli.up;
 
+import io.streamplane.cli.roles.AuditPolicyOption;
 import io.streamplane.cli.roles.NodeLifecycleOptions;
 import io.streamplane.cli.roles.NodeRuntimeOptions;
 import io.streamplane.controller.ControllersApp;
+import io.streamplane.gateway.audit.AuditPolicy;
 import io.streamplane.gateway.server.GatewayServer;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.node.NodeFleet;
@@ -82,6 +84,8 @@ public final class UpCommand implements Callable<Integer> {
 
   @Mixin NodeLifecycleOptions nodeLifecycle;
 
+  @Mixin AuditPolicyOption audit;
+
   @Option(
       names = "--no-scheduler",
       description = "Do not run a scheduler and binder here: run 'streamplane scheduler' instead.")
@@ -123,6 +127,13 @@ public final class UpCommand implements Callable<Integer> {
       System.err.println(refusal);
       return 2;
     }
+    AuditPolicy auditPolicy;
+    try {
+      auditPolicy = audit.policy();
+    } catch (IllegalArgumentException e) {
+      System.err.println("streamplane up: " + e.getMessage());
+      return 2;
+    }
     for (int port : new int[] {kafkaPort, apiPort}) {
       if (!free(port)) {
         System.err.println(
@@ -155,6 +166,7 @@ public final class UpCommand implements Callable<Integer> {
             .layout(TopicLayout.singleBroker(cluster))
             .stateDir(stateDir)
             .gateway("127.0.0.1", apiPort, 0, stateDir.resolve("gateway-history"))
+            .auditPolicy(auditPolicy)
             .progress(progress);
     if (!withoutControllers) {
       builder.controllers(nodeLifecycle.config());

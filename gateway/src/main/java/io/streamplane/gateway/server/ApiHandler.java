@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
+import com.sun.net.httpserver.HttpsExchange;
 import io.prometheus.metrics.exporter.httpserver.MetricsHandler;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.streamplane.gateway.api.ApiException;
@@ -19,6 +20,8 @@ import io.streamplane.gateway.api.Selectors;
 import io.streamplane.gateway.api.Statuses;
 import io.streamplane.gateway.api.table.TableConverter;
 import io.streamplane.gateway.apply.ApplyStatuses;
+import io.streamplane.gateway.audit.Auditor;
+import io.streamplane.gateway.audit.RequestAudit;
 import io.streamplane.gateway.authz.AccessReviews;
 import io.streamplane.gateway.cache.CacheUnavailableException;
 import io.streamplane.gateway.cache.ListVersion;
@@ -49,7 +52,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,8 +63,10 @@ import org.slf4j.LoggerFactory;
  * measured ({@link GatewayMetrics}), and {@code /metrics} serves the JVM's default Prometheus
  * registry, as kube-apiserver serves its metrics on its own port.
  *
- * <p>Every request first passes the {@link RequestChain}: authenticated, then authorized; writes
- * are admitted inside the {@link ResourceService}.
+ * <p>Every request first passes the {@link RequestChain}: authenticated, audited ({@link Auditor}:
+ * its events go to the {@code audit} topic, with the id answered in the {@code Audit-Id} header and
+ * carried by its commands), then authorized; writes are admitted inside the {@link
+ * ResourceService}.
  */
 final class ApiHandler implements HttpHandler {
 
@@ -73,7 +77,9 @@ final class ApiHandler implements HttpHandler {
       List.of("create", "update", "patch", "delete", "deletecollection");
   private static final YAMLMapper YAML = new YAMLMapper();
   private static final String APPLY_PATCH = "application/apply-patch";
+  private static final String DECISION_ANNOTATION = "authorization.k8s.io/decision";
   private final RequestChain chain;
+  private final Auditor auditor;
   private final ResourceRegistry registry;
   private final ResourceService service;
   private final WatchCache cache;
@@ -98,7 +104,20 @@ final class ApiHandler implements HttpHandler {
       Discovery discovery,
       OpenApiV3 openApi,
       TableConverter tables) {
+    this(chain, Auditor.none(), registry, service, cache, discovery, openApi, tables);
+  }
+
+  ApiHandler(
+      RequestChain chain,
+      Auditor auditor,
+      ResourceRegistry registry,
+      ResourceService service,
+      WatchCache cache,
+      Discovery discovery,
+      OpenApiV3 openApi,
+      TableConverter tables) {
     this.chain = chain;
+    this.auditor = auditor;
     this.registry = registry;
     this.service = service;
     this.cache = cache;
@@ -114,34 +133,57 @@ final class ApiHandler implements HttpHandler {
   @Override
   public void handle(HttpExchange exchange) throws IOException {
     try (exchange) {
-      String request = exchange.getRequestMethod() + " " + exchange.getRequestURI();
-      GatewayMetrics.Request measured = null;
+      java.net.URI uri;
       try {
-        Map<String, String> query = query(exchange.getRequestURI().getRawQuery());
-        RequestInfo info =
-            RequestInfo.parse(
-                exchange.getRequestMethod(), exchange.getRequestURI().getPath(), query);
+        uri = exchange.getRequestURI();
+      } catch (RuntimeException e) {
+        // Jetty's exchange builds the URI on demand and fails on a broken escape in the query.
+        Responses.status(exchange, Statuses.badRequest("invalid URL: " + e.getMessage()));
+        return;
+      }
+      String request = exchange.getRequestMethod() + " " + uri;
+      Instant received = auditor.now();
+      String auditId = Auditor.auditId(exchange);
+      exchange.getResponseHeaders().set(Auditor.HEADER, auditId);
+      GatewayMetrics.Request measured = null;
+      RequestAudit audit = null;
+      JsonNode failure = null;
+      try {
+        Map<String, String> query = query(uri.getRawQuery());
+        RequestInfo info = RequestInfo.parse(exchange.getRequestMethod(), uri.getPath(), query);
         measured = GatewayMetrics.started(labels(exchange, info, query));
-        UserInfo user = chain.impersonate(chain.authenticate(exchange), exchange);
-        chain.authorize(user, info);
+        UserInfo authenticated = authenticate(exchange, info, auditId, received);
+        audit = auditor.begin(auditId, received, info, authenticated, Auditor.meta(exchange));
+        audit.captureBodies(exchange);
+        UserInfo user = chain.impersonate(authenticated, exchange);
+        authorize(user, info, audit);
         if (info.resourceRequest()) {
-          resource(exchange, info, query, user);
+          resource(exchange, info, query, user, auditId);
         } else {
           nonResource(exchange, info, query);
         }
       } catch (ApiException e) {
-        Responses.status(exchange, e.status());
+        failure = e.status();
+        Responses.status(exchange, failure);
       } catch (TooOldResourceVersionException e) {
-        Responses.status(exchange, Statuses.tooOldResourceVersion(e.requested(), e.current()));
+        failure = Statuses.tooOldResourceVersion(e.requested(), e.current());
+        Responses.status(exchange, failure);
       } catch (CacheUnavailableException e) {
-        Responses.status(exchange, Statuses.timeout(e.getMessage(), 1));
+        failure = Statuses.timeout(e.getMessage(), 1);
+        Responses.status(exchange, failure);
       } catch (RuntimeException e) {
         LOG.error("{} failed", request, e);
+        if (audit != null) {
+          audit.panic(e.toString());
+        }
         Responses.status(
             exchange, Statuses.internalError(e.getClass().getSimpleName() + ": " + e.getMessage()));
       } finally {
         if (measured != null) {
           measured.answered(Math.max(exchange.getResponseCode(), 0));
+        }
+        if (audit != null) {
+          audit.complete(Math.max(exchange.getResponseCode(), 0), failure);
         }
       }
     } catch (IOException e) {
@@ -154,6 +196,53 @@ final class ApiHandler implements HttpHandler {
         throw e;
       }
       LOG.debug("client connection closed", e);
+    }
+  }
+
+  /**
+   * The chain's authentication; a refused request is audited here, with no user, since it never
+   * reaches the audit link.
+   */
+  private UserInfo authenticate(
+      HttpExchange exchange, RequestInfo info, String auditId, Instant received) {
+    String authorization = exchange.getRequestHeaders().getFirst("Authorization");
+    try {
+      return chain.authenticate(exchange);
+    } catch (ApiException e) {
+      if (e.code() == 401) {
+        auditor.failedAuthentication(
+            auditId,
+            received,
+            info,
+            Auditor.meta(exchange),
+            authorization,
+            exchange instanceof HttpsExchange https
+                && https.getSSLSession() != null
+                && hasPeerCertificates(https),
+            e.code());
+      }
+      throw e;
+    }
+  }
+
+  private static boolean hasPeerCertificates(HttpsExchange exchange) {
+    try {
+      return exchange.getSSLSession().getPeerCertificates().length > 0;
+    } catch (javax.net.ssl.SSLPeerUnverifiedException e) {
+      return false;
+    }
+  }
+
+  /** The chain's authorization, its decision annotated on the audit as kube-apiserver does. */
+  private void authorize(UserInfo user, RequestInfo info, RequestAudit audit) {
+    try {
+      chain.authorize(user, info);
+      audit.annotate(DECISION_ANNOTATION, "allow");
+    } catch (ApiException e) {
+      if (e.code() == 403) {
+        audit.annotate(DECISION_ANNOTATION, "forbid");
+      }
+      throw e;
     }
   }
 
@@ -182,6 +271,16 @@ final class ApiHandler implements HttpHandler {
   private void nonResource(HttpExchange exchange, RequestInfo info, Map<String, String> query)
       throws IOException {
     String path = info.path().replaceAll("/+$", "");
+    String method = exchange.getRequestMethod();
+    if (!method.equals("GET") && !method.equals("HEAD")) {
+      // Discovery, OpenAPI, probes and history are read-only, as kube-apiserver's routes are.
+      throw new ApiException(
+          Statuses.failure(
+              405,
+              "MethodNotAllowed",
+              "the server does not allow this method on the requested resource",
+              null));
+    }
     String accept = exchange.getRequestHeaders().getFirst("Accept");
     switch (path) {
       case "/version" -> Responses.json(exchange, 200, discovery.version());
@@ -327,7 +426,11 @@ final class ApiHandler implements HttpHandler {
   // ---------------------------------------------------------------- resources
 
   private void resource(
-      HttpExchange exchange, RequestInfo info, Map<String, String> query, UserInfo user)
+      HttpExchange exchange,
+      RequestInfo info,
+      Map<String, String> query,
+      UserInfo user,
+      String auditId)
       throws IOException {
     if (AccessReviews.isReview(info.group(), info.resource()) && "v1".equals(info.version())) {
       review(exchange, info, user);
@@ -368,7 +471,7 @@ final class ApiHandler implements HttpHandler {
             user,
             "All".equals(query.get("dryRun")),
             query.get("fieldValidation"),
-            UUID.randomUUID().toString(),
+            auditId,
             query.get("fieldManager"),
             exchange.getRequestHeaders().getFirst("User-Agent"),
             query.containsKey("force") ? QueryBooleans.get(query, "force") : null);
@@ -672,12 +775,21 @@ final class ApiHandler implements HttpHandler {
     }
     for (String pair : raw.split("&")) {
       int eq = pair.indexOf('=');
-      String key = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
-      String value =
-          eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+      String key = decodeQuery(eq < 0 ? pair : pair.substring(0, eq));
+      String value = eq < 0 ? "" : decodeQuery(pair.substring(eq + 1));
       query.putIfAbsent(key, value);
     }
     return query;
+  }
+
+  /** One query component; a broken escape is a bad request, as Go's url.ParseQuery refuses it. */
+  private static String decodeQuery(String component) {
+    try {
+      return URLDecoder.decode(component, StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException e) {
+      throw new ApiException(
+          Statuses.badRequest("invalid URL escape in query: \"" + component + "\""));
+    }
   }
 
   static void writeAll(OutputStream out, byte[] bytes) throws IOException {

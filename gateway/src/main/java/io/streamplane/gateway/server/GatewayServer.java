@@ -10,6 +10,9 @@ import io.streamplane.gateway.api.OpenApiV3;
 import io.streamplane.gateway.api.ResourceRegistry;
 import io.streamplane.gateway.api.ResourceType;
 import io.streamplane.gateway.api.table.TableConverter;
+import io.streamplane.gateway.audit.AuditPolicy;
+import io.streamplane.gateway.audit.Auditor;
+import io.streamplane.gateway.audit.KafkaAuditSink;
 import io.streamplane.gateway.authz.Authorization;
 import io.streamplane.gateway.authz.BootstrapPolicy;
 import io.streamplane.gateway.cache.WatchCache;
@@ -123,6 +126,7 @@ public final class GatewayServer implements AutoCloseable {
   private final ResourceService service;
   private final ResourceRegistry registry;
   private volatile AdmissionControllers controllers;
+  private final Auditor auditor;
   private final ScheduledExecutorService systemNamespaces =
       Executors.newSingleThreadScheduledExecutor(
           r -> {
@@ -138,8 +142,10 @@ public final class GatewayServer implements AutoCloseable {
       HistoryIndex history,
       CommandClient commands,
       ResourceService service,
-      ResourceRegistry registry) {
+      ResourceRegistry registry,
+      Auditor auditor) {
     this.http = http;
+    this.auditor = auditor;
     this.connector = connector;
     this.cache = cache;
     this.history = history;
@@ -160,7 +166,9 @@ public final class GatewayServer implements AutoCloseable {
 
   /**
    * A gateway keeping its history index in {@code historyDirectory}, where a restart finds it and
-   * reads on from where it stopped.
+   * reads on from where it stopped, audited by the default policy. It authenticates nobody: every
+   * request acts as the admin ({@code system:masters}), who may impersonate other users, whose
+   * requests the cluster's authorizers decide; writes pass the cluster's admission.
    */
   public static GatewayServer start(
       String bootstrapServers,
@@ -169,6 +177,26 @@ public final class GatewayServer implements AutoCloseable {
       int port,
       int replyPartition,
       Path historyDirectory)
+      throws IOException {
+    return start(
+        bootstrapServers,
+        topics,
+        host,
+        port,
+        replyPartition,
+        historyDirectory,
+        AuditPolicy.defaultPolicy());
+  }
+
+  /** The same, its requests audited as {@code auditPolicy} says. */
+  public static GatewayServer start(
+      String bootstrapServers,
+      Topics topics,
+      String host,
+      int port,
+      int replyPartition,
+      Path historyDirectory,
+      AuditPolicy auditPolicy)
       throws IOException {
     RequestChain unauthenticated = RequestChain.unauthenticated(ADMIN);
     return start(
@@ -182,10 +210,11 @@ public final class GatewayServer implements AutoCloseable {
             new RequestChain(
                 unauthenticated.authentication(),
                 new Authorization(ClusterChain.authorizers(cache)),
-                ClusterChain.admission(cache, statusWriter)));
+                ClusterChain.admission(cache, statusWriter)),
+        auditPolicy);
   }
 
-  /** A gateway whose requests pass {@code chain}. */
+  /** A gateway whose requests pass {@code chain}, audited by the default policy. */
   public static GatewayServer start(
       String bootstrapServers,
       Topics topics,
@@ -202,7 +231,33 @@ public final class GatewayServer implements AutoCloseable {
         port,
         replyPartition,
         historyDirectory,
-        (cache, statusWriter) -> chain);
+        chain,
+        AuditPolicy.defaultPolicy());
+  }
+
+  /**
+   * A gateway whose requests pass {@code chain} and are audited to the {@code audit} topic at the
+   * levels {@code auditPolicy} sets.
+   */
+  public static GatewayServer start(
+      String bootstrapServers,
+      Topics topics,
+      String host,
+      int port,
+      int replyPartition,
+      Path historyDirectory,
+      RequestChain chain,
+      AuditPolicy auditPolicy)
+      throws IOException {
+    return start(
+        bootstrapServers,
+        topics,
+        host,
+        port,
+        replyPartition,
+        historyDirectory,
+        (cache, statusWriter) -> chain,
+        auditPolicy);
   }
 
   /**
@@ -217,7 +272,8 @@ public final class GatewayServer implements AutoCloseable {
       int port,
       int replyPartition,
       Path historyDirectory,
-      BiFunction<WatchCache, StatusWriter, RequestChain> chainOf)
+      BiFunction<WatchCache, StatusWriter, RequestChain> chainOf,
+      AuditPolicy auditPolicy)
       throws IOException {
     KubeJson json = new KubeJson();
     WatchCache cache = new WatchCache(bootstrapServers, topics, json, WATCH_WINDOW);
@@ -242,7 +298,11 @@ public final class GatewayServer implements AutoCloseable {
         new ResourceService(
             cache, history, commands, json, Duration.ofSeconds(30), chain.admission());
     services.set(service);
-    GatewayServer gateway = serve(host, port, json, cache, history, commands, service, chain);
+    Auditor auditor =
+        new Auditor(
+            auditPolicy, new KafkaAuditSink(bootstrapServers, topics.audit()), Clock.systemUTC());
+    GatewayServer gateway =
+        serve(host, port, json, cache, history, commands, service, chain, auditor);
     gateway.controllers =
         AdmissionControllers.start(
             cache, service, registry, CONTROLLER_MANAGER, null, ADMISSION_CONTROLLERS_RESYNC);
@@ -267,7 +327,16 @@ public final class GatewayServer implements AutoCloseable {
     WatchCache cache = new WatchCache(bootstrapServers, topics, json, WATCH_WINDOW, until);
     ResourceService service =
         ResourceService.readOnly(cache, json, Duration.ofSeconds(30), readOnlyReason);
-    return serve(host, port, json, cache, null, null, service, RequestChain.unauthenticated(ADMIN));
+    return serve(
+        host,
+        port,
+        json,
+        cache,
+        null,
+        null,
+        service,
+        RequestChain.unauthenticated(ADMIN),
+        Auditor.none());
   }
 
   private static GatewayServer serve(
@@ -278,13 +347,15 @@ public final class GatewayServer implements AutoCloseable {
       HistoryIndex history,
       CommandClient commands,
       ResourceService service,
-      RequestChain chain)
+      RequestChain chain,
+      Auditor auditor)
       throws IOException {
     ProcessMetrics.register();
     ResourceRegistry registry = ResourceRegistry.kubernetes();
     ApiHandler handler =
         new ApiHandler(
             chain,
+            auditor,
             registry,
             service,
             cache,
@@ -294,6 +365,7 @@ public final class GatewayServer implements AutoCloseable {
     QueuedThreadPool threads = new QueuedThreadPool(MAX_THREADS, 8);
     threads.setName("gateway");
     Server server = new Server(threads);
+    server.setErrorHandler(new StatusErrorHandler());
     ContextHandlerCollection contexts = new ContextHandlerCollection();
     WebSocketUpgradeHandler upgrades =
         WebSocketUpgradeHandler.from(server, c -> PodStreams.configure(c, IDLE_TIMEOUT));
@@ -318,7 +390,8 @@ public final class GatewayServer implements AutoCloseable {
     } catch (Exception e) {
       throw new IOException("cannot serve on " + host + ":" + port + ": " + e.getMessage(), e);
     }
-    return new GatewayServer(server, connector, cache, history, commands, service, registry);
+    return new GatewayServer(
+        server, connector, cache, history, commands, service, registry, auditor);
   }
 
   /**
@@ -486,6 +559,8 @@ public final class GatewayServer implements AutoCloseable {
     } catch (Exception e) {
       LOG.warn("could not stop the HTTP server: {}", e.toString());
     }
+    // After the server: every answered request has handed its last audit event over.
+    auditor.close();
     if (commands != null) {
       commands.close();
     }

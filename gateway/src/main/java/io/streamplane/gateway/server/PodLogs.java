@@ -8,6 +8,7 @@ import io.streamplane.gateway.api.FieldError;
 import io.streamplane.gateway.api.ResourceRegistry;
 import io.streamplane.gateway.api.ResourceType;
 import io.streamplane.gateway.api.Statuses;
+import io.streamplane.gateway.audit.RequestAudit;
 import io.streamplane.gateway.request.QueryBooleans;
 import io.streamplane.gateway.storage.ResourceService;
 import java.io.IOException;
@@ -209,6 +210,7 @@ final class PodLogs {
           .getResponseHeaders()
           .set("Content-Type", answer.headers().firstValue("Content-Type").orElse("text/plain"));
       exchange.sendResponseHeaders(code, 0);
+      RequestAudit.responseStarted(exchange, code);
       OutputStream out = exchange.getResponseBody();
       byte[] buffer = new byte[8192];
       // Flushed as it arrives, so a follower sees each line; a client that went away makes the

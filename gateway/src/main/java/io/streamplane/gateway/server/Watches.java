@@ -8,6 +8,7 @@ import io.streamplane.gateway.api.ResourceType;
 import io.streamplane.gateway.api.Selectors;
 import io.streamplane.gateway.api.Statuses;
 import io.streamplane.gateway.api.table.TableConverter;
+import io.streamplane.gateway.audit.RequestAudit;
 import io.streamplane.gateway.cache.ListVersion;
 import io.streamplane.gateway.cache.WatchCache;
 import io.streamplane.gateway.cache.WatchEvent;
@@ -91,6 +92,7 @@ final class Watches {
       exchange.getResponseHeaders().set("Content-Type", "application/json");
       exchange.getResponseHeaders().set("Transfer-Encoding", "chunked");
       exchange.sendResponseHeaders(200, 0);
+      RequestAudit.responseStarted(exchange, 200);
       // Whole lines per flush: each batch of events leaves as one chunk ending in a newline.
       OutputStream body = exchange.getResponseBody();
       OutputStream out =

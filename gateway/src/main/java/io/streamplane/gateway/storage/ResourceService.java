@@ -842,6 +842,24 @@ public final class ResourceService {
   }
 
   private static void checkTypeMeta(ResourceType type, ObjectNode body) {
+    JsonNode metadata = body.get("metadata");
+    if (metadata != null && metadata.isNull()) {
+      // Go decodes a null ObjectMeta as the empty one.
+      body.remove("metadata");
+    } else if (metadata != null && !metadata.isObject()) {
+      throw new ApiException(
+          Statuses.badRequest(
+              type.kind()
+                  + " in version \""
+                  + type.version()
+                  + "\" cannot be handled as a "
+                  + type.kind()
+                  + ": json: cannot unmarshal "
+                  + goType(metadata)
+                  + " into Go struct field "
+                  + type.kind()
+                  + ".metadata of type v1.ObjectMeta"));
+    }
     String apiVersion = body.path("apiVersion").asText("");
     String kind = body.path("kind").asText("");
     if (!apiVersion.isEmpty() && !apiVersion.equals(type.groupVersion())) {
@@ -869,6 +887,20 @@ public final class ResourceService {
                   + summary(body)
                   + ")"));
     }
+  }
+
+  /** The name Go's encoding/json gives a JSON value's type in its unmarshal errors. */
+  private static String goType(JsonNode value) {
+    if (value.isTextual()) {
+      return "string";
+    }
+    if (value.isNumber()) {
+      return "number";
+    }
+    if (value.isBoolean()) {
+      return "bool";
+    }
+    return value.isArray() ? "array" : "object";
   }
 
   /** The first 30 characters of the body, as kube-apiserver's summarizeData quotes a JSON one. */

@@ -114,6 +114,10 @@ final class BrokerlessHandler implements AutoCloseable {
         HttpResponse.BodyHandlers.ofString());
   }
 
+  int port() {
+    return server.getAddress().getPort();
+  }
+
   @Override
   public void close() {
     server.stop(0);
