@@ -86,6 +86,7 @@ final class ApiHandler implements HttpHandler {
   public static final String HISTORY_PREFIX = "/history";
 
   private final PodLogs podLogs;
+  private final AuthenticationApi authenticationApi;
   private final HttpHandler metrics = new MetricsHandler(PrometheusRegistry.defaultRegistry);
 
   ApiHandler(
@@ -95,8 +96,10 @@ final class ApiHandler implements HttpHandler {
       WatchCache cache,
       Discovery discovery,
       OpenApiV3 openApi,
-      TableConverter tables) {
+      TableConverter tables,
+      AuthenticationApi authenticationApi) {
     this.chain = chain;
+    this.authenticationApi = authenticationApi;
     this.registry = registry;
     this.service = service;
     this.cache = cache;
@@ -326,6 +329,10 @@ final class ApiHandler implements HttpHandler {
   private void resource(
       HttpExchange exchange, RequestInfo info, Map<String, String> query, UserInfo user)
       throws IOException {
+    if (AuthenticationApi.serves(info)) {
+      Responses.json(exchange, 201, authenticationApi.create(info, user, body(exchange)));
+      return;
+    }
     ResourceType type =
         registry
             .byResource(info.group(), info.resource())

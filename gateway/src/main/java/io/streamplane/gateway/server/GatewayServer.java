@@ -25,6 +25,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -85,6 +86,7 @@ public final class GatewayServer implements AutoCloseable {
 
   private final Server http;
   private final ServerConnector connector;
+  private final boolean tls;
   private final WatchCache cache;
   private final HistoryIndex history;
   private Path temporaryHistory;
@@ -102,6 +104,7 @@ public final class GatewayServer implements AutoCloseable {
   private GatewayServer(
       Server http,
       ServerConnector connector,
+      boolean tls,
       WatchCache cache,
       HistoryIndex history,
       CommandClient commands,
@@ -109,6 +112,7 @@ public final class GatewayServer implements AutoCloseable {
       ResourceRegistry registry) {
     this.http = http;
     this.connector = connector;
+    this.tls = tls;
     this.cache = cache;
     this.history = history;
     this.commands = commands;
@@ -148,7 +152,7 @@ public final class GatewayServer implements AutoCloseable {
         RequestChain.unauthenticated(ADMIN));
   }
 
-  /** A gateway whose requests pass {@code chain}. */
+  /** A gateway whose requests pass {@code chain}, over plain HTTP. */
   public static GatewayServer start(
       String bootstrapServers,
       Topics topics,
@@ -165,7 +169,32 @@ public final class GatewayServer implements AutoCloseable {
     ResourceService service =
         new ResourceService(
             cache, history, commands, json, Duration.ofSeconds(30), chain.admission());
-    return serve(host, port, json, cache, history, commands, service, chain);
+    return serve(host, port, json, cache, history, commands, service, chain, null);
+  }
+
+  /**
+   * A cluster's gateway: HTTPS when {@code security} has a serving certificate, every request
+   * passing the cluster's chain ({@link ClusterChain}) with the authenticators {@code security}
+   * configures.
+   */
+  public static GatewayServer start(
+      String bootstrapServers,
+      Topics topics,
+      String host,
+      int port,
+      int replyPartition,
+      Path historyDirectory,
+      GatewaySecurity security)
+      throws IOException {
+    KubeJson json = new KubeJson();
+    WatchCache cache = new WatchCache(bootstrapServers, topics, json, WATCH_WINDOW);
+    RequestChain chain = ClusterChain.of(cache, security, Clock.systemUTC());
+    HistoryIndex history = new HistoryIndex(bootstrapServers, topics, historyDirectory);
+    CommandClient commands = new CommandClient(bootstrapServers, topics, replyPartition);
+    ResourceService service =
+        new ResourceService(
+            cache, history, commands, json, Duration.ofSeconds(30), chain.admission());
+    return serve(host, port, json, cache, history, commands, service, chain, security);
   }
 
   /**
@@ -186,7 +215,8 @@ public final class GatewayServer implements AutoCloseable {
     WatchCache cache = new WatchCache(bootstrapServers, topics, json, WATCH_WINDOW, until);
     ResourceService service =
         ResourceService.readOnly(cache, json, Duration.ofSeconds(30), readOnlyReason);
-    return serve(host, port, json, cache, null, null, service, RequestChain.unauthenticated(ADMIN));
+    return serve(
+        host, port, json, cache, null, null, service, RequestChain.unauthenticated(ADMIN), null);
   }
 
   private static GatewayServer serve(
@@ -197,10 +227,18 @@ public final class GatewayServer implements AutoCloseable {
       HistoryIndex history,
       CommandClient commands,
       ResourceService service,
-      RequestChain chain)
+      RequestChain chain,
+      GatewaySecurity security)
       throws IOException {
     ProcessMetrics.register();
     ResourceRegistry registry = ResourceRegistry.kubernetes();
+    AuthenticationApi authenticationApi =
+        new AuthenticationApi(
+            registry,
+            service,
+            security == null ? Optional.empty() : security.tokens(Clock.systemUTC()),
+            chain.authentication(),
+            Clock.systemUTC());
     ApiHandler handler =
         new ApiHandler(
             chain,
@@ -209,7 +247,8 @@ public final class GatewayServer implements AutoCloseable {
             cache,
             new Discovery(registry, "streamplane", Instant.parse("2026-11-22T00:00:00Z")),
             new OpenApiV3(registry),
-            new TableConverter(Clock.systemUTC()));
+            new TableConverter(Clock.systemUTC()),
+            authenticationApi);
     QueuedThreadPool threads = new QueuedThreadPool(MAX_THREADS, 8);
     threads.setName("gateway");
     Server server = new Server(threads);
@@ -217,14 +256,18 @@ public final class GatewayServer implements AutoCloseable {
     WebSocketUpgradeHandler upgrades =
         WebSocketUpgradeHandler.from(server, c -> PodStreams.configure(c, IDLE_TIMEOUT));
     PodStreams streams =
-        new PodStreams(registry, service, upgrades.getServerWebSocketContainer(), IDLE_TIMEOUT);
+        new PodStreams(
+            registry, service, chain, upgrades.getServerWebSocketContainer(), IDLE_TIMEOUT);
     streams.setHandler(contexts);
     upgrades.setHandler(streams);
     server.setHandler(upgrades);
     HttpConfiguration configuration = new HttpConfiguration();
     configuration.setSendServerVersion(false);
+    boolean tls = security != null && security.tls();
     ServerConnector connector =
-        new ServerConnector(server, new HttpConnectionFactory(configuration));
+        tls
+            ? TlsConnector.create(server, configuration, security)
+            : new ServerConnector(server, new HttpConnectionFactory(configuration));
     connector.setHost(host);
     connector.setPort(port);
     connector.setAcceptQueueSize(128);
@@ -237,7 +280,7 @@ public final class GatewayServer implements AutoCloseable {
     } catch (Exception e) {
       throw new IOException("cannot serve on " + host + ":" + port + ": " + e.getMessage(), e);
     }
-    return new GatewayServer(server, connector, cache, history, commands, service, registry);
+    return new GatewayServer(server, connector, tls, cache, history, commands, service, registry);
   }
 
   /**
@@ -299,7 +342,7 @@ public final class GatewayServer implements AutoCloseable {
   }
 
   public String url() {
-    return "http://" + connector.getHost() + ":" + port();
+    return (tls ? "https://" : "http://") + connector.getHost() + ":" + port();
   }
 
   @Override
