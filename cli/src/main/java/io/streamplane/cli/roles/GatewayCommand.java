@@ -1,5 +1,7 @@
 package io.streamplane.cli.roles;
 
+import io.streamplane.gateway.authn.ServiceAccountTokens;
+import io.streamplane.gateway.server.GatewaySecurity;
 import io.streamplane.gateway.server.GatewayServer;
 import io.streamplane.log.UserInfo;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
@@ -13,7 +15,9 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code streamplane gateway}: one Kubernetes API server against any Kafka cluster. Several may run
- * side by side; give each its own {@code --results-partition}.
+ * side by side; give each its own {@code --results-partition}. Security flags are kube-apiserver's:
+ * without {@code --tls-cert-file} the API is plain HTTP; without any authenticator every request is
+ * {@code system:anonymous}.
  */
 @Command(
     name = "gateway",
@@ -56,8 +60,72 @@ public final class GatewayCommand implements Callable<Integer> {
               + " (default: ${DEFAULT-VALUE}).")
   Path historyDir;
 
+  @Option(
+      names = "--tls-cert-file",
+      description =
+          "The serving certificate (PEM, with its intermediates); with --tls-private-key-file the"
+              + " API is served over HTTPS.")
+  Path tlsCertFile;
+
+  @Option(names = "--tls-private-key-file", description = "The serving certificate's key (PEM).")
+  Path tlsPrivateKeyFile;
+
+  @Option(
+      names = "--client-ca-file",
+      description =
+          "CA certificates (PEM) that sign client certificates; a verified client certificate"
+              + " names the user (CN) and its groups (O).")
+  Path clientCaFile;
+
+  @Option(
+      names = "--token-auth-file",
+      description = "Static bearer tokens, a CSV file of token,user,uid,\"group1,group2\".")
+  Path tokenAuthFile;
+
+  @Option(
+      names = "--service-account-key-file",
+      description = "Keys (PEM) that verify ServiceAccount tokens; may be given several times.")
+  List<Path> serviceAccountKeyFiles = List.of();
+
+  @Option(
+      names = "--service-account-signing-key-file",
+      description = "The RSA private key (PEM) that signs ServiceAccount tokens (TokenRequest).")
+  Path serviceAccountSigningKeyFile;
+
+  @Option(
+      names = "--service-account-issuer",
+      defaultValue = ServiceAccountTokens.DEFAULT_ISSUER,
+      description =
+          "The iss of the ServiceAccount tokens issued and accepted (default: ${DEFAULT-VALUE}).")
+  String serviceAccountIssuer;
+
+  @Option(
+      names = "--anonymous-auth",
+      defaultValue = "true",
+      arity = "1",
+      description =
+          "Serve requests without credentials as system:anonymous, allowed what the authorizers"
+              + " allow it (default: ${DEFAULT-VALUE}).")
+  boolean anonymousAuth;
+
   @Override
   public Integer call() throws Exception {
+    GatewaySecurity security;
+    try {
+      security =
+          new GatewaySecurity(
+              tlsCertFile,
+              tlsPrivateKeyFile,
+              clientCaFile,
+              tokenAuthFile,
+              serviceAccountKeyFiles,
+              serviceAccountSigningKeyFile,
+              serviceAccountIssuer,
+              anonymousAuth);
+    } catch (IllegalArgumentException e) {
+      System.err.println("streamplane gateway: " + e.getMessage());
+      return 2;
+    }
     KafkaSchemaCatalog catalog = cluster.catalog();
     GatewayServer gateway =
         GatewayServer.start(
@@ -66,7 +134,8 @@ public final class GatewayCommand implements Callable<Integer> {
             address,
             port,
             resultsPartition,
-            historyDir.toAbsolutePath());
+            historyDir.toAbsolutePath(),
+            security);
     gateway.keepSystemNamespaces(SYSTEM, GatewayServer.SYSTEM_NAMESPACES_INTERVAL);
     System.out.println("gateway: Kubernetes API at " + gateway.url() + ". Ctrl-C to stop.");
     Roles.runUntilStopped(catalog, gateway);

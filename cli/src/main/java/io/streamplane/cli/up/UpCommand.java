@@ -2,6 +2,8 @@ package io.streamplane.cli.up;
 
 import io.streamplane.cli.roles.NodeLifecycleOptions;
 import io.streamplane.controller.ControllersApp;
+import io.streamplane.gateway.pki.ClusterPki;
+import io.streamplane.gateway.server.GatewaySecurity;
 import io.streamplane.gateway.server.GatewayServer;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.log.UserInfo;
@@ -21,6 +23,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -83,6 +86,15 @@ public final class UpCommand implements Callable<Integer> {
       defaultValue = ".streamplane/kubeconfig",
       description = "The kubeconfig written for kubectl (default: ${DEFAULT-VALUE}).")
   Path kubeconfig;
+
+  @Option(
+      names = "--pki-dir",
+      defaultValue = ".streamplane/pki",
+      description =
+          "The cluster CA, the API's serving certificate, the administrator's client certificate"
+              + " and the ServiceAccount signing key; made once, reused on restart (default:"
+              + " ${DEFAULT-VALUE}).")
+  Path pkiDir;
 
   @Option(
       names = "--no-controllers",
@@ -150,6 +162,7 @@ public final class UpCommand implements Callable<Integer> {
       }
     }
     Console console = new Console(System.out);
+    ClusterPki pki = ClusterPki.loadOrCreate(pkiDir.toAbsolutePath(), Clock.systemUTC());
     console.line(
         "starting Kafka (KRaft, single node) on 127.0.0.1:" + kafkaPort + ", data in " + dataDir);
     EmbeddedKafkaBroker broker =
@@ -223,7 +236,8 @@ public final class UpCommand implements Callable<Integer> {
                       "127.0.0.1",
                       apiPort,
                       0,
-                      stateDir.resolve("gateway-history").toAbsolutePath())) {
+                      stateDir.resolve("gateway-history").toAbsolutePath(),
+                      GatewaySecurity.of(pki))) {
             console.line(
                 "store"
                     + (withoutControllers ? "" : ", controllers")
@@ -241,8 +255,8 @@ public final class UpCommand implements Callable<Integer> {
                     + gateway.url()
                     + "/metrics");
             try (AutoCloseable fleet =
-                startNodes(gateway.url(), broker.bootstrapServers(), topics)) {
-              Kubeconfig.write(kubeconfig, gateway.url(), cluster);
+                startNodes(gateway.url(), broker.bootstrapServers(), topics, pki)) {
+              Kubeconfig.write(kubeconfig, gateway.url(), cluster, pki.admin());
               console.line(
                   "ready. Ctrl-C to stop. Use kubectl with:  export KUBECONFIG="
                       + kubeconfig.toAbsolutePath());
@@ -273,7 +287,8 @@ public final class UpCommand implements Callable<Integer> {
    * The node workers of the local cluster: {@code --nodes} nodes named node-0..., their pod
    * directories under {@code <state-dir>/pods}.
    */
-  private AutoCloseable startNodes(String apiServer, String bootstrapServers, Topics topics) {
+  private AutoCloseable startNodes(
+      String apiServer, String bootstrapServers, Topics topics, ClusterPki pki) {
     if (nodes == 0) {
       return () -> {};
     }
@@ -284,7 +299,8 @@ public final class UpCommand implements Callable<Integer> {
         topics.bindings(),
         NodeFleet.numbered("node-", nodes, NodeOptions.defaults("node-0"), choice.loopback()),
         choice.factory(stateDir.resolve("pods")),
-        choice.kubelet().withBackOffBase(crashLoopBackOff));
+        choice.kubelet().withBackOffBase(crashLoopBackOff),
+        new PkiNodeIdentities(pki));
   }
 
   private AutoCloseable startScheduling(Topics topics, String bootstrapServers) {

@@ -6,11 +6,15 @@ import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyPair;
+import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 
 /**
  * A cluster's certificates and keys in one directory, laid out as kubeadm's {@code
@@ -169,6 +173,30 @@ public final class ClusterPki {
 
     public String serverCaPem() {
       return Pem.encode(serverCa);
+    }
+
+    /** A TLS client context presenting this certificate and trusting only {@code serverCa}. */
+    public SSLContext sslContext() {
+      try {
+        char[] password = new char[0];
+        KeyStore keys = KeyStore.getInstance("PKCS12");
+        keys.load(null, null);
+        keys.setKeyEntry("client", key, password, new X509Certificate[] {certificate});
+        KeyManagerFactory keyManagers =
+            KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        keyManagers.init(keys, password);
+        KeyStore trust = KeyStore.getInstance("PKCS12");
+        trust.load(null, null);
+        trust.setCertificateEntry("ca", serverCa);
+        TrustManagerFactory trustManagers =
+            TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        trustManagers.init(trust);
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(keyManagers.getKeyManagers(), trustManagers.getTrustManagers(), null);
+        return context;
+      } catch (java.io.IOException | java.security.GeneralSecurityException e) {
+        throw new IllegalStateException("cannot make a TLS context: " + e.getMessage(), e);
+      }
     }
   }
 }
