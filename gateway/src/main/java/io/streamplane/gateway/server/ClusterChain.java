@@ -9,8 +9,10 @@ import io.streamplane.gateway.authn.BearerToken;
 import io.streamplane.gateway.authn.ServiceAccountAuthenticator;
 import io.streamplane.gateway.authn.TokenFile;
 import io.streamplane.gateway.authn.X509Authenticator;
+import io.streamplane.gateway.authz.Attributes;
 import io.streamplane.gateway.authz.Authorization;
 import io.streamplane.gateway.authz.Authorizer;
+import io.streamplane.gateway.authz.Decision;
 import io.streamplane.gateway.authz.PrivilegedGroups;
 import io.streamplane.gateway.cache.WatchCache;
 import java.security.PublicKey;
@@ -65,7 +67,25 @@ final class ClusterChain {
 
   /** Asked in order; the first that allows or denies decides. */
   static List<Authorizer> authorizers(WatchCache cache) {
-    return List.of(new PrivilegedGroups());
+    return List.of(new PrivilegedGroups(), ClusterChain::nodesAndSelfReviews);
+  }
+
+  /**
+   * Nodes ({@code system:nodes}) may do anything, and every authenticated user may review itself
+   * ({@code selfsubjectreviews}, as Kubernetes' {@code system:basic-user} allows): what a cluster
+   * needs to run pods when no Node or RBAC authorizer is listed above.
+   */
+  private static Decision nodesAndSelfReviews(Attributes attributes) {
+    if (attributes.user().getGroups().contains("system:nodes")) {
+      return Decision.allow("");
+    }
+    boolean selfReview =
+        attributes.resourceRequest()
+            && attributes.group().equals("authentication.k8s.io")
+            && attributes.resource().equals("selfsubjectreviews")
+            && attributes.verb().equals("create")
+            && attributes.user().getGroups().contains("system:authenticated");
+    return selfReview ? Decision.allow("") : Decision.noOpinion("");
   }
 
   /** Mutating plugins in order, then validating plugins in order. */
