@@ -125,6 +125,15 @@ public final class GatewayClient implements AutoCloseable {
     return send(request(path).POST(body(object)).build());
   }
 
+  /** POST of a JSON body that is no stored kind (a TokenRequest). */
+  public CompletableFuture<Reply> postJson(String path, String json) {
+    return send(
+        request(path)
+            .POST(HttpRequest.BodyPublishers.ofString(json))
+            .header("Content-Type", "application/json")
+            .build());
+  }
+
   public CompletableFuture<Reply> put(String path, SpecificRecord object) {
     return send(request(path).PUT(body(object)).build());
   }

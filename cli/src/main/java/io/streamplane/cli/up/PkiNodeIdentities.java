@@ -21,9 +21,4 @@ public final class PkiNodeIdentities implements NodeIdentities {
   public SSLContext tls(String nodeName) {
     return pki.node(nodeName).sslContext();
   }
-
-  @Override
-  public String clusterCaPem() {
-    return pki.caPem();
-  }
 }
