@@ -157,8 +157,17 @@ class SecurityE2E {
     kubectl.run("wait", "--for=condition=Ready", "pod/reader", "--timeout=120s").expectSuccess();
     await("the pod's calls to the API")
         .atMost(RUNNING)
-        .until(() -> kubectl.run("logs", "reader").out().lines().count() >= 3);
-    List<String> lines = kubectl.run("logs", "reader").expectSuccess().out().lines().toList();
+        .until(
+            () ->
+                kubectl.run("logs", "reader").out().lines().filter(l -> !l.isBlank()).count() >= 3);
+    List<String> lines =
+        kubectl
+            .run("logs", "reader")
+            .expectSuccess()
+            .out()
+            .lines()
+            .filter(l -> !l.isBlank())
+            .toList();
     assertThat(lines.get(0)).isEqualTo("namespace=default");
     JsonNode review = JSON.readTree(lines.get(1));
     JsonNode user = review.path("status").path("userInfo");
