@@ -52,6 +52,7 @@ public final class X509Authenticator implements Authenticator {
     String user = null;
     List<String> groups = new ArrayList<>();
     try {
+      // LdapName lists the RDNs in the certificate's (DER) order, the reverse of the string's.
       for (Rdn rdn : new LdapName(leaf.getSubjectX500Principal().getName()).getRdns()) {
         if (rdn.getType().equalsIgnoreCase("CN")) {
           user = rdn.getValue().toString();
@@ -65,8 +66,6 @@ public final class X509Authenticator implements Authenticator {
     if (user == null || user.isEmpty()) {
       throw new AuthenticationException("common name of user cert is empty");
     }
-    // LdapName lists RDNs last to first; the subject's order is kept for groups.
-    java.util.Collections.reverse(groups);
     return Optional.of(UserInfo.newBuilder().setUsername(user).setGroups(groups).build());
   }
 

@@ -48,7 +48,12 @@ class DiscoveryTest {
         .isEqualTo("pods");
     assertThat(registry.groups())
         .containsExactly(
-            "", "apps", "authorization.k8s.io", "rbac.authorization.k8s.io", "coordination.k8s.io");
+            "",
+            "apps",
+            "authentication.k8s.io",
+            "authorization.k8s.io",
+            "rbac.authorization.k8s.io",
+            "coordination.k8s.io");
   }
 
   @Test
