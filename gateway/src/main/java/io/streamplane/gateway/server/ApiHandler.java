@@ -330,7 +330,8 @@ final class ApiHandler implements HttpHandler {
       HttpExchange exchange, RequestInfo info, Map<String, String> query, UserInfo user)
       throws IOException {
     if (AuthenticationApi.serves(info)) {
-      Responses.json(exchange, 201, authenticationApi.create(info, user, body(exchange)));
+      ObjectNode review = "create".equals(info.verb()) ? body(exchange) : null;
+      Responses.json(exchange, 201, authenticationApi.create(info, user, review));
       return;
     }
     ResourceType type =
