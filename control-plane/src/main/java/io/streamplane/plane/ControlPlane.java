@@ -3,11 +3,13 @@ package io.streamplane.plane;
 import io.streamplane.controller.ControllersApp;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleConfig;
 import io.streamplane.gateway.audit.AuditPolicy;
+import io.streamplane.gateway.server.GatewaySecurity;
 import io.streamplane.gateway.server.GatewayServer;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.log.UserInfo;
 import io.streamplane.node.KubeletConfig;
 import io.streamplane.node.NodeFleet;
+import io.streamplane.node.NodeIdentities;
 import io.streamplane.node.NodeOptions;
 import io.streamplane.node.runtime.PodRuntime;
 import io.streamplane.scheduler.SchedulerApp;
@@ -95,7 +97,17 @@ public final class ControlPlane implements AutoCloseable {
   public record Nodes(
       List<NodeOptions> nodes,
       Function<ScheduledExecutorService, PodRuntime> runtime,
-      KubeletConfig kubelet) {}
+      KubeletConfig kubelet,
+      NodeIdentities identities) {
+
+    /** Nodes without identities, speaking plain HTTP to a gateway without authentication. */
+    public Nodes(
+        List<NodeOptions> nodes,
+        Function<ScheduledExecutorService, PodRuntime> runtime,
+        KubeletConfig kubelet) {
+      this(nodes, runtime, kubelet, NodeIdentities.none());
+    }
+  }
 
   private final List<AutoCloseable> running = new ArrayList<>();
   private EmbeddedKafkaBroker broker;
@@ -177,6 +189,7 @@ public final class ControlPlane implements AutoCloseable {
     private Path historyDir;
     private SystemNamespaces systemNamespaces = SystemNamespaces.KEEP;
     private AuditPolicy auditPolicy = AuditPolicy.defaultPolicy();
+    private GatewaySecurity security;
     private Nodes nodes;
     private Progress progress = new Progress() {};
 
@@ -274,6 +287,15 @@ public final class ControlPlane implements AutoCloseable {
       return this;
     }
 
+    /**
+     * How the gateway secures its API (default: none, every request the admin over plain HTTP;
+     * needs a history directory).
+     */
+    public Builder security(GatewaySecurity security) {
+      this.security = Objects.requireNonNull(security);
+      return this;
+    }
+
     /** How the gateway audits its requests (default: the default policy). */
     public Builder auditPolicy(AuditPolicy auditPolicy) {
       this.auditPolicy = Objects.requireNonNull(auditPolicy);
@@ -361,14 +383,24 @@ public final class ControlPlane implements AutoCloseable {
         plane.gateway =
             historyDir == null
                 ? GatewayServer.start(bootstrap, topics, gatewayHost, gatewayPort, resultsPartition)
-                : GatewayServer.start(
-                    bootstrap,
-                    topics,
-                    gatewayHost,
-                    gatewayPort,
-                    resultsPartition,
-                    historyDir,
-                    auditPolicy);
+                : security == null
+                    ? GatewayServer.start(
+                        bootstrap,
+                        topics,
+                        gatewayHost,
+                        gatewayPort,
+                        resultsPartition,
+                        historyDir,
+                        auditPolicy)
+                    : GatewayServer.start(
+                        bootstrap,
+                        topics,
+                        gatewayHost,
+                        gatewayPort,
+                        resultsPartition,
+                        historyDir,
+                        security,
+                        auditPolicy);
         plane.running.add(plane.gateway);
         if (systemNamespaces != SystemNamespaces.NONE) {
           plane.gateway.ensureSystemNamespaces(SYSTEM);
@@ -387,7 +419,8 @@ public final class ControlPlane implements AutoCloseable {
                 topics.bindings(),
                 nodes.nodes(),
                 nodes.runtime(),
-                nodes.kubelet()));
+                nodes.kubelet(),
+                nodes.identities()));
       }
     }
   }

@@ -183,6 +183,8 @@ class EventLogE2E {
             "simulated",
             "--api-server",
             cluster.apiUrl(),
+            "--pki-dir",
+            cluster.pkiDir().toString(),
             "--bootstrap-server",
             cluster.kafkaBootstrap(),
             "--root-dir",

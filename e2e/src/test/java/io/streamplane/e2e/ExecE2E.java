@@ -53,6 +53,8 @@ class ExecE2E {
             "10.250.0.0/24",
             "--api-server",
             cluster.apiUrl(),
+            "--pki-dir",
+            cluster.pkiDir().toString(),
             "--bootstrap-server",
             cluster.kafkaBootstrap());
     simulatedNode.awaitLine("Ctrl-C to stop", RUNNING);

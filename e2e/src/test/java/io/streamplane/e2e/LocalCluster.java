@@ -1,7 +1,10 @@
 package io.streamplane.e2e;
 
+import io.streamplane.gateway.pki.ClusterPki;
 import java.io.IOException;
+import java.net.http.HttpClient;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,6 +47,8 @@ final class LocalCluster implements AutoCloseable {
                 home.resolve("state").toString(),
                 "--kubeconfig",
                 home.resolve("kubeconfig").toString(),
+                "--pki-dir",
+                pkiDir().toString(),
                 "--kafka-port",
                 Integer.toString(kafkaPort),
                 "--api-port",
@@ -58,7 +63,23 @@ final class LocalCluster implements AutoCloseable {
   }
 
   String apiUrl() {
-    return "http://127.0.0.1:" + apiPort;
+    return "https://127.0.0.1:" + apiPort;
+  }
+
+  /** The cluster's CA, certificates and keys, as {@code up} writes them. */
+  Path pkiDir() {
+    return home.resolve("pki");
+  }
+
+  /**
+   * A JDK HTTP client speaking to the API as the cluster's administrator ({@code admin.crt}),
+   * trusting the cluster CA.
+   */
+  HttpClient adminHttp() {
+    return HttpClient.newBuilder()
+        .connectTimeout(Duration.ofSeconds(5))
+        .sslContext(ClusterPki.loadOrCreate(pkiDir(), Clock.systemUTC()).admin().sslContext())
+        .build();
   }
 
   String kafkaBootstrap() {
@@ -81,6 +102,8 @@ final class LocalCluster implements AutoCloseable {
             "process",
             "--api-server",
             apiUrl(),
+            "--pki-dir",
+            pkiDir().toString(),
             "--bootstrap-server",
             kafkaBootstrap(),
             "--root-dir",

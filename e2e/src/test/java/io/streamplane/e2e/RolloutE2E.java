@@ -120,7 +120,7 @@ class RolloutE2E {
       List<Integer> totals,
       List<String> violations)
       throws Exception {
-    HttpClient client = HttpClient.newHttpClient();
+    HttpClient client = cluster.adminHttp();
     HttpResponse<InputStream> response =
         client.send(
             HttpRequest.newBuilder(

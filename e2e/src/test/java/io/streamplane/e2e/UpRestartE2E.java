@@ -2,6 +2,7 @@ package io.streamplane.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -10,7 +11,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code ./streamplane up}, Ctrl-C, {@code ./streamplane up} again on the same directories: the
  * second start finds the topics it created the first time, and the records written before — as
- * counted by the launcher and as objects kubectl reads back.
+ * counted by the launcher and as objects kubectl reads back — and its certificates, so the
+ * kubeconfig of the first run still works.
  */
 class UpRestartE2E {
 
@@ -22,6 +24,7 @@ class UpRestartE2E {
       cluster.start();
       assertThat(cluster.launcher().awaitLine("topics:", START)).contains("0 found, 9 created");
       cluster.kubectl.run("create", "configmap", "kept", "--from-literal=a=1").expectSuccess();
+      String ca = Files.readString(cluster.pkiDir().resolve("ca.crt"));
       cluster.stop();
       assertThat(cluster.launcher().lines()).anyMatch(l -> l.endsWith("stopped."));
 
@@ -37,6 +40,9 @@ class UpRestartE2E {
                   .expectSuccess()
                   .out())
           .isEqualTo("1");
+      assertThat(Files.readString(cluster.pkiDir().resolve("ca.crt")))
+          .as("the restarted cluster keeps the CA its kubeconfig trusts")
+          .isEqualTo(ca);
       cluster.stop();
     }
   }

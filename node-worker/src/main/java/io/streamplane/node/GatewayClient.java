@@ -13,19 +13,23 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import javax.net.ssl.SSLContext;
 import org.apache.avro.specific.SpecificRecord;
 
 /**
- * The node's connection to the Kubernetes API: asynchronous JSON requests to one gateway, shared by
- * every agent of a process, with Avro records converted at this edge only.
+ * A node's connection to the Kubernetes API: asynchronous JSON requests to one gateway, with Avro
+ * records converted at this edge only. Over HTTPS a client speaks as one identity, its client
+ * certificate; {@link #as} makes the client of another identity (each node of a fleet its own
+ * {@code system:node:NAME}) sharing this one's threads and its limit of requests on the wire.
  *
  * <p>Contract: every call completes with the HTTP status and the decoded body (a Kubernetes object
  * or {@code Status}), whatever the status; it completes exceptionally only when no answer came
  * (connection refused, timeout). At most {@code maxInFlight} requests are on the wire at once;
  * others wait in arrival order, so a fleet of thousands of nodes starting together does not open
- * thousands of connections. Thread-safe.
+ * thousands of connections; the limit holds across the clients made by {@link #as}. Thread-safe.
  *
- * <p>Limits: plain HTTP with no credentials, as the gateway serves today.
+ * <p>Limits: each identity has its own JDK HTTP client (a selector thread and a connection pool):
+ * the JDK client cannot choose a client certificate per request.
  */
 public final class GatewayClient implements AutoCloseable {
 
@@ -43,31 +47,70 @@ public final class GatewayClient implements AutoCloseable {
 
   private static final Duration TIMEOUT = Duration.ofSeconds(40);
 
+  /** What the clients of one fleet share: the threads and the requests waiting for the wire. */
+  private static final class Shared {
+    final ExecutorService executor;
+    final int maxInFlight;
+    final Queue<Runnable> waiting = new ArrayDeque<>();
+    int inFlight;
+
+    Shared(int maxInFlight) {
+      this.maxInFlight = maxInFlight;
+      this.executor =
+          Executors.newFixedThreadPool(
+              2,
+              r -> {
+                Thread thread = new Thread(r, "node-http");
+                thread.setDaemon(true);
+                return thread;
+              });
+    }
+  }
+
   private final URI base;
-  private final ExecutorService executor;
+  private final Shared shared;
+  private final boolean owner;
   private final HttpClient http;
   private final KubeJson json = new KubeJson();
-  private final int maxInFlight;
-  private final Queue<Runnable> waiting = new ArrayDeque<>();
-  private int inFlight;
 
+  /** A client of {@code apiServer} over plain HTTP, or HTTPS with the JDK's default trust. */
   public GatewayClient(String apiServer, int maxInFlight) {
-    this.base = URI.create(apiServer.endsWith("/") ? apiServer : apiServer + "/");
-    this.maxInFlight = maxInFlight;
-    this.executor =
-        Executors.newFixedThreadPool(
-            2,
-            r -> {
-              Thread thread = new Thread(r, "node-http");
-              thread.setDaemon(true);
-              return thread;
-            });
-    this.http =
+    this(apiServer, maxInFlight, null);
+  }
+
+  /**
+   * A client of {@code apiServer} whose TLS context ({@code tls}: its client certificate, the CA it
+   * trusts) is its identity; null for plain HTTP.
+   */
+  public GatewayClient(String apiServer, int maxInFlight, SSLContext tls) {
+    this(
+        URI.create(apiServer.endsWith("/") ? apiServer : apiServer + "/"),
+        new Shared(maxInFlight),
+        true,
+        tls);
+  }
+
+  private GatewayClient(URI base, Shared shared, boolean owner, SSLContext tls) {
+    this.base = base;
+    this.shared = shared;
+    this.owner = owner;
+    HttpClient.Builder builder =
         HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(10))
-            .executor(executor)
-            .build();
+            .executor(shared.executor);
+    if (tls != null) {
+      builder.sslContext(tls);
+    }
+    this.http = builder.build();
+  }
+
+  /**
+   * A client of the same gateway speaking as the identity of {@code tls}, sharing this client's
+   * threads and in-flight limit; this client's {@link #close} stops both.
+   */
+  public GatewayClient as(SSLContext tls) {
+    return new GatewayClient(base, shared, false, tls);
   }
 
   public String apiServer() {
@@ -80,6 +123,15 @@ public final class GatewayClient implements AutoCloseable {
 
   public CompletableFuture<Reply> post(String path, SpecificRecord object) {
     return send(request(path).POST(body(object)).build());
+  }
+
+  /** POST of a JSON body that is no stored kind (a TokenRequest). */
+  public CompletableFuture<Reply> postJson(String path, String json) {
+    return send(
+        request(path)
+            .POST(HttpRequest.BodyPublishers.ofString(json))
+            .header("Content-Type", "application/json")
+            .build());
   }
 
   public CompletableFuture<Reply> put(String path, SpecificRecord object) {
@@ -146,12 +198,12 @@ public final class GatewayClient implements AutoCloseable {
                       }
                     });
     boolean now;
-    synchronized (this) {
-      now = inFlight < maxInFlight;
+    synchronized (shared) {
+      now = shared.inFlight < shared.maxInFlight;
       if (now) {
-        inFlight++;
+        shared.inFlight++;
       } else {
-        waiting.add(call);
+        shared.waiting.add(call);
       }
     }
     if (now) {
@@ -162,10 +214,10 @@ public final class GatewayClient implements AutoCloseable {
 
   private void next() {
     Runnable call;
-    synchronized (this) {
-      call = waiting.poll();
+    synchronized (shared) {
+      call = shared.waiting.poll();
       if (call == null) {
-        inFlight--;
+        shared.inFlight--;
       }
     }
     if (call != null) {
@@ -175,6 +227,8 @@ public final class GatewayClient implements AutoCloseable {
 
   @Override
   public void close() {
-    executor.shutdownNow();
+    if (owner) {
+      shared.executor.shutdownNow();
+    }
   }
 }

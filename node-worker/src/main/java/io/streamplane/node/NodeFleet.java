@@ -85,6 +85,29 @@ public final class NodeFleet implements AutoCloseable {
       List<NodeOptions> nodes,
       Function<ScheduledExecutorService, PodRuntime> runtimeFactory,
       KubeletConfig kubelet) {
+    return start(
+        apiServer,
+        bootstrapServers,
+        bindingsTopic,
+        nodes,
+        runtimeFactory,
+        kubelet,
+        NodeIdentities.none());
+  }
+
+  /**
+   * As {@link #start(String, String, Topic, List, Function, KubeletConfig)}, each node speaking to
+   * the gateway as its own identity from {@code identities}: one client per node, sharing the
+   * fleet's threads and in-flight limit.
+   */
+  public static NodeFleet start(
+      String apiServer,
+      String bootstrapServers,
+      Topic<String, Pod> bindingsTopic,
+      List<NodeOptions> nodes,
+      Function<ScheduledExecutorService, PodRuntime> runtimeFactory,
+      KubeletConfig kubelet,
+      NodeIdentities identities) {
     GatewayClient api = new GatewayClient(apiServer, MAX_IN_FLIGHT);
     ScheduledExecutorService scheduler =
         Executors.newScheduledThreadPool(
@@ -115,8 +138,9 @@ public final class NodeFleet implements AutoCloseable {
     List<NodeAgent> agents = new ArrayList<>();
     for (NodeOptions options : nodes) {
       NodeOptions published = options.withKubeletPort(logServer.port());
+      GatewayClient own = api.as(identities.tls(options.name()));
       agents.add(
-          new NodeAgent(published, api, runtime, scheduler, Clock.systemUTC(), kubelet, handlers));
+          new NodeAgent(published, own, runtime, scheduler, Clock.systemUTC(), kubelet, handlers));
     }
     BindingsConsumer bindings = BindingsConsumer.start(bootstrapServers, bindingsTopic, agents);
     long period = NodeAgent.LEASE_PERIOD.toMillis();

@@ -7,6 +7,7 @@ import io.streamplane.api.EnvVar;
 import io.streamplane.api.Pod;
 import io.streamplane.api.Secret;
 import io.streamplane.api.Volume;
+import io.streamplane.api.VolumeProjection;
 import io.streamplane.node.runtime.PodInputs;
 import java.net.URI;
 import java.util.ArrayList;
@@ -52,12 +53,37 @@ final class PodInputsResolver {
   CompletableFuture<PodInputs> resolve(Pod pod) {
     Set<String> configMapNames = new LinkedHashSet<>();
     Set<String> secretNames = new LinkedHashSet<>();
+    List<CompletableFuture<Void>> reads = new ArrayList<>();
+    Map<String, String> tokens = new LinkedHashMap<>();
     for (Volume volume : list(pod.getSpec().getVolumes())) {
       if (volume.getConfigMap() != null) {
         configMapNames.add(volume.getConfigMap().getName());
       }
       if (volume.getSecret() != null) {
         secretNames.add(volume.getSecret().getSecretName());
+      }
+      if (volume.getProjected() != null) {
+        for (VolumeProjection source : list(volume.getProjected().getSources())) {
+          if (source.getConfigMap() != null) {
+            configMapNames.add(source.getConfigMap().getName());
+          }
+          if (source.getSecret() != null) {
+            secretNames.add(source.getSecret().getName());
+          }
+          if (source.getServiceAccountToken() != null) {
+            reads.add(
+                ServiceAccountTokenRequest.request(api, pod, source.getServiceAccountToken())
+                    .thenAccept(
+                        token -> {
+                          synchronized (tokens) {
+                            tokens.put(
+                                PodInputs.tokenKey(
+                                    volume.getName(), source.getServiceAccountToken().getPath()),
+                                token.token());
+                          }
+                        }));
+          }
+        }
       }
     }
     for (Container container : containers(pod)) {
@@ -81,7 +107,6 @@ final class PodInputsResolver {
     String namespace = pod.getMetadata().getNamespace();
     Map<String, ConfigMap> configMaps = new LinkedHashMap<>();
     Map<String, Secret> secrets = new LinkedHashMap<>();
-    List<CompletableFuture<Void>> reads = new ArrayList<>();
     for (String name : configMapNames) {
       reads.add(read(namespace, "configmaps", name, ConfigMap.class, configMaps));
     }
@@ -91,7 +116,7 @@ final class PodInputsResolver {
     return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
         .thenApply(
             v -> {
-              PodInputs inputs = new PodInputs(configMaps, secrets, serviceEnv);
+              PodInputs inputs = new PodInputs(configMaps, secrets, serviceEnv, tokens);
               check(pod, inputs);
               return inputs;
             });
@@ -129,6 +154,16 @@ final class PodInputsResolver {
           && !Boolean.TRUE.equals(secret.getOptional())
           && !inputs.secrets().containsKey(secret.getSecretName())) {
         throw new MissingInput("secret \"" + secret.getSecretName() + "\" not found");
+      }
+      if (volume.getProjected() != null) {
+        for (VolumeProjection source : list(volume.getProjected().getSources())) {
+          var projected = source.getConfigMap();
+          if (projected != null
+              && !Boolean.TRUE.equals(projected.getOptional())
+              && !inputs.configMaps().containsKey(projected.getName())) {
+            throw new MissingInput("configmap \"" + projected.getName() + "\" not found");
+          }
+        }
       }
     }
     for (Container container : containers(pod)) {

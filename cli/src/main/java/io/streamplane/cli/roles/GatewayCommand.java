@@ -1,6 +1,8 @@
 package io.streamplane.cli.roles;
 
 import io.streamplane.gateway.audit.AuditPolicy;
+import io.streamplane.gateway.authn.ServiceAccountTokens;
+import io.streamplane.gateway.server.GatewaySecurity;
 import io.streamplane.gateway.server.GatewayServer;
 import io.streamplane.log.UserInfo;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
@@ -14,7 +16,9 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code streamplane gateway}: one Kubernetes API server against any Kafka cluster. Several may run
- * side by side; give each its own {@code --results-partition}.
+ * side by side; give each its own {@code --results-partition}. Security flags are kube-apiserver's:
+ * without {@code --tls-cert-file} the API is plain HTTP; without any authenticator every request is
+ * {@code system:anonymous}.
  */
 @Command(
     name = "gateway",
@@ -59,11 +63,70 @@ public final class GatewayCommand implements Callable<Integer> {
               + " (default: ${DEFAULT-VALUE}).")
   Path historyDir;
 
+  @Option(
+      names = "--tls-cert-file",
+      description =
+          "The serving certificate (PEM, with its intermediates); with --tls-private-key-file the"
+              + " API is served over HTTPS.")
+  Path tlsCertFile;
+
+  @Option(names = "--tls-private-key-file", description = "The serving certificate's key (PEM).")
+  Path tlsPrivateKeyFile;
+
+  @Option(
+      names = "--client-ca-file",
+      description =
+          "CA certificates (PEM) that sign client certificates; a verified client certificate"
+              + " names the user (CN) and its groups (O).")
+  Path clientCaFile;
+
+  @Option(
+      names = "--token-auth-file",
+      description = "Static bearer tokens, a CSV file of token,user,uid,\"group1,group2\".")
+  Path tokenAuthFile;
+
+  @Option(
+      names = "--service-account-key-file",
+      description = "Keys (PEM) that verify ServiceAccount tokens; may be given several times.")
+  List<Path> serviceAccountKeyFiles = List.of();
+
+  @Option(
+      names = "--service-account-signing-key-file",
+      description = "The RSA private key (PEM) that signs ServiceAccount tokens (TokenRequest).")
+  Path serviceAccountSigningKeyFile;
+
+  @Option(
+      names = "--service-account-issuer",
+      defaultValue = ServiceAccountTokens.DEFAULT_ISSUER,
+      description =
+          "The iss of the ServiceAccount tokens issued and accepted (default: ${DEFAULT-VALUE}).")
+  String serviceAccountIssuer;
+
+  @Option(
+      names = "--anonymous-auth",
+      defaultValue = "true",
+      arity = "1",
+      description =
+          "Serve requests without credentials as system:anonymous, allowed what the authorizers"
+              + " allow it (default: ${DEFAULT-VALUE}).")
+  boolean anonymousAuth;
+
   @Override
   public Integer call() throws Exception {
     AuditPolicy auditPolicy;
+    GatewaySecurity security;
     try {
       auditPolicy = audit.policy();
+      security =
+          new GatewaySecurity(
+              tlsCertFile,
+              tlsPrivateKeyFile,
+              clientCaFile,
+              tokenAuthFile,
+              serviceAccountKeyFiles,
+              serviceAccountSigningKeyFile,
+              serviceAccountIssuer,
+              anonymousAuth);
     } catch (IllegalArgumentException e) {
       System.err.println("streamplane gateway: " + e.getMessage());
       return 2;
@@ -77,6 +140,7 @@ public final class GatewayCommand implements Callable<Integer> {
             port,
             resultsPartition,
             historyDir.toAbsolutePath(),
+            security,
             auditPolicy);
     gateway.keepSystemNamespaces(SYSTEM, GatewayServer.SYSTEM_NAMESPACES_INTERVAL);
     gateway.keepBootstrapPolicy(SYSTEM, GatewayServer.BOOTSTRAP_POLICY_INTERVAL);

@@ -1,11 +1,15 @@
 package io.streamplane.cli.roles;
 
+import io.streamplane.cli.up.PkiNodeIdentities;
+import io.streamplane.gateway.pki.ClusterPki;
 import io.streamplane.node.NodeFleet;
+import io.streamplane.node.NodeIdentities;
 import io.streamplane.node.NodeOptions;
 import io.streamplane.node.RuntimeChoice;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.topics.Topics;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.List;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -28,9 +32,17 @@ public final class NodeWorkerOptions {
 
   @Option(
       names = "--api-server",
-      defaultValue = "http://127.0.0.1:6443",
+      defaultValue = "https://127.0.0.1:6443",
       description = "The gateway's URL (default: ${DEFAULT-VALUE}).")
   String apiServer;
+
+  @Option(
+      names = "--pki-dir",
+      description =
+          "The cluster's PKI directory as 'streamplane up' writes it (ca.crt, ca.key): each node"
+              + " gets a client certificate system:node:NAME signed by that CA and trusts it for"
+              + " the gateway. Without it, nodes speak plain HTTP with no identity.")
+  Path pkiDir;
 
   /** Null when the runtime can run, else the message to print before exiting with status 2. */
   String refusal(String role) {
@@ -64,7 +76,11 @@ public final class NodeWorkerOptions {
             topics.bindings(),
             nodes,
             node.factory(choice, Path.of(".streamplane", "nodes", nodes.get(0).name())),
-            node.kubelet(choice));
+            node.kubelet(choice),
+            pkiDir == null
+                ? NodeIdentities.none()
+                : new PkiNodeIdentities(
+                    ClusterPki.loadOrCreate(pkiDir.toAbsolutePath(), Clock.systemUTC())));
     System.out.println(
         what + " against " + apiServer + " (runtime " + choice.flag() + "). Ctrl-C to stop.");
     Roles.runUntilStopped(metricsServer, catalog, fleet);

@@ -5,6 +5,8 @@ import io.streamplane.cli.roles.NodeLifecycleOptions;
 import io.streamplane.cli.roles.NodeRuntimeOptions;
 import io.streamplane.controller.ControllersApp;
 import io.streamplane.gateway.audit.AuditPolicy;
+import io.streamplane.gateway.pki.ClusterPki;
+import io.streamplane.gateway.server.GatewaySecurity;
 import io.streamplane.gateway.server.GatewayServer;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.node.NodeFleet;
@@ -19,6 +21,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -75,6 +78,15 @@ public final class UpCommand implements Callable<Integer> {
       defaultValue = ".streamplane/kubeconfig",
       description = "The kubeconfig written for kubectl (default: ${DEFAULT-VALUE}).")
   Path kubeconfig;
+
+  @Option(
+      names = "--pki-dir",
+      defaultValue = ".streamplane/pki",
+      description =
+          "The cluster CA, the API's serving certificate, the administrator's client certificate"
+              + " and the ServiceAccount signing key; made once, reused on restart (default:"
+              + " ${DEFAULT-VALUE}).")
+  Path pkiDir;
 
   @Option(
       names = "--no-controllers",
@@ -159,6 +171,7 @@ public final class UpCommand implements Callable<Integer> {
                   }
                 },
                 "streamplane-shutdown"));
+    ClusterPki pki = ClusterPki.loadOrCreate(pkiDir.toAbsolutePath(), Clock.systemUTC());
     ConsoleProgress progress = new ConsoleProgress(console);
     ControlPlane.Builder builder =
         ControlPlane.builder()
@@ -166,6 +179,7 @@ public final class UpCommand implements Callable<Integer> {
             .layout(TopicLayout.singleBroker(cluster))
             .stateDir(stateDir)
             .gateway("127.0.0.1", apiPort, 0, stateDir.resolve("gateway-history"))
+            .security(GatewaySecurity.of(pki))
             .auditPolicy(auditPolicy)
             .progress(progress);
     if (!withoutControllers) {
@@ -181,10 +195,11 @@ public final class UpCommand implements Callable<Integer> {
               NodeFleet.numbered(
                   "node-", nodes, node.template(choice, "node-0"), choice.loopback()),
               node.factory(choice, stateDir.resolve("pods")),
-              node.kubelet(choice)));
+              node.kubelet(choice),
+              new PkiNodeIdentities(pki)));
     }
     try (ControlPlane plane = builder.start()) {
-      Kubeconfig.write(kubeconfig, plane.apiServer(), cluster);
+      Kubeconfig.write(kubeconfig, plane.apiServer(), cluster, pki.admin());
       console.line(
           "ready. Ctrl-C to stop. Use kubectl with:  export KUBECONFIG="
               + kubeconfig.toAbsolutePath());

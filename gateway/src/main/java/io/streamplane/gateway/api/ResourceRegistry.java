@@ -32,8 +32,7 @@ import org.apache.avro.specific.SpecificRecord;
  * <p>Contract: immutable; lookups are exact (case-sensitive, as the API server matches URL
  * segments). Order is discovery order: groups in kube-apiserver's priority order, resources
  * alphabetical within a group-version. Limits: one version per group (v1), no {@code pods/binding},
- * {@code pods/eviction}, {@code pods/exec}, {@code serviceaccounts/token}, {@code
- * namespaces/finalize}.
+ * {@code pods/eviction}, {@code pods/exec}, {@code namespaces/finalize}.
  */
 public final class ResourceRegistry {
 
@@ -106,7 +105,9 @@ public final class ResourceRegistry {
             "serviceaccounts",
             List.of("sa"),
             true,
-            List.of(),
+            List.of(
+                new ResourceType.Subresource(
+                    "token", "authentication.k8s.io", "v1", "TokenRequest", List.of("create"))),
             ServiceAccount.class));
     // apps/v1
     t.add(
@@ -135,11 +136,15 @@ public final class ResourceRegistry {
             ALL_VERBS,
             ReplicaSet.class,
             List.of(scale(), status("apps", "ReplicaSet"))));
+    // authentication.k8s.io/v1: create-only reviews, never stored; kubectl auth whoami posts one.
+    t.add(review("authentication.k8s.io", "SelfSubjectReview", "selfsubjectreviews", false));
+    t.add(review("authentication.k8s.io", "TokenReview", "tokenreviews", false));
     // authorization.k8s.io/v1: create-only reviews, never stored; kubectl auth can-i posts them.
-    t.add(review("LocalSubjectAccessReview", "localsubjectaccessreviews", true));
-    t.add(review("SelfSubjectAccessReview", "selfsubjectaccessreviews", false));
-    t.add(review("SelfSubjectRulesReview", "selfsubjectrulesreviews", false));
-    t.add(review("SubjectAccessReview", "subjectaccessreviews", false));
+    String authorization = "authorization.k8s.io";
+    t.add(review(authorization, "LocalSubjectAccessReview", "localsubjectaccessreviews", true));
+    t.add(review(authorization, "SelfSubjectAccessReview", "selfsubjectaccessreviews", false));
+    t.add(review(authorization, "SelfSubjectRulesReview", "selfsubjectrulesreviews", false));
+    t.add(review(authorization, "SubjectAccessReview", "subjectaccessreviews", false));
     // rbac.authorization.k8s.io/v1
     String rbac = "rbac.authorization.k8s.io";
     t.add(rbac(rbac, "ClusterRoleBinding", "clusterrolebindings", false, ClusterRoleBinding.class));
@@ -236,9 +241,9 @@ public final class ResourceRegistry {
         List.of());
   }
 
-  private static ResourceType review(String kind, String plural, boolean namespaced) {
+  private static ResourceType review(String group, String kind, String plural, boolean namespaced) {
     return new ResourceType(
-        "authorization.k8s.io",
+        group,
         "v1",
         kind,
         plural,

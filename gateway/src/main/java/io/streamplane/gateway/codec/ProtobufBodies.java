@@ -14,6 +14,7 @@ import io.kubernetes.client.proto.Runtime;
 import io.kubernetes.client.proto.V1;
 import io.kubernetes.client.proto.V1Admissionregistration;
 import io.kubernetes.client.proto.V1Apps;
+import io.kubernetes.client.proto.V1Authentication;
 import io.kubernetes.client.proto.V1Authorization;
 import io.kubernetes.client.proto.V1Rbac;
 import io.streamplane.gateway.api.Statuses;
@@ -91,6 +92,15 @@ public final class ProtobufBodies {
           Map.entry(
               "rbac.authorization.k8s.io/v1/ClusterRoleBinding",
               V1Rbac.ClusterRoleBinding.getDefaultInstance()),
+          Map.entry(
+              "authentication.k8s.io/v1/SelfSubjectReview",
+              V1Authentication.SelfSubjectReview.getDefaultInstance()),
+          Map.entry(
+              "authentication.k8s.io/v1/TokenReview",
+              V1Authentication.TokenReview.getDefaultInstance()),
+          Map.entry(
+              "authentication.k8s.io/v1/TokenRequest",
+              V1Authentication.TokenRequest.getDefaultInstance()),
           Map.entry(
               "authorization.k8s.io/v1/SelfSubjectAccessReview",
               V1Authorization.SelfSubjectAccessReview.getDefaultInstance()),

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
-import com.sun.net.httpserver.HttpsExchange;
 import io.prometheus.metrics.exporter.httpserver.MetricsHandler;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.streamplane.gateway.api.ApiException;
@@ -52,6 +51,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.eclipse.jetty.io.EndPoint;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -94,6 +94,7 @@ final class ApiHandler implements HttpHandler {
 
   private final PodLogs podLogs;
   private final AccessReviews reviews;
+  private final AuthenticationApi authenticationApi;
   private final HttpHandler metrics = new MetricsHandler(PrometheusRegistry.defaultRegistry);
 
   ApiHandler(
@@ -103,8 +104,18 @@ final class ApiHandler implements HttpHandler {
       WatchCache cache,
       Discovery discovery,
       OpenApiV3 openApi,
-      TableConverter tables) {
-    this(chain, Auditor.none(), registry, service, cache, discovery, openApi, tables);
+      TableConverter tables,
+      AuthenticationApi authenticationApi) {
+    this(
+        chain,
+        Auditor.none(),
+        registry,
+        service,
+        cache,
+        discovery,
+        openApi,
+        tables,
+        authenticationApi);
   }
 
   ApiHandler(
@@ -115,9 +126,11 @@ final class ApiHandler implements HttpHandler {
       WatchCache cache,
       Discovery discovery,
       OpenApiV3 openApi,
-      TableConverter tables) {
+      TableConverter tables,
+      AuthenticationApi authenticationApi) {
     this.chain = chain;
     this.auditor = auditor;
+    this.authenticationApi = authenticationApi;
     this.registry = registry;
     this.service = service;
     this.cache = cache;
@@ -216,20 +229,12 @@ final class ApiHandler implements HttpHandler {
             info,
             Auditor.meta(exchange),
             authorization,
-            exchange instanceof HttpsExchange https
-                && https.getSSLSession() != null
-                && hasPeerCertificates(https),
+            !RequestChain.clientCertificates(
+                    exchange.getAttribute(EndPoint.SslSessionData.ATTRIBUTE))
+                .isEmpty(),
             e.code());
       }
       throw e;
-    }
-  }
-
-  private static boolean hasPeerCertificates(HttpsExchange exchange) {
-    try {
-      return exchange.getSSLSession().getPeerCertificates().length > 0;
-    } catch (javax.net.ssl.SSLPeerUnverifiedException e) {
-      return false;
     }
   }
 
@@ -434,6 +439,11 @@ final class ApiHandler implements HttpHandler {
       throws IOException {
     if (AccessReviews.isReview(info.group(), info.resource()) && "v1".equals(info.version())) {
       review(exchange, info, user);
+      return;
+    }
+    if (AuthenticationApi.serves(info)) {
+      ObjectNode review = "create".equals(info.verb()) ? body(exchange) : null;
+      Responses.json(exchange, 201, authenticationApi.create(info, user, review));
       return;
     }
     ResourceType type =

@@ -15,6 +15,10 @@ import io.streamplane.gateway.admission.ValidatingAdmission;
 import io.streamplane.gateway.admission.Webhooks;
 import io.streamplane.gateway.authn.Authentication;
 import io.streamplane.gateway.authn.Authenticator;
+import io.streamplane.gateway.authn.BearerToken;
+import io.streamplane.gateway.authn.ServiceAccountAuthenticator;
+import io.streamplane.gateway.authn.TokenFile;
+import io.streamplane.gateway.authn.X509Authenticator;
 import io.streamplane.gateway.authz.Authorization;
 import io.streamplane.gateway.authz.AuthorizationIndex;
 import io.streamplane.gateway.authz.Authorizer;
@@ -23,8 +27,10 @@ import io.streamplane.gateway.authz.NodeAuthorizer;
 import io.streamplane.gateway.authz.PrivilegedGroups;
 import io.streamplane.gateway.authz.Rbac;
 import io.streamplane.gateway.cache.WatchCache;
+import java.security.PublicKey;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -35,16 +41,42 @@ final class ClusterChain {
 
   private ClusterChain() {}
 
-  static RequestChain of(WatchCache cache, StatusWriter statusWriter) {
+  static RequestChain of(
+      WatchCache cache, StatusWriter statusWriter, GatewaySecurity security, Clock clock) {
     return new RequestChain(
-        new Authentication(authenticators(), true),
+        new Authentication(authenticators(cache, security, clock), security.anonymous()),
         new Authorization(authorizers(cache)),
         admission(cache, statusWriter));
   }
 
-  /** Tried in order; the first that names the user wins. */
-  static List<Authenticator> authenticators() {
-    return List.of();
+  /**
+   * Tried in order; the first that names the user wins: client certificates, then bearer tokens
+   * (the static token file, then ServiceAccount tokens), as kube-apiserver orders them.
+   */
+  static List<Authenticator> authenticators(
+      WatchCache cache, GatewaySecurity security, Clock clock) {
+    List<Authenticator> authenticators = new ArrayList<>();
+    if (security.clientCaFile() != null) {
+      authenticators.add(new X509Authenticator(security.clientCas(), clock));
+    }
+    List<BearerToken.TokenAuthenticator> tokens = new ArrayList<>();
+    if (security.tokenAuthFile() != null) {
+      tokens.add(TokenFile.read(security.tokenAuthFile()));
+    }
+    List<PublicKey> serviceAccountKeys = security.serviceAccountKeys();
+    if (!serviceAccountKeys.isEmpty()) {
+      tokens.add(
+          new ServiceAccountAuthenticator(
+              serviceAccountKeys,
+              security.serviceAccountIssuer(),
+              List.of(security.serviceAccountIssuer()),
+              cache::get,
+              clock));
+    }
+    if (!tokens.isEmpty()) {
+      authenticators.add(new BearerToken(tokens));
+    }
+    return authenticators;
   }
 
   /**

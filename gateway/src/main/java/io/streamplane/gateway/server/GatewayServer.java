@@ -119,6 +119,7 @@ public final class GatewayServer implements AutoCloseable {
 
   private final Server http;
   private final ServerConnector connector;
+  private final boolean tls;
   private final WatchCache cache;
   private final HistoryIndex history;
   private Path temporaryHistory;
@@ -138,6 +139,7 @@ public final class GatewayServer implements AutoCloseable {
   private GatewayServer(
       Server http,
       ServerConnector connector,
+      boolean tls,
       WatchCache cache,
       HistoryIndex history,
       CommandClient commands,
@@ -147,6 +149,7 @@ public final class GatewayServer implements AutoCloseable {
     this.http = http;
     this.auditor = auditor;
     this.connector = connector;
+    this.tls = tls;
     this.cache = cache;
     this.history = history;
     this.commands = commands;
@@ -211,6 +214,7 @@ public final class GatewayServer implements AutoCloseable {
                 unauthenticated.authentication(),
                 new Authorization(ClusterChain.authorizers(cache)),
                 ClusterChain.admission(cache, statusWriter)),
+        null,
         auditPolicy);
   }
 
@@ -257,6 +261,7 @@ public final class GatewayServer implements AutoCloseable {
         replyPartition,
         historyDirectory,
         (cache, statusWriter) -> chain,
+        null,
         auditPolicy);
   }
 
@@ -273,6 +278,7 @@ public final class GatewayServer implements AutoCloseable {
       int replyPartition,
       Path historyDirectory,
       BiFunction<WatchCache, StatusWriter, RequestChain> chainOf,
+      GatewaySecurity security,
       AuditPolicy auditPolicy)
       throws IOException {
     KubeJson json = new KubeJson();
@@ -302,10 +308,44 @@ public final class GatewayServer implements AutoCloseable {
         new Auditor(
             auditPolicy, new KafkaAuditSink(bootstrapServers, topics.audit()), Clock.systemUTC());
     GatewayServer gateway =
-        serve(host, port, json, cache, history, commands, service, chain, auditor);
+        serve(host, port, json, cache, history, commands, service, chain, auditor, security);
     gateway.controllers =
         AdmissionControllers.start(
             cache, service, registry, CONTROLLER_MANAGER, null, ADMISSION_CONTROLLERS_RESYNC);
+    return gateway;
+  }
+
+  /**
+   * A cluster's gateway: HTTPS when {@code security} has a serving certificate, every request
+   * passing the cluster's chain ({@link ClusterChain}) with the authenticators {@code security}
+   * configures, audited as {@code auditPolicy} says. The client CA is published to every namespace
+   * as the ConfigMap {@code kube-root-ca.crt}.
+   */
+  public static GatewayServer start(
+      String bootstrapServers,
+      Topics topics,
+      String host,
+      int port,
+      int replyPartition,
+      Path historyDirectory,
+      GatewaySecurity security,
+      AuditPolicy auditPolicy)
+      throws IOException {
+    GatewayServer gateway =
+        start(
+            bootstrapServers,
+            topics,
+            host,
+            port,
+            replyPartition,
+            historyDirectory,
+            (cache, statusWriter) ->
+                ClusterChain.of(cache, statusWriter, security, Clock.systemUTC()),
+            security,
+            auditPolicy);
+    if (security.clientCaFile() != null) {
+      gateway.publishRootCa(Files.readString(security.clientCaFile()));
+    }
     return gateway;
   }
 
@@ -336,7 +376,8 @@ public final class GatewayServer implements AutoCloseable {
         null,
         service,
         RequestChain.unauthenticated(ADMIN),
-        Auditor.none());
+        Auditor.none(),
+        null);
   }
 
   private static GatewayServer serve(
@@ -348,10 +389,18 @@ public final class GatewayServer implements AutoCloseable {
       CommandClient commands,
       ResourceService service,
       RequestChain chain,
-      Auditor auditor)
+      Auditor auditor,
+      GatewaySecurity security)
       throws IOException {
     ProcessMetrics.register();
     ResourceRegistry registry = ResourceRegistry.kubernetes();
+    AuthenticationApi authenticationApi =
+        new AuthenticationApi(
+            registry,
+            service,
+            security == null ? Optional.empty() : security.tokens(Clock.systemUTC()),
+            chain.authentication(),
+            Clock.systemUTC());
     ApiHandler handler =
         new ApiHandler(
             chain,
@@ -361,7 +410,8 @@ public final class GatewayServer implements AutoCloseable {
             cache,
             new Discovery(registry, "streamplane", Instant.parse("2026-11-22T00:00:00Z")),
             new OpenApiV3(registry),
-            new TableConverter(Clock.systemUTC()));
+            new TableConverter(Clock.systemUTC()),
+            authenticationApi);
     QueuedThreadPool threads = new QueuedThreadPool(MAX_THREADS, 8);
     threads.setName("gateway");
     Server server = new Server(threads);
@@ -370,14 +420,18 @@ public final class GatewayServer implements AutoCloseable {
     WebSocketUpgradeHandler upgrades =
         WebSocketUpgradeHandler.from(server, c -> PodStreams.configure(c, IDLE_TIMEOUT));
     PodStreams streams =
-        new PodStreams(registry, service, upgrades.getServerWebSocketContainer(), IDLE_TIMEOUT);
+        new PodStreams(
+            registry, service, chain, upgrades.getServerWebSocketContainer(), IDLE_TIMEOUT);
     streams.setHandler(contexts);
     upgrades.setHandler(streams);
     server.setHandler(upgrades);
     HttpConfiguration configuration = new HttpConfiguration();
     configuration.setSendServerVersion(false);
+    boolean tls = security != null && security.tls();
     ServerConnector connector =
-        new ServerConnector(server, new HttpConnectionFactory(configuration));
+        tls
+            ? TlsConnector.create(server, configuration, security)
+            : new ServerConnector(server, new HttpConnectionFactory(configuration));
     connector.setHost(host);
     connector.setPort(port);
     connector.setAcceptQueueSize(128);
@@ -391,7 +445,7 @@ public final class GatewayServer implements AutoCloseable {
       throw new IOException("cannot serve on " + host + ":" + port + ": " + e.getMessage(), e);
     }
     return new GatewayServer(
-        server, connector, cache, history, commands, service, registry, auditor);
+        server, connector, tls, cache, history, commands, service, registry, auditor);
   }
 
   /**
@@ -545,7 +599,7 @@ public final class GatewayServer implements AutoCloseable {
   }
 
   public String url() {
-    return "http://" + connector.getHost() + ":" + port();
+    return (tls ? "https://" : "http://") + connector.getHost() + ":" + port();
   }
 
   @Override

@@ -1,7 +1,6 @@
 package io.streamplane.gateway.server;
 
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpsExchange;
 import io.streamplane.gateway.admission.Admission;
 import io.streamplane.gateway.api.ApiException;
 import io.streamplane.gateway.api.Statuses;
@@ -16,15 +15,14 @@ import io.streamplane.gateway.request.RequestInfo;
 import io.streamplane.log.UserInfo;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
-import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import javax.net.ssl.SSLPeerUnverifiedException;
-import javax.net.ssl.SSLSession;
+import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
 
 /**
  * What every request passes through before the API answers it, in this order: authentication (who
@@ -56,9 +54,14 @@ public record RequestChain(
     Credentials credentials =
         new Credentials(
             exchange.getRequestHeaders().getFirst("Authorization"),
-            clientCertificates(exchange),
+            clientCertificates(exchange.getAttribute(EndPoint.SslSessionData.ATTRIBUTE)),
             exchange.getRemoteAddress());
     exchange.getRequestHeaders().remove("Authorization");
+    return authenticate(credentials);
+  }
+
+  /** The user presenting {@code credentials}, or a 401 {@link ApiException}. */
+  public UserInfo authenticate(Credentials credentials) {
     return authentication
         .authenticate(credentials)
         .orElseThrow(() -> new ApiException(Statuses.unauthorized("")));
@@ -194,24 +197,16 @@ public record RequestChain(
             decision.reason()));
   }
 
-  private static List<X509Certificate> clientCertificates(HttpExchange exchange) {
-    if (!(exchange instanceof HttpsExchange https)) {
+  /**
+   * The client certificate chain of a TLS connection: Jetty's {@link SecureRequestCustomizer} keeps
+   * the session's peer certificates in a request attribute, which jetty-http-spi's exchange passes
+   * through (its {@code HttpsExchange.getSSLSession()} answers null).
+   */
+  static List<X509Certificate> clientCertificates(Object sslSessionData) {
+    if (!(sslSessionData instanceof EndPoint.SslSessionData session)) {
       return List.of();
     }
-    SSLSession session = https.getSSLSession();
-    if (session == null) {
-      return List.of();
-    }
-    try {
-      List<X509Certificate> chain = new ArrayList<>();
-      for (Certificate certificate : session.getPeerCertificates()) {
-        if (certificate instanceof X509Certificate x509) {
-          chain.add(x509);
-        }
-      }
-      return chain;
-    } catch (SSLPeerUnverifiedException e) {
-      return List.of();
-    }
+    X509Certificate[] chain = session.peerCertificates();
+    return chain == null ? List.of() : List.of(chain);
   }
 }

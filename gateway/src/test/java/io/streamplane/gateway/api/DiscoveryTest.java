@@ -50,6 +50,7 @@ class DiscoveryTest {
         .containsExactly(
             "",
             "apps",
+            "authentication.k8s.io",
             "authorization.k8s.io",
             "rbac.authorization.k8s.io",
             "admissionregistration.k8s.io",

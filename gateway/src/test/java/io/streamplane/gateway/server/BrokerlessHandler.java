@@ -70,19 +70,23 @@ final class BrokerlessHandler implements AutoCloseable {
   /** The handler over {@code service}, which must not reach its cache or command client. */
   BrokerlessHandler(ResourceService service) throws IOException {
     ResourceRegistry registry = ResourceRegistry.kubernetes();
+    RequestChain chain =
+        RequestChain.unauthenticated(
+            UserInfo.newBuilder()
+                .setUsername("kubernetes-admin")
+                .setGroups(List.of("system:masters"))
+                .build());
     ApiHandler handler =
         new ApiHandler(
-            RequestChain.unauthenticated(
-                UserInfo.newBuilder()
-                    .setUsername("kubernetes-admin")
-                    .setGroups(List.of("system:masters"))
-                    .build()),
+            chain,
             registry,
             service,
             null,
             new Discovery(registry, "test", Instant.parse("2026-11-22T00:00:00Z")),
             new OpenApiV3(registry),
-            new TableConverter(Clock.systemUTC()));
+            new TableConverter(Clock.systemUTC()),
+            new AuthenticationApi(
+                registry, service, Optional.empty(), chain.authentication(), Clock.systemUTC()));
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 16);
     server.createContext("/", handler);
     server.start();

@@ -8,12 +8,15 @@ import java.util.Map;
  * What a pod's containers read from outside the pod spec, fetched by the node before the start: the
  * ConfigMaps and Secrets of its namespace that its volumes, {@code env} and {@code envFrom} name
  * (by name; one that does not exist is absent), and the variables every container gets for reaching
- * the API server ({@code KUBERNETES_SERVICE_HOST}, {@code KUBERNETES_SERVICE_PORT}).
+ * the API server ({@code KUBERNETES_SERVICE_HOST}, {@code KUBERNETES_SERVICE_PORT}), and the
+ * ServiceAccount tokens its projected volumes hold, by {@link #tokenKey} (requested with
+ * TokenRequest, bound to the pod).
  */
 public record PodInputs(
     Map<String, ConfigMap> configMaps,
     Map<String, Secret> secrets,
-    Map<String, String> serviceEnv) {
+    Map<String, String> serviceEnv,
+    Map<String, String> serviceAccountTokens) {
 
   public static final PodInputs NONE = new PodInputs(Map.of(), Map.of(), Map.of());
 
@@ -21,5 +24,16 @@ public record PodInputs(
     configMaps = Map.copyOf(configMaps);
     secrets = Map.copyOf(secrets);
     serviceEnv = Map.copyOf(serviceEnv);
+    serviceAccountTokens = Map.copyOf(serviceAccountTokens);
+  }
+
+  public PodInputs(
+      Map<String, ConfigMap> configMaps, Map<String, Secret> secrets, Map<String, String> env) {
+    this(configMaps, secrets, env, Map.of());
+  }
+
+  /** Where a token is kept: the projected volume's name and the token's path in it. */
+  public static String tokenKey(String volume, String path) {
+    return volume + "/" + path;
   }
 }

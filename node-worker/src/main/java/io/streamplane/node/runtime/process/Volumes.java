@@ -2,11 +2,13 @@ package io.streamplane.node.runtime.process;
 
 import io.streamplane.api.ConfigMap;
 import io.streamplane.api.Container;
+import io.streamplane.api.DownwardAPIVolumeFile;
 import io.streamplane.api.KeyToPath;
 import io.streamplane.api.Pod;
 import io.streamplane.api.Secret;
 import io.streamplane.api.Volume;
 import io.streamplane.api.VolumeMount;
+import io.streamplane.api.VolumeProjection;
 import io.streamplane.node.runtime.PodInputs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -27,11 +29,11 @@ import java.util.Map;
  * empty {@code <volumesDir>/<name>} shared by the pod's containers; {@code configMap} and {@code
  * secret}: the same, holding one file per key (or per {@code items} entry, at its {@code path}),
  * from what the node read before the start; {@code hostPath}: the host path itself, created as a
- * directory when missing and its type is unset or {@code DirectoryOrCreate}. {@link #mounting}
- * wraps a container's command line so that it runs in a private mount namespace ({@code unshare
- * --mount}) in which each of its {@code volumeMounts} is bind-mounted at its {@code mountPath}
- * ({@code subPath} inside the volume, read-only when asked), then {@code exec}s the command, which
- * keeps its pid.
+ * directory when missing and its type is unset or {@code DirectoryOrCreate}; {@code projected}: one
+ * directory of all its sources' files ({@link #projected}). {@link #mounting} wraps a container's
+ * command line so that it runs in a private mount namespace ({@code unshare --mount}) in which each
+ * of its {@code volumeMounts} is bind-mounted at its {@code mountPath} ({@code subPath} inside the
+ * volume, read-only when asked), then {@code exec}s the command, which keeps its pid.
  *
  * <p>Limits: the mounts need {@code unshare} (util-linux) and root; without them the container's
  * start fails. A {@code mountPath} missing on the host is created there (empty) so the mount has a
@@ -78,6 +80,8 @@ final class Volumes {
             secret.getData().forEach((k, v) -> files.put(k, bytes(v)));
           }
           dirs.put(volume.getName(), write(dir, files, volume.getSecret().getItems()));
+        } else if (volume.getProjected() != null) {
+          dirs.put(volume.getName(), projected(pod, volume, inputs, dir));
         } else if (volume.getPersistentVolumeClaim() != null) {
           throw new IllegalStateException(
               "volume " + volume.getName() + ": persistentVolumeClaim is not supported");
@@ -89,6 +93,77 @@ final class Volumes {
       throw new UncheckedIOException("cannot prepare the volumes of the pod", e);
     }
     return dirs;
+  }
+
+  /**
+   * A projected volume, as kubelet's {@code projected} plugin writes it: every source's files in
+   * one directory — a ConfigMap's or Secret's keys (or their {@code items}), downward API fields of
+   * the pod ({@code metadata.namespace}, {@code metadata.name}, labels, annotations...), and the
+   * ServiceAccount token the node requested for the pod ({@link PodInputs#serviceAccountTokens}).
+   * This is how {@code /var/run/secrets/kubernetes.io/serviceaccount/{token,ca.crt,namespace}}
+   * comes to be. Files are readable by every user (kubelet's default mode 0644), so a container's
+   * process reads them whatever user it runs as.
+   */
+  private static Path projected(Pod pod, Volume volume, PodInputs inputs, Path dir)
+      throws IOException {
+    Files.createDirectories(dir);
+    for (VolumeProjection source : volume.getProjected().getSources()) {
+      if (source.getConfigMap() != null) {
+        ConfigMap cm = inputs.configMaps().get(source.getConfigMap().getName());
+        Map<String, byte[]> files = new LinkedHashMap<>();
+        if (cm != null && cm.getData() != null) {
+          cm.getData().forEach((k, v) -> files.put(k, v.getBytes(StandardCharsets.UTF_8)));
+        }
+        if (cm != null && cm.getBinaryData() != null) {
+          cm.getBinaryData().forEach((k, v) -> files.put(k, bytes(v)));
+        }
+        write(dir, files, source.getConfigMap().getItems());
+      }
+      if (source.getSecret() != null) {
+        Secret secret = inputs.secrets().get(source.getSecret().getName());
+        Map<String, byte[]> files = new LinkedHashMap<>();
+        if (secret != null && secret.getData() != null) {
+          secret.getData().forEach((k, v) -> files.put(k, bytes(v)));
+        }
+        write(dir, files, source.getSecret().getItems());
+      }
+      if (source.getDownwardAPI() != null && source.getDownwardAPI().getItems() != null) {
+        for (DownwardAPIVolumeFile item : source.getDownwardAPI().getItems()) {
+          if (item.getFieldRef() == null) {
+            continue;
+          }
+          String value = FieldRefs.value(pod, null, item.getFieldRef().getFieldPath());
+          writeFile(
+              dir.resolve(item.getPath()),
+              (value == null ? "" : value).getBytes(StandardCharsets.UTF_8));
+        }
+      }
+      if (source.getServiceAccountToken() != null) {
+        String path = source.getServiceAccountToken().getPath();
+        String token =
+            inputs.serviceAccountTokens().get(PodInputs.tokenKey(volume.getName(), path));
+        if (token != null) {
+          writeFile(dir.resolve(path), token.getBytes(StandardCharsets.UTF_8));
+        }
+      }
+    }
+    return dir;
+  }
+
+  /**
+   * Replaces {@code file}'s content at once (a new file moved over the old), so a reader never sees
+   * half a token, and makes it readable by every user.
+   */
+  static void writeFile(Path file, byte[] content) throws IOException {
+    Files.createDirectories(file.toAbsolutePath().getParent());
+    Path next = file.resolveSibling("." + file.getFileName() + ".next");
+    Files.write(next, content);
+    next.toFile().setReadable(true, false);
+    Files.move(
+        next,
+        file,
+        java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
   }
 
   /**
