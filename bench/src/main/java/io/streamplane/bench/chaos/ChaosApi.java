@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.streamplane.bench.chaos.Ledger.Outcome;
 import io.streamplane.bench.load.KubeClient;
 import io.streamplane.bench.load.Kubeconfig;
+import io.streamplane.gateway.pki.ClusterPki;
 import java.io.IOException;
 import java.util.List;
 
@@ -28,18 +29,29 @@ final class ChaosApi {
   private final Ledger ledger;
   private int current;
 
-  ChaosApi(List<String> servers, int client, Ledger ledger) {
+  ChaosApi(List<String> servers, ClusterPki.ClientIdentity identity, int client, Ledger ledger) {
     this.servers = servers;
-    this.clients = servers.stream().map(ChaosApi::client).toList();
+    this.clients = servers.stream().map(s -> client(s, identity)).toList();
     this.client = client;
     this.ledger = ledger;
     this.current = client % servers.size();
   }
 
-  static KubeClient client(String server) {
+  /** A client of {@code server} presenting {@code identity}'s certificate, trusting its CA. */
+  static KubeClient client(String server, ClusterPki.ClientIdentity identity) {
     return new KubeClient(
         new Kubeconfig(
-            null, "chaos", server, "default", List.of(), false, List.of(), null, null, null, null));
+            null,
+            "chaos",
+            server,
+            "default",
+            List.of(identity.serverCa()),
+            false,
+            List.of(identity.certificate()),
+            identity.key(),
+            null,
+            null,
+            null));
   }
 
   /** Sends {@code call} and records it; never throws (an exception is an unknown outcome). */

@@ -4,6 +4,7 @@ import io.streamplane.bench.chaos.Ledger.Outcome;
 import io.streamplane.bench.chaos.RegisterChecker.Kind;
 import io.streamplane.bench.chaos.RegisterChecker.Result;
 import io.streamplane.bench.load.KubeClient;
+import io.streamplane.gateway.pki.ClusterPki;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -393,11 +394,12 @@ final class ChaosChecks {
    * Objects the API serves differently from the log's last event of them: a different
    * resourceVersion, present though deleted, or missing though not deleted; asked of every gateway.
    */
-  static List<String> apiAgainstLog(List<String> servers, LogHistory log, String namespace)
+  static List<String> apiAgainstLog(
+      List<String> servers, ClusterPki.ClientIdentity identity, LogHistory log, String namespace)
       throws IOException, InterruptedException {
     List<String> differences = new ArrayList<>();
     for (String server : servers) {
-      KubeClient client = ChaosApi.client(server);
+      KubeClient client = ChaosApi.client(server, identity);
       for (Map.Entry<String, List<LogHistory.Event>> e : log.byKey().entrySet()) {
         String key = e.getKey();
         String path;

@@ -66,7 +66,7 @@ public final class ChaosRun {
     ProcessCluster.Layout layout = options.layout();
     List<String> failures = new ArrayList<>();
     try (ProcessCluster cluster = ProcessCluster.start(layout, log)) {
-      KubeClient admin = ChaosApi.client(cluster.apiServers().get(0));
+      KubeClient admin = ChaosApi.client(cluster.apiServers().get(0), cluster.identity());
       for (String ns : List.of(NAMESPACE, FAILOVER_NAMESPACE)) {
         ObjectNode body = KubeClient.JSON.createObjectNode();
         body.put("apiVersion", "v1").put("kind", "Namespace").putObject("metadata").put("name", ns);
@@ -85,6 +85,7 @@ public final class ChaosRun {
                   options.deployments(),
                   options.replicas()),
               cluster.apiServers(),
+              cluster.identity(),
               ledger);
       FaultInjector faults =
           new FaultInjector(
@@ -96,7 +97,9 @@ public final class ChaosRun {
               options.seed());
       WatchRecorder watch =
           new WatchRecorder(
-              cluster.apiServers(), "/api/v1/namespaces/" + NAMESPACE + "/configmaps");
+              cluster.apiServers(),
+              cluster.identity(),
+              "/api/v1/namespaces/" + NAMESPACE + "/configmaps");
       PodSampler pods = new PodSampler(ledger);
       String[] phase = {"chaos"};
       List<Failover.Round> rounds = new ArrayList<>();
@@ -118,7 +121,10 @@ public final class ChaosRun {
                           watch.count(),
                           faults.faulted())))) {
         watch.start();
-        pods.start(cluster.apiServers().get(cluster.apiServers().size() - 1), NAMESPACE);
+        pods.start(
+            cluster.apiServers().get(cluster.apiServers().size() - 1),
+            cluster.identity(),
+            NAMESPACE);
         workload.start();
         faults.start();
         Thread.sleep(options.duration().toMillis());
@@ -176,7 +182,8 @@ public final class ChaosRun {
       List<String> surge = PodSampler.beyondSurge(pods.samples(), ops, options.replicas(), 1);
       List<String> api;
       try {
-        api = ChaosChecks.apiAgainstLog(cluster.apiServers(), history, NAMESPACE);
+        api =
+            ChaosChecks.apiAgainstLog(cluster.apiServers(), cluster.identity(), history, NAMESPACE);
       } catch (IOException e) {
         api = List.of("could not read the objects back: " + e);
       }

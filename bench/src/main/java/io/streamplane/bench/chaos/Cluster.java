@@ -1,5 +1,6 @@
 package io.streamplane.bench.chaos;
 
+import io.streamplane.gateway.pki.ClusterPki;
 import java.io.IOException;
 import java.util.List;
 
@@ -18,8 +19,11 @@ public interface Cluster extends AutoCloseable {
 
   List<Instance> instances();
 
-  /** The Kubernetes API servers, one URL per gateway. */
+  /** The Kubernetes API servers, one HTTPS URL per gateway. */
   List<String> apiServers();
+
+  /** The administrator's client certificate, and the CA that signed the gateways' certificate. */
+  ClusterPki.ClientIdentity identity();
 
   String bootstrapServers();
 

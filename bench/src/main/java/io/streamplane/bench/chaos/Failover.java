@@ -41,7 +41,7 @@ final class Failover {
 
   Failover(Cluster cluster, String namespace, int partitions) {
     this.cluster = cluster;
-    this.client = ChaosApi.client(cluster.apiServers().get(0));
+    this.client = ChaosApi.client(cluster.apiServers().get(0), cluster.identity());
     this.namespace = namespace;
     this.partitions = partitions;
   }

@@ -92,7 +92,7 @@ public final class FaultInjector implements AutoCloseable {
 
   /** Creates the probe ConfigMaps and starts injecting. */
   public void start() throws IOException, InterruptedException {
-    KubeClient client = ChaosApi.client(cluster.apiServers().get(0));
+    KubeClient client = ChaosApi.client(cluster.apiServers().get(0), cluster.identity());
     for (String name : probeNames) {
       KubeClient.Response r =
           client.post("/api/v1/namespaces/" + namespace + "/configmaps", probe(name, "0"));
@@ -271,7 +271,7 @@ public final class FaultInjector implements AutoCloseable {
    * second, and records each acknowledged write's send and answer times.
    */
   private void probeLoop(int gateway) {
-    KubeClient client = ChaosApi.client(cluster.apiServers().get(gateway));
+    KubeClient client = ChaosApi.client(cluster.apiServers().get(gateway), cluster.identity());
     long round = 0;
     while (!probeStop) {
       round++;

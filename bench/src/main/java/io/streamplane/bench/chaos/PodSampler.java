@@ -3,6 +3,7 @@ package io.streamplane.bench.chaos;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.streamplane.bench.load.KubeClient;
 import io.streamplane.bench.load.Watch;
+import io.streamplane.gateway.pki.ClusterPki;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -29,9 +30,14 @@ final class PodSampler implements AutoCloseable, Watch.Handler {
     this.ledger = ledger;
   }
 
-  void start(String server, String namespace) throws IOException, InterruptedException {
+  void start(String server, ClusterPki.ClientIdentity identity, String namespace)
+      throws IOException, InterruptedException {
     watch =
-        Watch.start(ChaosApi.client(server), "/api/v1/namespaces/" + namespace + "/pods", "", this);
+        Watch.start(
+            ChaosApi.client(server, identity),
+            "/api/v1/namespaces/" + namespace + "/pods",
+            "",
+            this);
     onRelist(watch.initialItems(), null);
   }
 

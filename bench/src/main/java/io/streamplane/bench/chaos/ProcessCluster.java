@@ -1,5 +1,6 @@
 package io.streamplane.bench.chaos;
 
+import io.streamplane.gateway.pki.ClusterPki;
 import io.streamplane.topics.ClusterTopics;
 import io.streamplane.topics.TopicLayout;
 import java.io.IOException;
@@ -11,6 +12,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -58,6 +60,8 @@ public final class ProcessCluster implements Cluster {
   private final String java;
   private final String classPath;
   private final Map<String, Proc> procs = new LinkedHashMap<>();
+  private final ClusterPki pki;
+  private final ClusterPki.ClientIdentity admin;
 
   private ProcessCluster(Layout layout) {
     this.layout = layout;
@@ -66,6 +70,11 @@ public final class ProcessCluster implements Cluster {
         List.of(System.getProperty("java.class.path").split(":")).stream()
             .map(p -> Path.of(p).toAbsolutePath().toString())
             .collect(Collectors.joining(":"));
+    // The gateways serve HTTPS with this PKI's certificate, share its ServiceAccount signing key
+    // and authenticate client certificates its CA signed; the harness acts as the administrator.
+    this.pki =
+        ClusterPki.loadOrCreate(layout.runDir().resolve("pki").toAbsolutePath(), Clock.systemUTC());
+    this.admin = pki.admin();
   }
 
   /** Starts the brokers, creates the topics, starts every role and waits for the gateways. */
@@ -158,7 +167,17 @@ public final class ProcessCluster implements Cluster {
               "--results-partition",
               Integer.toString(i),
               "--history-dir",
-              layout.runDir().resolve("gateway-" + i).resolve("history").toString()));
+              layout.runDir().resolve("gateway-" + i).resolve("history").toString(),
+              "--tls-cert-file",
+              pki.servingCertificate().toString(),
+              "--tls-private-key-file",
+              pki.servingKey().toString(),
+              "--client-ca-file",
+              pki.caCertificate().toString(),
+              "--service-account-key-file",
+              pki.serviceAccountPublicKey().toString(),
+              "--service-account-signing-key-file",
+              pki.serviceAccountKey().toString()));
     }
     for (int i = 0; i < layout.controllers(); i++) {
       role("controllers-" + i, "controllers", List.of());
@@ -185,7 +204,9 @@ public final class ProcessCluster implements Cluster {
                   "--cpu",
                   layout.nodeCpu(),
                   "--api-server",
-                  apiServers().get(0))));
+                  apiServers().get(0),
+                  "--pki-dir",
+                  pki.directory().toString())));
     }
     log.println(
         "chaos: started "
@@ -270,7 +291,7 @@ public final class ProcessCluster implements Cluster {
   }
 
   private void awaitGateways() throws Exception {
-    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    HttpClient http = https();
     long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
     for (String url : apiServers()) {
       while (true) {
@@ -308,8 +329,20 @@ public final class ProcessCluster implements Cluster {
   @Override
   public List<String> apiServers() {
     return IntStream.range(0, layout.gateways())
-        .mapToObj(i -> "http://127.0.0.1:" + gatewayPort(i))
+        .mapToObj(i -> "https://127.0.0.1:" + gatewayPort(i))
         .toList();
+  }
+
+  @Override
+  public ClusterPki.ClientIdentity identity() {
+    return admin;
+  }
+
+  private HttpClient https() {
+    return HttpClient.newBuilder()
+        .connectTimeout(Duration.ofSeconds(2))
+        .sslContext(admin.sslContext())
+        .build();
   }
 
   @Override
@@ -344,9 +377,7 @@ public final class ProcessCluster implements Cluster {
     int i = Integer.parseInt(name.substring(name.indexOf('-') + 1));
     try {
       HttpResponse<String> r =
-          HttpClient.newBuilder()
-              .connectTimeout(Duration.ofSeconds(2))
-              .build()
+          https()
               .send(
                   HttpRequest.newBuilder(URI.create(apiServers().get(i) + "/readyz"))
                       .timeout(Duration.ofSeconds(5))

@@ -2,6 +2,7 @@ package io.streamplane.bench.chaos;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.streamplane.bench.load.KubeClient;
+import io.streamplane.gateway.pki.ClusterPki;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -47,9 +48,9 @@ final class WatchRecorder implements AutoCloseable {
   private volatile boolean closed;
   private int server;
 
-  WatchRecorder(List<String> servers, String collection) {
+  WatchRecorder(List<String> servers, ClusterPki.ClientIdentity identity, String collection) {
     this.servers = servers;
-    this.clients = servers.stream().map(ChaosApi::client).toList();
+    this.clients = servers.stream().map(s -> ChaosApi.client(s, identity)).toList();
     this.collection = collection;
     this.thread = new Thread(this::run, "chaos-watch " + collection);
     this.thread.setDaemon(true);

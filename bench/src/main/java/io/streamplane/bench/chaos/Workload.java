@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.bench.chaos.Ledger.Outcome;
 import io.streamplane.bench.load.KubeClient;
+import io.streamplane.gateway.pki.ClusterPki;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -37,12 +38,15 @@ public final class Workload implements AutoCloseable {
 
   private final Shape shape;
   private final List<String> servers;
+  private final ClusterPki.ClientIdentity identity;
   private final Ledger ledger;
   private final List<Thread> threads = new ArrayList<>();
   private final AtomicInteger written = new AtomicInteger();
   private volatile boolean stopping;
 
-  public Workload(Shape shape, List<String> servers, Ledger ledger) {
+  public Workload(
+      Shape shape, List<String> servers, ClusterPki.ClientIdentity identity, Ledger ledger) {
+    this.identity = identity;
     this.shape = shape;
     this.servers = servers;
     this.ledger = ledger;
@@ -58,7 +62,7 @@ public final class Workload implements AutoCloseable {
 
   /** Creates the Deployments and starts the clients. */
   public void start() throws IOException, InterruptedException {
-    KubeClient setup = ChaosApi.client(servers.get(0));
+    KubeClient setup = ChaosApi.client(servers.get(0), identity);
     for (int i = 0; i < shape.deployments(); i++) {
       KubeClient.Response r =
           setup.post(
@@ -108,7 +112,7 @@ public final class Workload implements AutoCloseable {
 
   private void registers(int client) {
     Random random = new Random(client * 7919L);
-    ChaosApi api = new ChaosApi(servers, client, ledger);
+    ChaosApi api = new ChaosApi(servers, identity, client, ledger);
     Map<String, String> known = new HashMap<>();
     long seq = 0;
     String base = "/api/v1/namespaces/" + shape.namespace() + "/configmaps";
@@ -203,7 +207,7 @@ public final class Workload implements AutoCloseable {
 
   private void deployments() {
     Random random = new Random(4242);
-    ChaosApi api = new ChaosApi(servers, 1000, ledger);
+    ChaosApi api = new ChaosApi(servers, identity, 1000, ledger);
     String base = "/apis/apps/v1/namespaces/" + shape.namespace() + "/deployments";
     int[] image = new int[shape.deployments()];
     int churn = 0;

@@ -3,6 +3,7 @@ package io.streamplane.cli.cluster;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamplane.cli.up.Kubeconfig;
+import io.streamplane.gateway.pki.ClusterPki;
 import io.streamplane.topics.ClusterTopics;
 import io.streamplane.topics.TopicLayout;
 import java.io.IOException;
@@ -14,6 +15,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -41,6 +43,11 @@ import picocli.CommandLine.Option;
  *       binder, schedulers, gateways (each reading its own results partition), and node fleets
  *       (fleet i talks to gateway i modulo the number of gateways).
  * </ol>
+ *
+ * <p>The cluster's PKI is made once in {@code <run-dir>/pki} (as {@code up} makes its own): every
+ * gateway serves HTTPS with its serving certificate, authenticates client certificates signed by
+ * its CA and shares its ServiceAccount signing key; nodes sign their {@code system:node:NAME}
+ * certificates with that CA; the kubeconfig holds the administrator's certificate.
  *
  * <p>Each process's command line, pid and log are in its directory of the run directory (see
  * docs/deploy.md), so a single instance can be killed and started again ({@code cluster start}).
@@ -232,6 +239,12 @@ final class ClusterUpCommand implements Callable<Integer> {
     List<RoleInstance> roles = new ArrayList<>();
     List<RoleInstance> fleets = new ArrayList<>();
     String clusterId = clusterId(dir);
+    // One PKI for the whole cluster, made once and kept across restarts: every gateway serves
+    // the same certificate and shares the ServiceAccount signing key, so a token one issues is
+    // accepted by the others; nodes sign their own certificates with its CA.
+    ClusterPki pki =
+        ClusterPki.loadOrCreate(dir.root().resolve("pki").toAbsolutePath(), Clock.systemUTC());
+    ClusterPki.ClientIdentity administrator = pki.admin();
     for (int i = 0; i < brokers; i++) {
       RoleInstance instance = dir.instance("kafka-" + i);
       BrokerConfig config = new BrokerConfig(i, brokers, portBase, instance.dir().resolve("data"));
@@ -283,7 +296,17 @@ final class ClusterUpCommand implements Callable<Integer> {
               "--results-partition",
               Integer.toString(i),
               "--history-dir",
-              "history"));
+              "history",
+              "--tls-cert-file",
+              pki.servingCertificate().toString(),
+              "--tls-private-key-file",
+              pki.servingKey().toString(),
+              "--client-ca-file",
+              pki.caCertificate().toString(),
+              "--service-account-key-file",
+              pki.serviceAccountPublicKey().toString(),
+              "--service-account-signing-key-file",
+              pki.serviceAccountKey().toString()));
     }
     for (int i = 0; i < nodeFleets; i++) {
       fleets.add(
@@ -297,7 +320,9 @@ final class ClusterUpCommand implements Callable<Integer> {
               "--name-prefix",
               "node-" + i + "-",
               "--api-server",
-              "http://127.0.0.1:" + gatewayPort(i % gateways),
+              "https://127.0.0.1:" + gatewayPort(i % gateways),
+              "--pki-dir",
+              pki.directory().toString(),
               "--runtime",
               runtime,
               "--root-dir",
@@ -366,9 +391,13 @@ final class ClusterUpCommand implements Callable<Integer> {
     }
     startAll(roles);
     startAll(gatewayInstances);
-    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    HttpClient http =
+        HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(2))
+            .sslContext(administrator.sslContext())
+            .build();
     for (int i = 0; i < gateways; i++) {
-      String url = "http://127.0.0.1:" + gatewayPort(i) + "/readyz";
+      String url = "https://127.0.0.1:" + gatewayPort(i) + "/readyz";
       await("gateway-" + i + " ready at " + url, () -> get(http, url) != null, started);
     }
     System.out.println(
@@ -385,7 +414,7 @@ final class ClusterUpCommand implements Callable<Integer> {
             + " gateways started");
     startAll(fleets);
     int nodes = nodeFleets * nodesPerFleet;
-    String nodesUrl = "http://127.0.0.1:" + gatewayPort(0) + "/api/v1/nodes";
+    String nodesUrl = "https://127.0.0.1:" + gatewayPort(0) + "/api/v1/nodes";
     await(
         nodes + " nodes registered",
         () -> {
@@ -393,7 +422,8 @@ final class ClusterUpCommand implements Callable<Integer> {
           return body != null && countItems(body) >= nodes;
         },
         started);
-    Kubeconfig.write(dir.kubeconfig(), "http://127.0.0.1:" + gatewayPort(0), cluster);
+    Kubeconfig.write(
+        dir.kubeconfig(), "https://127.0.0.1:" + gatewayPort(0), cluster, administrator);
     System.out.println(
         "ready in "
             + since(began) / 1000
