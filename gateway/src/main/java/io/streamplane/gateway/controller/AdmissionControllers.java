@@ -90,8 +90,12 @@ public final class AdmissionControllers implements AutoCloseable {
     NamespaceQueue quotaQueue =
         new NamespaceQueue("resourcequota-controller", cache, quotas::sync, RETRY);
     for (ResourceType type : counted) {
-      if (!type.plural().equals("events")) {
-        quotaQueue.watch(type.group(), type.plural());
+      if (type.group().isEmpty() && type.plural().equals("resourcequotas")) {
+        quotaQueue.watch(type.group(), type.plural(), ResourceQuotaController::needsSync);
+      } else if (type.group().isEmpty() && type.plural().equals("pods")) {
+        quotaQueue.watch(type.group(), type.plural(), ResourceQuotaController::podReleases);
+      } else if (!type.plural().equals("events")) {
+        quotaQueue.watch(type.group(), type.plural(), ResourceQuotaController::releases);
       }
     }
     quotaQueue.start(resync);

@@ -1,6 +1,7 @@
 package io.streamplane.gateway.controller;
 
 import io.streamplane.gateway.cache.WatchCache;
+import io.streamplane.gateway.cache.WatchEvent;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -9,6 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,13 +52,21 @@ final class NamespaceQueue implements AutoCloseable {
 
   /** Queues the namespace of every change of {@code group/resource} (a namespace's own name). */
   NamespaceQueue watch(String group, String resource) {
+    return watch(group, resource, change -> true);
+  }
+
+  /**
+   * Queues the namespace of the changes of {@code group/resource} that {@code relevant} accepts (a
+   * namespace's own name).
+   */
+  NamespaceQueue watch(String group, String resource, Predicate<WatchEvent> relevant) {
     boolean namespaces = group.isEmpty() && resource.equals("namespaces");
     watches.add(
         cache.watch(
             group,
             resource,
             null,
-            change -> true,
+            relevant,
             change -> {
               var metadata = change.object().path("metadata");
               String namespace =

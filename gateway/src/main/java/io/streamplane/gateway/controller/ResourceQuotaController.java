@@ -6,6 +6,7 @@ import io.streamplane.gateway.admission.QuotaUsage;
 import io.streamplane.gateway.api.ApiException;
 import io.streamplane.gateway.api.ResourceType;
 import io.streamplane.gateway.cache.WatchCache;
+import io.streamplane.gateway.cache.WatchEvent;
 import io.streamplane.gateway.storage.ResourceService;
 import io.streamplane.gateway.storage.WriteOptions;
 import java.math.BigDecimal;
@@ -44,6 +45,32 @@ final class ResourceQuotaController {
     this.counted = counted;
     this.options = options;
     this.clock = clock;
+  }
+
+  /**
+   * Whether a change of a quota asks for its usage to be worked out: a new quota, or one whose
+   * {@code spec.hard} is not yet its {@code status.hard}. A change of its usage alone does not (as
+   * in kube-controller-manager): the admission charges usage ahead of the objects reaching the
+   * cache, and counting then would undo the charge and let the next object past the limit.
+   */
+  static boolean needsSync(WatchEvent change) {
+    JsonNode quota = change.object();
+    return change.type().equals("ADDED")
+        || !quota.path("spec").path("hard").equals(quota.path("status").path("hard"));
+  }
+
+  /**
+   * Whether a change of a counted object may free quota (kube-controller-manager's replenishment):
+   * a delete. New objects were charged by the admission.
+   */
+  static boolean releases(WatchEvent change) {
+    return change.type().equals("DELETED");
+  }
+
+  /** Whether a change of a pod may free quota: a delete, or the pod reached Succeeded or Failed. */
+  static boolean podReleases(WatchEvent change) {
+    String phase = change.object().path("status").path("phase").asText("");
+    return releases(change) || phase.equals("Succeeded") || phase.equals("Failed");
   }
 
   void sync(String namespace) {
