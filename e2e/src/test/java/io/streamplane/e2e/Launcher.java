@@ -22,6 +22,7 @@ final class Launcher implements AutoCloseable {
 
   private final Process process;
   private final List<String> output = new ArrayList<>();
+  private final List<ProcessHandle> orphans = new ArrayList<>();
 
   private Launcher(String label, Process process) {
     this.process = process;
@@ -96,6 +97,7 @@ final class Launcher implements AutoCloseable {
   int interrupt(Duration timeout) throws Exception {
     new ProcessBuilder("kill", "-INT", Long.toString(process.pid())).start().waitFor();
     if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      close();
       throw new AssertionError("the launcher did not stop within " + timeout);
     }
     return process.exitValue();
@@ -117,8 +119,12 @@ final class Launcher implements AutoCloseable {
     return process.toHandle();
   }
 
-  /** kill -9: the process ends at once, without running its shutdown hooks. */
+  /**
+   * kill -9: the process ends at once, without running its shutdown hooks. Its children outlive it
+   * (as a kubelet's containers outlive the kubelet); {@link #close} ends them.
+   */
   void kill() throws InterruptedException {
+    orphans.addAll(process.descendants().toList());
     process.destroyForcibly();
     process.waitFor();
   }
@@ -127,6 +133,7 @@ final class Launcher implements AutoCloseable {
   public void close() {
     process.descendants().forEach(ProcessHandle::destroyForcibly);
     process.destroyForcibly();
+    orphans.forEach(ProcessHandle::destroyForcibly);
   }
 
   static Path repositoryRoot() {
