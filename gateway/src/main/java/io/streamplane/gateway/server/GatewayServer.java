@@ -13,11 +13,14 @@ import io.streamplane.gateway.api.table.TableConverter;
 import io.streamplane.gateway.audit.AuditPolicy;
 import io.streamplane.gateway.audit.Auditor;
 import io.streamplane.gateway.audit.KafkaAuditSink;
+import io.streamplane.gateway.authn.ServiceAccountTokens;
 import io.streamplane.gateway.authz.Authorization;
 import io.streamplane.gateway.authz.BootstrapPolicy;
 import io.streamplane.gateway.cache.WatchCache;
 import io.streamplane.gateway.controller.AdmissionControllers;
 import io.streamplane.gateway.history.HistoryIndex;
+import io.streamplane.gateway.pki.CertificateAuthority;
+import io.streamplane.gateway.pki.Pem;
 import io.streamplane.gateway.storage.ResourceService;
 import io.streamplane.gateway.storage.WriteOptions;
 import io.streamplane.gateway.write.CommandClient;
@@ -28,6 +31,7 @@ import io.streamplane.topics.Topics;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyPair;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -312,6 +316,9 @@ public final class GatewayServer implements AutoCloseable {
     gateway.controllers =
         AdmissionControllers.start(
             cache, service, registry, CONTROLLER_MANAGER, null, ADMISSION_CONTROLLERS_RESYNC);
+    if (security == null) {
+      gateway.publishRootCa(unverifiedRootCa());
+    }
     return gateway;
   }
 
@@ -380,6 +387,30 @@ public final class GatewayServer implements AutoCloseable {
         null);
   }
 
+  /**
+   * The {@code kube-root-ca.crt} of a gateway that authenticates nobody (every request is the
+   * admin, over plain HTTP): a CA made at start that signed nothing, so that pods still mount their
+   * token volume.
+   */
+  private static String unverifiedRootCa() {
+    return Pem.encode(
+        CertificateAuthority.create("streamplane-unverified-ca", Clock.systemUTC()).certificate());
+  }
+
+  /**
+   * The TokenRequest issuer of a gateway that authenticates nobody: pods still get a token file to
+   * mount, signed with a key made at start that nothing verifies.
+   */
+  private static ServiceAccountTokens unverifiedTokens() {
+    KeyPair keys = CertificateAuthority.rsaKeyPair();
+    return new ServiceAccountTokens(
+        keys.getPrivate(),
+        keys.getPublic(),
+        ServiceAccountTokens.DEFAULT_ISSUER,
+        List.of(ServiceAccountTokens.DEFAULT_ISSUER),
+        Clock.systemUTC());
+  }
+
   private static GatewayServer serve(
       String host,
       int port,
@@ -398,7 +429,7 @@ public final class GatewayServer implements AutoCloseable {
         new AuthenticationApi(
             registry,
             service,
-            security == null ? Optional.empty() : security.tokens(Clock.systemUTC()),
+            security == null ? Optional.of(unverifiedTokens()) : security.tokens(Clock.systemUTC()),
             chain.authentication(),
             Clock.systemUTC());
     ApiHandler handler =
