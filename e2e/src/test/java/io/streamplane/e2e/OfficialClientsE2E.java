@@ -62,6 +62,12 @@ class OfficialClientsE2E {
   private static final Path PYTHON = Path.of("/usr/bin/python3");
   private static final Duration WAIT = Duration.ofSeconds(60);
 
+  /**
+   * The label of the ConfigMaps these tests make: every namespace also holds the published {@code
+   * kube-root-ca.crt}, which the tests that count ConfigMaps leave out.
+   */
+  private static final String MADE_HERE = "made-by=official-clients-e2e";
+
   private Path home;
   private LocalCluster cluster;
   private ApiClient client;
@@ -172,6 +178,7 @@ class OfficialClientsE2E {
                   Watch.createWatch(
                       client,
                       core.listNamespacedConfigMap(ns)
+                          .labelSelector(MADE_HERE)
                           .watch(true)
                           .timeoutSeconds(60)
                           .buildCall(null),
@@ -345,7 +352,12 @@ class OfficialClientsE2E {
     List<Integer> pageSizes = new ArrayList<>();
     String token = null;
     do {
-      V1ConfigMapList page = core.listNamespacedConfigMap(ns).limit(3)._continue(token).execute();
+      V1ConfigMapList page =
+          core.listNamespacedConfigMap(ns)
+              .labelSelector(MADE_HERE)
+              .limit(3)
+              ._continue(token)
+              .execute();
       page.getItems().forEach(cm -> names.add(cm.getMetadata().getName()));
       pageSizes.add(page.getItems().size());
       token = page.getMetadata().getContinue();
@@ -428,7 +440,9 @@ class OfficialClientsE2E {
   }
 
   private static V1ConfigMap configMap(String name, Map<String, String> data) {
-    return new V1ConfigMap().metadata(new V1ObjectMeta().name(name)).data(data);
+    return new V1ConfigMap()
+        .metadata(new V1ObjectMeta().name(name).labels(Map.of("made-by", "official-clients-e2e")))
+        .data(data);
   }
 
   private static V1Deployment deployment(String name) {
