@@ -17,6 +17,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The node workers of {@code ./streamplane up} running pods as real processes, judged with kubectl:
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.TestInstance;
  * pods, probes, and graceful deletion.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ResourceLock(LocalCluster.LOOPBACK_PODS)
 class NodesE2E {
 
   private static final ObjectMapper JSON = new ObjectMapper();

@@ -38,7 +38,8 @@ class RolloutE2E {
   @Test
   void aRollingUpdateNeverExceedsMaxSurgeAndTheRolloutCommandsWork(@TempDir Path home)
       throws Exception {
-    try (LocalCluster cluster = new LocalCluster(home, "--nodes", "2").start()) {
+    try (LocalCluster cluster =
+        new LocalCluster(home, "--nodes", "2", "--runtime", "simulated").start()) {
       Kubectl kubectl = cluster.kubectl;
       kubectl.runWithInput(deployment(), "apply", "-f", "-").expectSuccess();
       assertThat(
