@@ -5,6 +5,7 @@ import io.streamplane.controller.nodelifecycle.NodeLifecycleConfig;
 import io.streamplane.gateway.audit.AuditPolicy;
 import io.streamplane.gateway.server.GatewaySecurity;
 import io.streamplane.gateway.server.GatewayServer;
+import io.streamplane.kafka.KafkaClientSettings;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.log.UserInfo;
 import io.streamplane.node.KubeletConfig;
@@ -24,12 +25,10 @@ import io.streamplane.topics.Topics;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Function;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 
 /**
  * A Streamplane control plane in this JVM, wired one way for everyone: {@code streamplane up}, the
@@ -341,8 +340,7 @@ public final class ControlPlane implements AutoCloseable {
         progress.brokerStarted(plane.broker);
       } else {
         plane.bootstrapServers = bootstrapServers;
-        plane.admin =
-            Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers));
+        plane.admin = Admin.create(KafkaClientSettings.clientConfig(bootstrapServers));
       }
       plane.running.add(plane.admin);
       String bootstrap = plane.bootstrapServers;

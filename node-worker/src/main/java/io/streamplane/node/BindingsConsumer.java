@@ -1,6 +1,7 @@
 package io.streamplane.node;
 
 import io.streamplane.api.Pod;
+import io.streamplane.kafka.KafkaClientSettings;
 import io.streamplane.topics.BindingKey;
 import io.streamplane.topics.Topic;
 import java.time.Duration;
@@ -49,6 +50,7 @@ public final class BindingsConsumer implements AutoCloseable {
     }
     Properties props = new Properties();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    KafkaClientSettings.applyTo(props);
     props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");

@@ -1,5 +1,6 @@
 package io.streamplane.streams;
 
+import io.streamplane.kafka.KafkaClientSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Properties;
@@ -33,6 +34,7 @@ public final class StreamsSettings {
     Properties props = new Properties();
     props.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
     props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    KafkaClientSettings.applyTo(props);
     props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
     props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
     props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, commitInterval.toMillis());

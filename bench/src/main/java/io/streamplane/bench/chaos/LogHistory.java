@@ -5,6 +5,7 @@ import io.streamplane.api.Deployment;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.Pod;
 import io.streamplane.api.ReplicaSet;
+import io.streamplane.kafka.KafkaClientSettings;
 import io.streamplane.log.NodeUsage;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.scheduler.framework.Resources;
@@ -145,6 +146,7 @@ final class LogHistory {
   private static void readAll(String bootstrapServers, String topic, Sink sink) {
     Properties props = new Properties();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    KafkaClientSettings.applyTo(props);
     props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     props.put(ConsumerConfig.CLIENT_ID_CONFIG, "chaos-check-" + UUID.randomUUID());

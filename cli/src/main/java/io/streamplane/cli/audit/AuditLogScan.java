@@ -1,5 +1,6 @@
 package io.streamplane.cli.audit;
 
+import io.streamplane.kafka.KafkaClientSettings;
 import io.streamplane.log.AuditEvent;
 import java.time.Duration;
 import java.time.Instant;
@@ -45,6 +46,7 @@ final class AuditLogScan implements AutoCloseable {
   AuditLogScan(String bootstrapServers, String topic, Deserializer<AuditEvent> values) {
     Properties props = new Properties();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    KafkaClientSettings.applyTo(props);
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     props.put(ConsumerConfig.CLIENT_ID_CONFIG, "streamplane-audit");
     props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);

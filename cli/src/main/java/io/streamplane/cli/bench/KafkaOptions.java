@@ -1,5 +1,7 @@
 package io.streamplane.cli.bench;
 
+import io.streamplane.cli.roles.KafkaConfigFile;
+import io.streamplane.kafka.KafkaClientSettings;
 import picocli.CommandLine.Option;
 
 /** The options of the scenarios that read a Streamplane cluster's Kafka directly. */
@@ -18,4 +20,13 @@ final class KafkaOptions {
       defaultValue = "sp",
       description = "Cluster name, the prefix of its topics (default: ${DEFAULT-VALUE}).")
   String cluster;
+
+  @Option(
+      names = "--kafka-config",
+      paramLabel = "FILE",
+      converter = KafkaConfigFile.class,
+      description = KafkaConfigFile.DESCRIPTION)
+  void kafkaConfig(KafkaClientSettings settings) {
+    KafkaClientSettings.use(settings == null ? KafkaClientSettings.NONE : settings);
+  }
 }

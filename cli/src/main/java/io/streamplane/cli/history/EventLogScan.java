@@ -1,6 +1,7 @@
 package io.streamplane.cli.history;
 
 import io.streamplane.gateway.history.ObjectVersion;
+import io.streamplane.kafka.KafkaClientSettings;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.schema.objects.ResourceKey;
 import java.nio.charset.StandardCharsets;
@@ -58,6 +59,7 @@ public final class EventLogScan {
       ResourceKey key, Instant since, Instant until, Progress progress) {
     Properties props = new Properties();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    KafkaClientSettings.applyTo(props);
     props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     props.put(ConsumerConfig.CLIENT_ID_CONFIG, "streamplane-history");

@@ -1,5 +1,6 @@
 package io.streamplane.cli.replay;
 
+import io.streamplane.kafka.KafkaClientSettings;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -50,6 +51,7 @@ final class LogReader implements AutoCloseable {
   LogReader(String bootstrapServers) {
     Properties props = new Properties();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    KafkaClientSettings.applyTo(props);
     props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     props.put(ConsumerConfig.CLIENT_ID_CONFIG, "streamplane-replay");

@@ -1,11 +1,15 @@
 package io.streamplane.cli.roles;
 
+import io.streamplane.kafka.KafkaClientSettings;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
 import picocli.CommandLine.Option;
 
-/** The options every role shares: where Kafka is and which cluster's topics to use. */
+/**
+ * The options every role shares: where Kafka is, how to connect to it, and which cluster's topics
+ * to use.
+ */
 public final class ClusterOptions {
 
   @Option(
@@ -34,6 +38,16 @@ public final class ClusterOptions {
           "Replication factor of every topic, as created; 3 or more also sets"
               + " min.insync.replicas=2 (default: ${DEFAULT-VALUE}).")
   public short replicationFactor;
+
+  /** Given with --kafka-config, these settings are every Kafka client's in this process. */
+  @Option(
+      names = "--kafka-config",
+      paramLabel = "FILE",
+      converter = KafkaConfigFile.class,
+      description = KafkaConfigFile.DESCRIPTION)
+  void kafkaConfig(KafkaClientSettings settings) {
+    KafkaClientSettings.use(settings == null ? KafkaClientSettings.NONE : settings);
+  }
 
   public TopicLayout layout() {
     TopicLayout single = TopicLayout.singleBroker(cluster);

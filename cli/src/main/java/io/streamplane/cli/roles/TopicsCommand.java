@@ -1,11 +1,10 @@
 package io.streamplane.cli.roles;
 
+import io.streamplane.kafka.KafkaClientSettings;
 import io.streamplane.topics.ClusterTopics;
 import io.streamplane.topics.TopicSpec;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
@@ -25,9 +24,7 @@ public final class TopicsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    try (Admin admin =
-            Admin.create(
-                Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers));
+    try (Admin admin = Admin.create(KafkaClientSettings.clientConfig(cluster.bootstrapServers));
         ClusterTopics topics =
             ClusterTopics.ensure(admin, cluster.bootstrapServers, cluster.layout())) {
       for (TopicSpec spec : topics.topics().all()) {

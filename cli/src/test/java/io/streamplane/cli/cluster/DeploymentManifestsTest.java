@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.streamplane.cli.Streamplane;
 import io.streamplane.controller.ControllersApp;
+import io.streamplane.kafka.KafkaClientSettings;
 import io.streamplane.scheduler.SchedulerApp;
 import io.streamplane.scheduler.framework.SchedulerConfig;
 import io.streamplane.schema.serde.InMemorySchemaCatalog;
@@ -16,15 +17,20 @@ import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.TopicSpec;
 import io.streamplane.topics.Topics;
 import java.io.IOException;
+import java.io.StringReader;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import org.apache.kafka.common.utils.AppInfoParser;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
@@ -36,6 +42,7 @@ import picocli.CommandLine;
 class DeploymentManifestsTest {
 
   private static final Path INFRA = Path.of("..", "infra");
+  private static final String KAFKA_CONFIG = "/etc/streamplane/kafka-client/kafka.properties";
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
   /** The broker settings Streamplane depends on, as the local cluster sets them. */
@@ -181,7 +188,57 @@ class DeploymentManifestsTest {
   }
 
   @Test
-  void everyRoleCommandLineParsesAndUsesReplicationFactor3() throws IOException {
+  void everyRolePresentsItsKafkaUsersCertificateThroughTheSharedKafkaConfig() throws IOException {
+    List<JsonNode> docs = documents("kubernetes/streamplane.yaml");
+    Properties settings = kafkaClientProperties(docs);
+    assertThat(KafkaClientSettings.of(strings(settings), "the ConfigMap").settings())
+        .containsEntry("security.protocol", "SSL")
+        .containsEntry("ssl.truststore.location", "/etc/streamplane/kafka-cluster-ca/ca.crt")
+        .containsEntry(
+            "ssl.keystore.certificate.chain", "${dir:/etc/streamplane/kafka-user:user.crt}")
+        .containsEntry("ssl.keystore.key", "${dir:/etc/streamplane/kafka-user:user.key}");
+    Set<String> users = new HashSet<>();
+    for (JsonNode user : ofKind(documents("kubernetes/users.yaml"), "KafkaUser")) {
+      assertThat(user.path("spec").path("authentication").path("type").asText()).isEqualTo("tls");
+      users.add(user.path("metadata").path("name").asText());
+    }
+    for (JsonNode deployment : ofKind(docs, "Deployment")) {
+      JsonNode pod = deployment.path("spec").path("template").path("spec");
+      Map<String, JsonNode> volumes = new LinkedHashMap<>();
+      pod.path("volumes").forEach(v -> volumes.put(v.path("name").asText(), v));
+      String name = deployment.path("metadata").path("name").asText();
+      assertThat(users)
+          .as(name)
+          .contains(volumes.get("kafka-user").path("secret").path("secretName").asText());
+      assertThat(volumes.get("kafka-cluster-ca").path("secret").path("secretName").asText())
+          .as(name)
+          .isEqualTo("sp-kafka-cluster-ca-cert");
+      assertThat(volumes.get("kafka-client").path("configMap").path("name").asText())
+          .as(name)
+          .isEqualTo("streamplane-kafka-client");
+      for (JsonNode container : pod.path("containers")) {
+        List<String> args = texts(container.path("args"));
+        assertThat(args.get(args.indexOf("--kafka-config") + 1)).as(name).isEqualTo(KAFKA_CONFIG);
+        Map<String, String> mounts = new LinkedHashMap<>();
+        container
+            .path("volumeMounts")
+            .forEach(m -> mounts.put(m.path("name").asText(), m.path("mountPath").asText()));
+        assertThat(mounts)
+            .as(name)
+            .containsEntry("kafka-user", "/etc/streamplane/kafka-user")
+            .containsEntry("kafka-cluster-ca", "/etc/streamplane/kafka-cluster-ca")
+            .containsEntry("kafka-client", Path.of(KAFKA_CONFIG).getParent().toString());
+      }
+    }
+  }
+
+  @Test
+  void everyRoleCommandLineParsesAndUsesReplicationFactor3(@TempDir Path dir) throws IOException {
+    // The roles read the ConfigMap's file where it is mounted; here it is a local copy.
+    Path kafkaConfig = dir.resolve("kafka.properties");
+    try (var out = Files.newOutputStream(kafkaConfig)) {
+      kafkaClientProperties(documents("kubernetes/streamplane.yaml")).store(out, null);
+    }
     List<List<String>> commandLines = new ArrayList<>();
     JsonNode services = documents("compose/docker-compose.yaml").get(0).path("services");
     services.forEach(
@@ -194,7 +251,8 @@ class DeploymentManifestsTest {
     for (JsonNode deployment : ofKind(documents("kubernetes/streamplane.yaml"), "Deployment")) {
       for (JsonNode container :
           deployment.path("spec").path("template").path("spec").path("containers")) {
-        List<String> args = texts(container.path("args"));
+        List<String> args = new ArrayList<>(texts(container.path("args")));
+        args.replaceAll(arg -> arg.equals(KAFKA_CONFIG) ? kafkaConfig.toString() : arg);
         commandLines.add(args);
         assertThat(args.get(args.indexOf("--bootstrap-server") + 1))
             .startsWith("sp-kafka-kafka-bootstrap.")
@@ -213,6 +271,29 @@ class DeploymentManifestsTest {
           .doesNotThrowAnyException();
       assertThat(args.get(args.indexOf("--replication-factor") + 1)).as(args.get(0)).isEqualTo("3");
     }
+  }
+
+  @AfterEach
+  void forgetTheKafkaClientSettingsParsed() {
+    KafkaClientSettings.use(KafkaClientSettings.NONE);
+  }
+
+  private static Properties kafkaClientProperties(List<JsonNode> docs) throws IOException {
+    JsonNode configMap =
+        ofKind(docs, "ConfigMap").stream()
+            .filter(
+                d -> d.path("metadata").path("name").asText().equals("streamplane-kafka-client"))
+            .findFirst()
+            .orElseThrow();
+    Properties properties = new Properties();
+    properties.load(new StringReader(configMap.path("data").path("kafka.properties").asText()));
+    return properties;
+  }
+
+  private static Map<String, String> strings(Properties properties) {
+    Map<String, String> values = new LinkedHashMap<>();
+    properties.stringPropertyNames().forEach(n -> values.put(n, properties.getProperty(n)));
+    return values;
   }
 
   private static List<JsonNode> documents(String file) throws IOException {

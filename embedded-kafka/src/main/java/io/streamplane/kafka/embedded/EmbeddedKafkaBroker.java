@@ -60,7 +60,9 @@ import org.apache.kafka.metadata.storage.Formatter;
  *       can be started again, in this JVM or another one.
  * </ul>
  *
- * <p>Limits: a single node, so no fault tolerance; plaintext, unauthenticated listeners; Kafka's
+ * <p>Limits: a single node, so no fault tolerance; plaintext, unauthenticated listeners unless the
+ * caller configures the client listener {@link #BROKER_LISTENER} otherwise (for example SASL, with
+ * {@link Builder#brokerProperty} and the matching {@link Builder#clientProperties}); Kafka's
  * fatal-fault handlers (for example on a corrupted metadata log) halt the whole JVM, as they would
  * a standalone broker; the server logs through SLF4J, and this module brings no logging backend; a
  * port picked as free can be taken by another process before the node binds it (the start is then
@@ -71,8 +73,13 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   /** The node id of the only node; also its voter id in the controller quorum. */
   public static final int NODE_ID = 1;
 
+  /**
+   * The name of the listener clients connect to, for its {@code listener.name.broker.*} broker
+   * properties.
+   */
+  public static final String BROKER_LISTENER = "BROKER";
+
   private static final String HOST = "127.0.0.1";
-  private static final String BROKER_LISTENER = "BROKER";
   private static final String CONTROLLER_LISTENER = "CONTROLLER";
   private static final int BIND_ATTEMPTS = 3;
 
@@ -82,6 +89,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   private final String clusterId;
   private final int port;
   private final Duration startupTime;
+  private final Map<String, String> clientSettings;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private EmbeddedKafkaBroker(
@@ -90,13 +98,15 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
       boolean deleteDataDirOnClose,
       String clusterId,
       int port,
-      Duration startupTime) {
+      Duration startupTime,
+      Map<String, String> clientSettings) {
     this.server = server;
     this.dataDir = dataDir;
     this.deleteDataDirOnClose = deleteDataDirOnClose;
     this.clusterId = clusterId;
     this.port = port;
     this.startupTime = startupTime;
+    this.clientSettings = clientSettings;
   }
 
   /** Starts a node on {@code dataDir} (created and formatted if new) with default settings. */
@@ -148,9 +158,14 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     return startupTime;
   }
 
-  /** Minimal client configuration pointing at this node; callers add serializers, ids, etc. */
+  /**
+   * Minimal client configuration pointing at this node, with the {@link Builder#clientProperties}
+   * it was started with; callers add serializers, ids, etc.
+   */
   public Map<String, Object> clientProperties() {
-    return Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+    Map<String, Object> config = new LinkedHashMap<>(clientSettings);
+    config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+    return Map.copyOf(config);
   }
 
   /**
@@ -182,6 +197,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     private final Path dataDir;
     private final boolean deleteDataDirOnClose;
     private final Map<String, String> extraProperties = new LinkedHashMap<>();
+    private final Map<String, String> clientSettings = new LinkedHashMap<>();
     private int port = 0;
     private Duration startupTimeout = Duration.ofSeconds(60);
 
@@ -208,6 +224,18 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     /** Sets or overrides broker configuration properties. */
     public Builder brokerProperties(Map<String, String> properties) {
       properties.forEach(this::brokerProperty);
+      return this;
+    }
+
+    /**
+     * Kafka client settings a client needs for the client listener as configured with {@link
+     * #brokerProperty} (for example {@code security.protocol}, {@code sasl.*}): the start's own
+     * readiness check uses them, and {@link EmbeddedKafkaBroker#clientProperties()} returns them.
+     */
+    public Builder clientProperties(Map<String, String> settings) {
+      settings.forEach(
+          (name, value) ->
+              clientSettings.put(Objects.requireNonNull(name), Objects.requireNonNull(value)));
       return this;
     }
 
@@ -238,7 +266,8 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
                 deleteDataDirOnClose,
                 clusterId,
                 brokerPort,
-                Duration.ofNanos(System.nanoTime() - startedAt));
+                Duration.ofNanos(System.nanoTime() - startedAt),
+                Map.copyOf(clientSettings));
           } catch (EmbeddedKafkaStartException e) {
             // A freely picked port may have been taken between the pick and the bind.
             if (attempt >= BIND_ATTEMPTS || !causedByBindFailure(e)) {
@@ -347,11 +376,10 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     private void awaitServing(String advertisedListener, long startedAt)
         throws TimeoutException, InterruptedException {
       String bootstrap = advertisedListener.substring(advertisedListener.indexOf("://") + 3);
-      Map<String, Object> config =
-          Map.of(
-              AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-              AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000,
-              AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5_000);
+      Map<String, Object> config = new LinkedHashMap<>(clientSettings);
+      config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+      config.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
+      config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5_000);
       Exception last = null;
       try (Admin admin = Admin.create(config)) {
         while (remaining(startedAt) > 0) {

@@ -1,5 +1,6 @@
 package io.streamplane.gateway.audit;
 
+import io.streamplane.kafka.KafkaClientSettings;
 import io.streamplane.log.AuditEvent;
 import io.streamplane.topics.Topic;
 import java.time.Duration;
@@ -33,25 +34,23 @@ public final class KafkaAuditSink implements AuditSink {
 
   public KafkaAuditSink(String bootstrapServers, Topic<String, AuditEvent> topic) {
     this.topic = topic.name();
+    Map<String, Object> config = KafkaClientSettings.clientConfig(bootstrapServers);
+    config.putAll(
+        Map.of(
+            ProducerConfig.CLIENT_ID_CONFIG,
+            "streamplane-gateway-audit",
+            ProducerConfig.ACKS_CONFIG,
+            "all",
+            ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+            true,
+            ProducerConfig.LINGER_MS_CONFIG,
+            20,
+            ProducerConfig.BATCH_SIZE_CONFIG,
+            256 * 1024,
+            ProducerConfig.MAX_BLOCK_MS_CONFIG,
+            1_000));
     this.producer =
-        new KafkaProducer<>(
-            Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                bootstrapServers,
-                ProducerConfig.CLIENT_ID_CONFIG,
-                "streamplane-gateway-audit",
-                ProducerConfig.ACKS_CONFIG,
-                "all",
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
-                true,
-                ProducerConfig.LINGER_MS_CONFIG,
-                20,
-                ProducerConfig.BATCH_SIZE_CONFIG,
-                256 * 1024,
-                ProducerConfig.MAX_BLOCK_MS_CONFIG,
-                1_000),
-            new StringSerializer(),
-            topic.valueSerde().serializer());
+        new KafkaProducer<>(config, new StringSerializer(), topic.valueSerde().serializer());
     try {
       // Fetches the topic's metadata now, so the first request does not wait for it.
       producer.partitionsFor(this.topic);

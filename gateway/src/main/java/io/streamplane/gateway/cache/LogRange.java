@@ -1,5 +1,6 @@
 package io.streamplane.gateway.cache;
 
+import io.streamplane.kafka.KafkaClientSettings;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.topics.Topics;
 import java.time.Duration;
@@ -35,6 +36,7 @@ final class LogRange implements AutoCloseable {
       long[] to) {
     Properties props = new Properties();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    KafkaClientSettings.applyTo(props);
     props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);

@@ -2,6 +2,7 @@ package io.streamplane.gateway.cache;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.gateway.api.Statuses;
+import io.streamplane.kafka.KafkaClientSettings;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.schema.convert.KubeJson;
 import io.streamplane.topics.Topics;
@@ -98,6 +99,7 @@ public final class WatchCache implements AutoCloseable {
     this.windowSize = windowSize;
     Properties props = new Properties();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    KafkaClientSettings.applyTo(props);
     props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);
@@ -108,7 +110,7 @@ public final class WatchCache implements AutoCloseable {
     this.consumer =
         new KafkaConsumer<>(
             props, new StringDeserializer(), topics.events().valueSerde().deserializer());
-    this.admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers));
+    this.admin = Admin.create(KafkaClientSettings.clientConfig(bootstrapServers));
     this.partitions =
         consumer.partitionsFor(topics.events().name(), Duration.ofSeconds(30)).stream()
             .map(p -> new TopicPartition(topics.events().name(), p.partition()))

@@ -6,6 +6,7 @@ import io.streamplane.gateway.cache.CacheUnavailableException;
 import io.streamplane.gateway.cache.ListVersion;
 import io.streamplane.gateway.cache.LogEnd;
 import io.streamplane.gateway.cache.TooOldResourceVersionException;
+import io.streamplane.kafka.KafkaClientSettings;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.schema.objects.ResourceKey;
 import io.streamplane.topics.Topics;
@@ -93,13 +94,14 @@ public final class HistoryIndex implements AutoCloseable {
     this.events = topics.events().valueSerde().deserializer();
     Properties props = new Properties();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    KafkaClientSettings.applyTo(props);
     props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
     props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 500);
     this.consumer =
         new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer());
-    this.admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers));
+    this.admin = Admin.create(KafkaClientSettings.clientConfig(bootstrapServers));
     this.partitions =
         consumer.partitionsFor(topics.events().name(), Duration.ofSeconds(30)).stream()
             .map(p -> new TopicPartition(topics.events().name(), p.partition()))

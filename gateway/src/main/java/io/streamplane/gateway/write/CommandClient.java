@@ -1,6 +1,7 @@
 package io.streamplane.gateway.write;
 
 import io.streamplane.gateway.metrics.GatewayMetrics;
+import io.streamplane.kafka.KafkaClientSettings;
 import io.streamplane.log.CommandResult;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.schema.objects.ResourceKey;
@@ -52,6 +53,7 @@ public final class CommandClient implements AutoCloseable {
     this.replyPartition = replyPartition;
     Properties producerProps = new Properties();
     producerProps.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    KafkaClientSettings.applyTo(producerProps);
     producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
     producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     producerProps.put(ProducerConfig.LINGER_MS_CONFIG, 0);
@@ -62,6 +64,7 @@ public final class CommandClient implements AutoCloseable {
             producerProps, new StringSerializer(), topics.commands().valueSerde().serializer());
     Properties consumerProps = new Properties();
     consumerProps.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    KafkaClientSettings.applyTo(consumerProps);
     consumerProps.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     consumerProps.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     // The broker answers a waiting fetch as soon as records (or the commit markers that make them

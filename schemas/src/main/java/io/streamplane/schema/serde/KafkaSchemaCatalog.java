@@ -1,5 +1,6 @@
 package io.streamplane.schema.serde;
 
+import io.streamplane.kafka.KafkaClientSettings;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -42,6 +43,7 @@ public final class KafkaSchemaCatalog extends InMemorySchemaCatalog implements A
     this.topic = topic;
     Properties producerProps = new Properties();
     producerProps.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    KafkaClientSettings.applyTo(producerProps);
     producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
     producerProps.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     producerProps.put(ProducerConfig.LINGER_MS_CONFIG, 0);
@@ -49,6 +51,7 @@ public final class KafkaSchemaCatalog extends InMemorySchemaCatalog implements A
         new KafkaProducer<>(producerProps, new StringSerializer(), new StringSerializer());
     Properties consumerProps = new Properties();
     consumerProps.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    KafkaClientSettings.applyTo(consumerProps);
     consumerProps.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     consumerProps.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     this.consumer =

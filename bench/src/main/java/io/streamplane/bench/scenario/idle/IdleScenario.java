@@ -13,6 +13,7 @@ import io.streamplane.bench.report.SvgFigure;
 import io.streamplane.bench.report.Target;
 import io.streamplane.bench.scenario.Outcome;
 import io.streamplane.bench.scenario.Scenario;
+import io.streamplane.kafka.KafkaClientSettings;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
@@ -99,6 +100,7 @@ public final class IdleScenario implements Scenario {
   public Outcome run(KubeClient client) throws Exception {
     Properties props = new Properties();
     props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, options.bootstrapServers());
+    KafkaClientSettings.applyTo(props);
     String cluster = options.cluster();
     String commandsTopic = cluster + "." + Topics.COMMANDS;
     String eventsTopic = cluster + "." + Topics.EVENTS;

@@ -1,5 +1,6 @@
 package io.streamplane.bench.scenario.idle;
 
+import io.streamplane.kafka.KafkaClientSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -41,6 +42,7 @@ final class LogBreakdown {
       Duration timeout) {
     Properties props = new Properties();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    KafkaClientSettings.applyTo(props);
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);

@@ -11,6 +11,7 @@ import io.streamplane.bench.report.SvgFigure;
 import io.streamplane.bench.report.Target;
 import io.streamplane.bench.scenario.Outcome;
 import io.streamplane.bench.scenario.Scenario;
+import io.streamplane.kafka.KafkaClientSettings;
 import io.streamplane.log.CommandVerb;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.UserInfo;
@@ -125,6 +126,7 @@ public final class PastReadsScenario implements Scenario {
     TopicLayout layout = TopicLayout.singleBroker(options.cluster());
     Properties props = new Properties();
     props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, options.bootstrapServers());
+    KafkaClientSettings.applyTo(props);
     props.put(ProducerConfig.ACKS_CONFIG, "all");
     props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     props.put(ProducerConfig.LINGER_MS_CONFIG, 20);
@@ -421,6 +423,7 @@ public final class PastReadsScenario implements Scenario {
   private long eventsInLog(TopicLayout layout) throws Exception {
     Properties props = new Properties();
     props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, options.bootstrapServers());
+    KafkaClientSettings.applyTo(props);
     String topic = layout.topicName(Topics.EVENTS);
     try (Admin admin = Admin.create(props)) {
       int partitions =

@@ -1,5 +1,6 @@
 package io.streamplane.cli.replay.whatif;
 
+import io.streamplane.kafka.KafkaClientSettings;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.scheduler.whatif.WhatIfWindow;
 import io.streamplane.scheduler.whatif.WindowBuilder;
@@ -61,6 +62,7 @@ final class SchedulingLog {
     List<Entry> entries = new ArrayList<>();
     Properties props = new Properties();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    KafkaClientSettings.applyTo(props);
     props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     props.put(ConsumerConfig.CLIENT_ID_CONFIG, "streamplane-what-if");
