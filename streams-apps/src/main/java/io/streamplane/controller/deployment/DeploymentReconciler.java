@@ -405,14 +405,20 @@ public final class DeploymentReconciler {
       return sizeChanges;
     }
 
-    /** NewRSNewReplicas: how far the new ReplicaSet may grow in this step. */
+    /**
+     * NewRSNewReplicas: how far the new ReplicaSet may grow in this step. Unlike Kubernetes, which
+     * sums the ReplicaSets' spec.replicas, a ReplicaSet counts with at least the pods its status
+     * reports: an old ReplicaSet scaled down keeps its pods until its ReplicaSet controller deletes
+     * them, and the new one grows only into the room they leave, so live pods stay within replicas
+     * + maxSurge while that controller is behind.
+     */
     private int newReplicaSetReplicas(ReplicaSetPlan newPlan) {
       if (!rolling) {
         return desired;
       }
       int surge = scaledValue(maxSurge, desired, true);
-      int current = oldReplicaSets().stream().mapToInt(ReplicaSetPlan::replicas).sum();
-      current += newPlan.replicas();
+      int current = oldReplicaSets().stream().mapToInt(ReplicaSetPlan::podsCounted).sum();
+      current += newPlan.podsCounted();
       int maxTotal = desired + surge;
       if (current >= maxTotal) {
         return newPlan.replicas();

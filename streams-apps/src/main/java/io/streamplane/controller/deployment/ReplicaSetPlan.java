@@ -112,6 +112,14 @@ final class ReplicaSetPlan {
     }
   }
 
+  /**
+   * The pods this ReplicaSet holds or is about to: its replicas as decided, or the non-terminating
+   * pods its status last reported when there are more (a scale-down not yet carried out).
+   */
+  int podsCounted() {
+    return Math.max(replicas, statusReplicas());
+  }
+
   int statusReplicas() {
     ReplicaSetStatus status = observed.getStatus();
     return status == null || status.getReplicas() == null ? 0 : status.getReplicas();

@@ -247,8 +247,8 @@ class DeploymentReconcilerTest {
     Cluster cluster = Cluster.rolledOut(deployment(10, "nginx:1.27"));
     cluster.setTemplate(template("nginx:1.28"));
     cluster.apply(cluster.reconcile(T0.plusSeconds(60))); // new 3, old 8
+    cluster.setAvailable("1", 8); // the two old pods are gone
     cluster.apply(cluster.reconcile(T0.plusSeconds(61))); // new 5 (13 in all), old 8
-    cluster.setAvailable("1", 8);
 
     // No new pod is available yet: 8 available is the minimum (10 - 2), nothing may go.
     assertThat(cluster.reconcile(T0.plusSeconds(62)).intents()).isEmpty();
@@ -266,6 +266,7 @@ class DeploymentReconcilerTest {
     Cluster cluster = Cluster.rolledOut(deployment(4, "nginx:1.27")); // surge 1, unavailable 1
     cluster.setTemplate(template("nginx:1.28"));
     cluster.apply(cluster.reconcile(T0.plusSeconds(60))); // new 1, old 3
+    cluster.setStatusReplicas("1", 3); // the old pod is gone
     cluster.apply(cluster.reconcile(T0.plusSeconds(61))); // new 2, old 3
     assertThat(cluster.replicasByRevision()).isEqualTo(Map.of("1", 3, "2", 2));
     // The old ReplicaSet's status is not yet updated: it still reports its four pods available,
@@ -277,6 +278,27 @@ class DeploymentReconcilerTest {
 
     // 3 old + 1 new can be counted on: only one old replica may go (3 must stay available).
     assertThat(cluster.replicasByRevision()).isEqualTo(Map.of("1", 2, "2", 2));
+  }
+
+  @Test
+  void theNewReplicaSetGrowsOnlyIntoTheRoomTheOldPodsLeave() {
+    Cluster cluster = Cluster.rolledOut(deployment(4, "nginx:1.27")); // surge 1, unavailable 1
+    cluster.setTemplate(template("nginx:1.28"));
+    cluster.apply(cluster.reconcile(T0.plusSeconds(60)));
+    // The surge, and one old replica within maxUnavailable: specs new 1, old 3.
+    assertThat(cluster.replicasByRevision()).isEqualTo(Map.of("1", 3, "2", 1));
+    cluster.setAvailable("2", 1);
+
+    // The old ReplicaSet's controller has not deleted its fourth pod yet: its status still
+    // reports four. Four old pods and one new are replicas + maxSurge already.
+    cluster.setStatusReplicas("1", 4);
+    cluster.apply(cluster.reconcile(T0.plusSeconds(61)));
+    assertThat(cluster.replicasByRevision().get("2")).isEqualTo(1);
+
+    // The pod is gone: the new ReplicaSet takes its place.
+    cluster.setStatusReplicas("1", 3);
+    cluster.apply(cluster.reconcile(T0.plusSeconds(62)));
+    assertThat(cluster.replicasByRevision().get("2")).isEqualTo(2);
   }
 
   static Stream<Arguments> rollingSettings() {
@@ -798,6 +820,18 @@ class DeploymentReconcilerTest {
                 .build());
         replicaSets.put(name, rs);
       }
+    }
+
+    /** The ReplicaSet's status reports {@code count} pods (not being deleted), all available. */
+    void setStatusReplicas(String nameOrRevision, int count) {
+      ReplicaSet rs = KubeObjects.copy(find(nameOrRevision));
+      rs.setStatus(
+          ReplicaSetStatus.newBuilder(rs.getStatus())
+              .setReplicas(count)
+              .setReadyReplicas(count)
+              .setAvailableReplicas(count)
+              .build());
+      replicaSets.put(rs.getMetadata().getName(), rs);
     }
 
     /** The ReplicaSet reports {@code count} pods being deleted that have not finished yet. */
