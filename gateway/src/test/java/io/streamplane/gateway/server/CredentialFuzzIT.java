@@ -320,7 +320,7 @@ class CredentialFuzzIT {
   @Test
   void everyBadCredentialIsA401AndEveryForbiddenOneA403StatusAndNothingIsStored() throws Exception {
     long seed = Long.getLong("streamplane.fuzz.seed", System.nanoTime());
-    int count = Integer.getInteger("streamplane.credentials.requests", 1500);
+    int count = Integer.getInteger("streamplane.credentials.requests", 300);
     System.out.println(
         "CredentialFuzzIT seed="
             + seed
