@@ -3,6 +3,7 @@ package io.streamplane.gateway.authn;
 import java.net.InetSocketAddress;
 import java.security.cert.X509Certificate;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -17,13 +18,21 @@ public record Credentials(
     clientCertificates = List.copyOf(clientCertificates);
   }
 
-  /** The token of an {@code Authorization: Bearer <token>} header. */
+  /**
+   * The token of an {@code Authorization: Bearer <token>} header, read as kube-apiserver's {@code
+   * bearertoken} authenticator reads it: the header trimmed, split at single spaces, the scheme
+   * {@code bearer} in any case, the token the second part. So {@code Bearer abc} (two spaces) and
+   * {@code Bearer<TAB>abc} carry no token (the request is anonymous), and in {@code Bearer abc def}
+   * the token is {@code abc}.
+   */
   public Optional<String> bearerToken() {
     if (authorization == null) {
       return Optional.empty();
     }
-    String[] parts = authorization.trim().split("\\s+", 2);
-    if (parts.length != 2 || !parts[0].equalsIgnoreCase("bearer") || parts[1].isEmpty()) {
+    String[] parts = authorization.strip().split(" ", 3);
+    if (parts.length < 2
+        || !parts[0].toLowerCase(Locale.ROOT).equals("bearer")
+        || parts[1].isEmpty()) {
       return Optional.empty();
     }
     return Optional.of(parts[1]);

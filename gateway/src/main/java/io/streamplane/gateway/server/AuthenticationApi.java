@@ -107,8 +107,12 @@ final class AuthenticationApi {
           Statuses.invalid(
               GROUP, "TokenReview", "", List.of(FieldError.required("spec.token", ""))));
     }
+    Credentials credentials = new Credentials("Bearer " + token, List.of(), null);
+    // A token with blanks is none a request's Authorization header can carry whole: no user.
     Optional<UserInfo> user =
-        authentication.authenticate(new Credentials("Bearer " + token, List.of(), null));
+        credentials.bearerToken().equals(Optional.of(token))
+            ? authentication.authenticate(credentials)
+            : Optional.empty();
     if (user.isEmpty() || user.get().getUsername().equals(Authentication.ANONYMOUS_USER)) {
       status.put("authenticated", false);
       status.put("error", "invalid bearer token");

@@ -37,6 +37,8 @@ public record RequestChain(
   private static final String IMPERSONATE_UID = "Impersonate-Uid";
   private static final String IMPERSONATE_EXTRA = "Impersonate-Extra-";
   private static final String SERVICE_ACCOUNT_PREFIX = "system:serviceaccount:";
+  private static final String DNS_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+  private static final String DNS_SUBDOMAIN = DNS_LABEL + "(\\." + DNS_LABEL + ")*";
 
   /**
    * Every request acts as {@code user}, allowed everything when in {@code system:masters}: for a
@@ -74,22 +76,23 @@ public record RequestChain(
    * kube-apiserver's impersonation filter; a 403 {@link ApiException} if not. The headers are
    * removed. The impersonated user is in {@code system:authenticated} ({@code
    * system:unauthenticated} for {@code system:anonymous}), and a service account without given
-   * groups in {@code system:serviceaccounts} and {@code system:serviceaccounts:NAMESPACE}.
+   * groups in {@code system:serviceaccounts} and {@code system:serviceaccounts:NAMESPACE}. As
+   * kube-apiserver, an empty {@code Impersonate-User} or {@code Impersonate-Uid} is no such header,
+   * and groups, a uid or extras without a user are a 400 {@link ApiException}.
    */
   public UserInfo impersonate(UserInfo user, HttpExchange exchange) {
     var headers = exchange.getRequestHeaders();
-    String username = headers.getFirst(IMPERSONATE_USER);
+    String username = emptyAsNull(headers.getFirst(IMPERSONATE_USER));
     List<String> groups =
         headers.get(IMPERSONATE_GROUP) == null
             ? List.of()
             : List.copyOf(headers.get(IMPERSONATE_GROUP));
-    String uid = headers.getFirst(IMPERSONATE_UID);
+    String uid = emptyAsNull(headers.getFirst(IMPERSONATE_UID));
     Map<String, List<String>> extra = new TreeMap<>();
     for (String header : List.copyOf(headers.keySet())) {
       if (header.regionMatches(true, 0, IMPERSONATE_EXTRA, 0, IMPERSONATE_EXTRA.length())) {
         String key =
-            URLDecoder.decode(header.substring(IMPERSONATE_EXTRA.length()), StandardCharsets.UTF_8)
-                .toLowerCase(Locale.ROOT);
+            extraKey(header.substring(IMPERSONATE_EXTRA.length()).toLowerCase(Locale.ROOT));
         extra.put(key, headers.get(header));
         headers.remove(header);
       }
@@ -100,15 +103,16 @@ public record RequestChain(
     if (username == null && groups.isEmpty() && uid == null && extra.isEmpty()) {
       return user;
     }
-    if (username == null || username.isEmpty()) {
+    if (username == null) {
       throw new ApiException(
-          Statuses.internalError("requested impersonation without a user to impersonate"));
+          Statuses.badRequest(
+              "requested " + requested(groups, uid, extra) + " without impersonating a user"));
     }
     List<Attributes> checks = new ArrayList<>();
-    if (username.startsWith(SERVICE_ACCOUNT_PREFIX)
-        && username.substring(SERVICE_ACCOUNT_PREFIX.length()).contains(":")) {
-      String[] parts = username.substring(SERVICE_ACCOUNT_PREFIX.length()).split(":", 2);
-      checks.add(impersonation(user, "", "serviceaccounts", "", parts[0], parts[1]));
+    String[] serviceAccount = serviceAccount(username);
+    if (serviceAccount != null) {
+      checks.add(
+          impersonation(user, "", "serviceaccounts", "", serviceAccount[0], serviceAccount[1]));
     } else {
       checks.add(impersonation(user, "", "users", "", "", username));
     }
@@ -158,6 +162,67 @@ public record RequestChain(
       acting.setExtra(extra);
     }
     return acting.build();
+  }
+
+  /**
+   * An extra's key, %-decoded as Go's {@code url.PathUnescape} ({@code +} stays a plus); a key with
+   * a broken escape is kept as it is, as kube-apiserver keeps it.
+   */
+  private static String extraKey(String encoded) {
+    try {
+      return URLDecoder.decode(encoded.replace("+", "%2B"), StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException e) {
+      return encoded;
+    }
+  }
+
+  private static String emptyAsNull(String header) {
+    return header == null || header.isEmpty() ? null : header;
+  }
+
+  /**
+   * Namespace and name of a service account's user name, as client-go's {@code
+   * serviceaccount.SplitUsername}: exactly two parts after the prefix, a namespace and a
+   * ServiceAccount name; null for any other user name.
+   */
+  private static String[] serviceAccount(String username) {
+    if (!username.startsWith(SERVICE_ACCOUNT_PREFIX)) {
+      return null;
+    }
+    String[] parts = username.substring(SERVICE_ACCOUNT_PREFIX.length()).split(":", -1);
+    if (parts.length != 2
+        || !parts[0].matches(DNS_LABEL)
+        || parts[0].length() > 63
+        || !parts[1].matches(DNS_SUBDOMAIN)
+        || parts[1].length() > 253) {
+      return null;
+    }
+    return parts;
+  }
+
+  /**
+   * What a request without a user asked to impersonate, as kube-apiserver prints its object
+   * references (Go's {@code %v} of {@code []v1.ObjectReference}).
+   */
+  private static String requested(
+      List<String> groups, String uid, Map<String, List<String>> extra) {
+    List<String> references = new ArrayList<>();
+    groups.forEach(group -> references.add(reference("Group", group, "", "")));
+    extra.forEach(
+        (key, values) ->
+            values.forEach(
+                value ->
+                    references.add(
+                        reference("UserExtra", value, "authentication.k8s.io/v1", key))));
+    if (uid != null) {
+      references.add(reference("UID", uid, "authentication.k8s.io/v1", ""));
+    }
+    return "[" + String.join(" ", references) + "]";
+  }
+
+  /** Kind, Namespace, Name, UID, APIVersion, ResourceVersion, FieldPath: Go's struct format. */
+  private static String reference(String kind, String name, String apiVersion, String fieldPath) {
+    return "{" + String.join(" ", kind, "", name, "", apiVersion, "", fieldPath) + "}";
   }
 
   private static Attributes impersonation(

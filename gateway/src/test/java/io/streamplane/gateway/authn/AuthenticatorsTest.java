@@ -220,6 +220,33 @@ class AuthenticatorsTest {
   }
 
   @Test
+  void theBearerTokenIsReadAsKubeApiserverReadsTheHeader() {
+    assertThat(header("Bearer abc").bearerToken()).contains("abc");
+    assertThat(header("bEaReR abc").bearerToken()).contains("abc");
+    assertThat(header("  Bearer abc  ").bearerToken()).contains("abc");
+    assertThat(header("Bearer abc def").bearerToken()).contains("abc");
+    for (String none :
+        new String[] {"", "Bearer", "Bearer ", "Bearer  abc", "Bearer\tabc", "Basic abc", "abc"}) {
+      assertThat(header(none).bearerToken()).as(none).isEmpty();
+    }
+  }
+
+  @Test
+  void aBearerSchemeWithTwoSpacesIsAnonymousNotTheToken() throws Exception {
+    Authentication authentication =
+        new Authentication(
+            List.of(new BearerToken(List.of(TokenFile.parse("t,alice,1", "f")))), true);
+    assertThat(authentication.authenticate(header("Bearer  t")).orElseThrow().getUsername())
+        .isEqualTo(Authentication.ANONYMOUS_USER);
+    assertThat(authentication.authenticate(header("Bearer t extra")).orElseThrow().getUsername())
+        .isEqualTo("alice");
+  }
+
+  private static Credentials header(String authorization) {
+    return new Credentials(authorization, List.of(), null);
+  }
+
+  @Test
   void withoutAnonymousAuthARequestWithoutCredentialsIsUnauthorized() {
     Authentication authentication =
         new Authentication(List.of(new X509Authenticator(List.of(CA.certificate()), CLOCK)), false);

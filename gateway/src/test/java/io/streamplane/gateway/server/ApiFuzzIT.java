@@ -59,8 +59,8 @@ import org.junit.jupiter.api.io.TempDir;
  * (broken escapes, odd methods) are sent too. Seeded: the seed is printed, and {@code
  * -Dstreamplane.fuzz.seed=N} replays a run; {@code -Dstreamplane.fuzz.requests=N} sets its size.
  *
- * <p>Credentials are not fuzzed here: {@link #credentialCases} is where bad certificates and tokens
- * join once the gateway authenticates them.
+ * <p>Its gateway serves every request as the admin; {@link CredentialFuzzIT} fuzzes the credentials
+ * of a gateway that authenticates.
  */
 @ExtendWith(KafkaBrokerExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -146,7 +146,6 @@ class ApiFuzzIT {
     while (cases.size() < count) {
       cases.add(generate(random));
     }
-    cases.addAll(credentialCases(random));
     long eventsBefore = eventsEnd();
     Map<String, TreeSet<String>> objectsBefore = objects();
 
@@ -183,14 +182,6 @@ class ApiFuzzIT {
     assertThat(failures).as("seed %d: failed cases", seed).isEmpty();
     assertThat(eventsEnd()).as("seed %d: events written", seed).isEqualTo(eventsBefore);
     assertThat(objects()).as("seed %d: objects", seed).isEqualTo(objectsBefore);
-  }
-
-  /**
-   * Bad credentials: malformed bearer tokens, expired or foreign certificates. Empty while the
-   * gateway authenticates nobody; the authenticators' tests add their cases here.
-   */
-  private List<Case> credentialCases(Random random) {
-    return List.of();
   }
 
   private static String check(Case c, Answer answer) {
@@ -557,7 +548,8 @@ class ApiFuzzIT {
     }
   }
 
-  private static Answer read(InputStream in, boolean head) throws IOException {
+  /** Reads one HTTP/1.1 answer; the body is empty for a HEAD request. */
+  static Answer read(InputStream in, boolean head) throws IOException {
     String status = line(in);
     if (status == null) {
       throw new IOException("connection closed without an answer");

@@ -8,8 +8,12 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.junit.jupiter.api.AfterEach;
@@ -86,6 +90,63 @@ class FuzzRegressionTest {
     } finally {
       server.stop();
     }
+  }
+
+  @Test
+  void anEmptyImpersonateUserOrUidHeaderIsNoImpersonation() throws Exception {
+    for (String header : List.of("Impersonate-User", "Impersonate-Uid")) {
+      HttpResponse<String> answer = get("/apis", header, "");
+
+      assertThat(answer.statusCode()).as(header + ": " + answer.body()).isEqualTo(200);
+    }
+  }
+
+  @Test
+  void impersonatingAGroupWithoutAUserIsABadRequestWordedAsKubeApiservers() throws Exception {
+    HttpResponse<String> answer = get("/apis", "Impersonate-Group", "system:masters");
+
+    assertThat(answer.statusCode()).isEqualTo(400);
+    JsonNode status = JSON.readTree(answer.body());
+    assertThat(status.path("reason").asText()).isEqualTo("BadRequest");
+    assertThat(status.path("message").asText())
+        .isEqualTo("requested [{Group  system:masters    }] without impersonating a user");
+  }
+
+  @Test
+  void anImpersonatedExtraWithABrokenEscapeInItsKeyKeepsTheKeyAsItIs() throws Exception {
+    HttpResponse<String> answer =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(
+                        URI.create(
+                            "http://127.0.0.1:"
+                                + handler.port()
+                                + "/apis/authentication.k8s.io/v1/selfsubjectreviews"))
+                    .header("Content-Type", "application/json")
+                    .header("Impersonate-User", "alice")
+                    .header("Impersonate-Group", "system:masters")
+                    .header("Impersonate-Extra-Scope%zz", "x")
+                    .header("Impersonate-Extra-A%2Bb+c", "y")
+                    .POST(
+                        HttpRequest.BodyPublishers.ofString(
+                            "{\"apiVersion\":\"authentication.k8s.io/v1\","
+                                + "\"kind\":\"SelfSubjectReview\"}"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+
+    assertThat(answer.statusCode()).as(answer.body()).isEqualTo(201);
+    JsonNode extra = JSON.readTree(answer.body()).at("/status/userInfo/extra");
+    assertThat(extra.path("scope%zz").get(0).asText()).isEqualTo("x");
+    assertThat(extra.path("a+b+c").get(0).asText()).isEqualTo("y");
+  }
+
+  private HttpResponse<String> get(String path, String header, String value) throws Exception {
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + handler.port() + path))
+                .header(header, value)
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
   }
 
   private static String raw(int port, String requestLine) throws Exception {
