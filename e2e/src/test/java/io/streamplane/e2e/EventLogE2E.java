@@ -15,7 +15,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The log as the product, end to end with the real kubectl: a Deployment rolled out twice, a pod
@@ -26,7 +25,6 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * namespace deleted, {@code streamplane replay --verify} finds the log and the live state equal.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@ResourceLock(LocalCluster.LOOPBACK_PODS)
 class EventLogE2E {
 
   private static final ObjectMapper JSON = new ObjectMapper();

@@ -20,7 +20,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * {@code kubectl exec}, {@code cp} and {@code attach} with the real kubectl 1.32 against {@code
@@ -28,7 +27,6 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * process with the simulated runtime ({@code sim-0}) holds a pod that runs nothing.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@ResourceLock(LocalCluster.LOOPBACK_PODS)
 class ExecE2E {
 
   private static final Duration RUNNING = Duration.ofSeconds(120);

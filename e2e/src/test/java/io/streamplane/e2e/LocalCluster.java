@@ -17,13 +17,6 @@ import java.util.List;
  */
 final class LocalCluster implements AutoCloseable {
 
-  /**
-   * The lock of the test classes whose pods are real processes: their nodes' loopback pod CIDRs
-   * derive from node indexes and names, the same in every cluster, so two such classes must not run
-   * at once (see {@code junit-platform.properties}).
-   */
-  static final String LOOPBACK_PODS = "loopback pod addresses";
-
   private static final Duration START = Duration.ofMinutes(3);
 
   final Path home;

@@ -28,7 +28,6 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Node workers as OS processes of their own ({@code ./streamplane node --runtime process}, three of
@@ -43,7 +42,6 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-@ResourceLock(LocalCluster.LOOPBACK_PODS)
 class NodeFailureE2E {
 
   private static final ObjectMapper JSON = new ObjectMapper();

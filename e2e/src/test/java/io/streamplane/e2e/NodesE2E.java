@@ -17,7 +17,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The node workers of {@code ./streamplane up} running pods as real processes, judged with kubectl:
@@ -25,7 +24,6 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * pods, probes, and graceful deletion.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@ResourceLock(LocalCluster.LOOPBACK_PODS)
 class NodesE2E {
 
   private static final ObjectMapper JSON = new ObjectMapper();

@@ -21,7 +21,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The API over TLS as {@code up} serves it: kubectl with the kubeconfig's client certificate is the
@@ -31,7 +30,6 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * system:serviceaccount:default:default}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@ResourceLock(LocalCluster.LOOPBACK_PODS)
 class SecurityE2E {
 
   private static final ObjectMapper JSON = new ObjectMapper();
