@@ -149,6 +149,17 @@ public final class Expectations {
                         || e.getValue().verb() == CommandVerb.DELETE));
   }
 
+  /** How many creates of {@code resource} are pending (a ReplicaSet's pods not yet seen). */
+  public int creating(String resource) {
+    return (int)
+        pending.entrySet().stream()
+            .filter(
+                e ->
+                    e.getKey().startsWith(resource + ".")
+                        && e.getValue().verb() == CommandVerb.CREATE)
+            .count();
+  }
+
   /** Whether any write other than to {@code exceptTarget} is pending. */
   public boolean anyPendingBut(String exceptTarget) {
     return pending.keySet().stream().anyMatch(t -> !Objects.equals(t, exceptTarget));

@@ -50,7 +50,7 @@ public final class OwnerReconciler {
     if (owner instanceof ReplicaSet rs) {
       List<Pod> pods = view.controlled(Pod.class);
       boolean manage = !expectations.creatingOrDeleting("pods");
-      ReplicaSetReconciler.reconcile(rs, pods, manage, now)
+      ReplicaSetReconciler.reconcile(rs, pods, manage, expectations.creating("pods"), now)
           .forEach(i -> decisions.add(new Decision(i, REPLICASET_CONTROLLER)));
       requeueAt = ReplicaSetReconciler.nextAvailable(rs, pods, now);
     } else if (owner instanceof Deployment deployment) {

@@ -148,6 +148,35 @@ class ControllersTopologyTest {
   }
 
   @Test
+  void aReplicaSetsStatusCountsThePodsItIsCreatingUntilTheyAreSeen() {
+    send(EventType.ADDED, "replicasets", "apps", replicaSet(2));
+    ReplicaSet withStatus = statusWritten(commands.readValuesToList());
+
+    // Sent with the creates: the two pods are counted before any of them is seen, so a Deployment
+    // controller reading this status knows they may be running.
+    assertThat(withStatus.getStatus().getReplicas()).isEqualTo(2);
+    assertThat(withStatus.getStatus().getObservedGeneration()).isEqualTo(1L);
+
+    // The ReplicaSet is scaled down while the creates are pending: its new status still counts
+    // them, since its controller cannot delete what it has not seen yet.
+    ReplicaSet scaledDown = replicaSet(1);
+    scaledDown.getMetadata().setGeneration(2L);
+    scaledDown.setStatus(withStatus.getStatus());
+    send(EventType.MODIFIED, "replicasets", "apps", scaledDown);
+    ReplicaSet later = statusWritten(commands.readValuesToList());
+    assertThat(later.getStatus().getReplicas()).isEqualTo(2);
+    assertThat(later.getStatus().getObservedGeneration()).isEqualTo(2L);
+  }
+
+  private static ReplicaSet statusWritten(List<ResourceCommand> sent) {
+    return sent.stream()
+        .filter(c -> c.getVerb() == CommandVerb.UPDATE_STATUS)
+        .map(c -> (ReplicaSet) c.getObject())
+        .reduce((first, second) -> second)
+        .orElseThrow(() -> new AssertionError("no status written among " + sent));
+  }
+
+  @Test
   void aCreateSentIsNotSentAgainUntilItExpiresThenUnderTheSameNames() {
     send(EventType.ADDED, "replicasets", "apps", replicaSet(2));
     List<String> first = createdNames();

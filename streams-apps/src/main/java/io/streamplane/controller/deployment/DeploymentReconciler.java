@@ -394,8 +394,18 @@ public final class DeploymentReconciler {
       return plan.replicas() != replicas && scaleWithAnnotations(plan, replicas);
     }
 
-    /** scaleReplicaSet: also refreshes the desired/max annotations; true when the size changes. */
+    /**
+     * scaleReplicaSet: also refreshes the desired/max annotations; true when the size changes.
+     *
+     * <p>Unlike Kubernetes, a ReplicaSet whose controller has not yet observed its current spec is
+     * not scaled down: it may be creating pods for that spec, which its status does not count yet,
+     * and counting it with the smaller size would let the new ReplicaSet grow into room those pods
+     * take. It is scaled down once its status is current, and then counts with its status.
+     */
     private boolean scaleWithAnnotations(ReplicaSetPlan plan, int replicas) {
+      if (replicas < plan.replicas() && !plan.statusIsCurrent()) {
+        return false;
+      }
       boolean sizeChanges = plan.replicas() != replicas;
       if (sizeChanges || replicasAnnotationsNeedUpdate(plan)) {
         plan.setReplicas(replicas);
@@ -615,8 +625,9 @@ public final class DeploymentReconciler {
         if (count <= 0) {
           continue;
         }
-        scale(plan, plan.replicas() - count);
-        total += count;
+        if (scale(plan, plan.replicas() - count)) {
+          total += count;
+        }
       }
       return total;
     }
@@ -640,8 +651,9 @@ public final class DeploymentReconciler {
           continue;
         }
         int count = Math.min(plan.replicas(), toScaleDown - total);
-        scale(plan, plan.replicas() - count);
-        total += count;
+        if (scale(plan, plan.replicas() - count)) {
+          total += count;
+        }
       }
       return total;
     }
@@ -655,7 +667,8 @@ public final class DeploymentReconciler {
       for (ReplicaSetPlan plan : active(oldReplicaSets())) {
         scaledDown |= scale(plan, 0);
       }
-      if (scaledDown || oldPodsRunning()) {
+      // An old ReplicaSet not scaled down yet, its controller being behind, may still have pods.
+      if (scaledDown || !active(oldReplicaSets()).isEmpty() || oldPodsRunning()) {
         return rolloutStatus();
       }
       resolveNewReplicaSet(true);

@@ -113,8 +113,9 @@ final class ReplicaSetPlan {
   }
 
   /**
-   * The pods this ReplicaSet holds or is about to: its replicas as decided, or the non-terminating
-   * pods its status last reported when there are more (a scale-down not yet carried out).
+   * The pods this ReplicaSet holds or is about to: its replicas as decided, or the pods its status
+   * last reported, running or being created, when there are more (a scale-down not yet carried
+   * out).
    */
   int podsCounted() {
     return Math.max(replicas, statusReplicas());

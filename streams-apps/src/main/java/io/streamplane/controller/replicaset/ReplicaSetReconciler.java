@@ -10,6 +10,7 @@ import io.streamplane.api.ReplicaSet;
 import io.streamplane.api.ReplicaSetStatus;
 import io.streamplane.controller.Intent;
 import io.streamplane.controller.Owners;
+import io.streamplane.log.CommandVerb;
 import io.streamplane.schema.admission.ServiceAccountVolume;
 import io.streamplane.schema.convert.KubeJson;
 import io.streamplane.schema.objects.KubeObjects;
@@ -41,6 +42,12 @@ import java.util.zip.CRC32;
  * then only releases and the status are decided, so a view that lags behind the controller's own
  * writes never makes it create or delete twice.
  *
+ * <p>{@code status.replicas} counts the active pods and the pods created but not yet observed
+ * ({@code podsBeingCreated}, and the creates of this decision), where Kubernetes counts only the
+ * pods its cache holds. It is then, with {@code observedGeneration}, an upper bound of the pods
+ * this ReplicaSet may have running, which the Deployment controller needs to keep a rollout within
+ * maxSurge without seeing pods itself (docs/controllers.md).
+ *
  * <p>Limits: creation is bounded by the burst of 500 per decision but not slowed down in batches;
  * minReadySeconds counts from the Ready condition's transition time; a pod name already taken by a
  * pod the ReplicaSet does not control is tried again each time its create expires.
@@ -55,7 +62,11 @@ public final class ReplicaSetReconciler {
   private ReplicaSetReconciler() {}
 
   public static List<Intent> reconcile(
-      ReplicaSet rs, List<Pod> controlledPods, boolean manageReplicas, Instant now) {
+      ReplicaSet rs,
+      List<Pod> controlledPods,
+      boolean manageReplicas,
+      int podsBeingCreated,
+      Instant now) {
     List<Intent> intents = new ArrayList<>();
     ObjectMeta meta = rs.getMetadata();
     if (meta == null || meta.getUid() == null || rs.getSpec() == null) {
@@ -97,7 +108,10 @@ public final class ReplicaSetReconciler {
         }
       }
     }
-    ReplicaSetStatus status = status(rs, owned, active, now);
+    int creating =
+        podsBeingCreated
+            + (int) intents.stream().filter(i -> i.verb() == CommandVerb.CREATE).count();
+    ReplicaSetStatus status = status(rs, owned, active, creating, now);
     if (!KubeObjects.same(status, rs.getStatus())) {
       ReplicaSet updated = KubeObjects.copy(rs);
       updated.setStatus(status);
@@ -167,7 +181,7 @@ public final class ReplicaSetReconciler {
   }
 
   private static ReplicaSetStatus status(
-      ReplicaSet rs, List<Pod> owned, List<Pod> active, Instant now) {
+      ReplicaSet rs, List<Pod> owned, List<Pod> active, int creating, Instant now) {
     Map<String, String> templateLabels =
         rs.getSpec().getTemplate() == null
                 || rs.getSpec().getTemplate().getMetadata() == null
@@ -198,7 +212,7 @@ public final class ReplicaSetReconciler {
             ? ReplicaSetStatus.newBuilder()
             : ReplicaSetStatus.newBuilder(rs.getStatus());
     return status
-        .setReplicas(active.size())
+        .setReplicas(active.size() + creating)
         .setFullyLabeledReplicas(fullyLabeled)
         .setReadyReplicas(ready)
         .setAvailableReplicas(available)

@@ -301,6 +301,32 @@ class DeploymentReconcilerTest {
     assertThat(cluster.replicasByRevision().get("2")).isEqualTo(2);
   }
 
+  @Test
+  void aReplicaSetWhoseControllerHasNotReportedOnItsSpecIsNotScaledDown() {
+    Cluster cluster = Cluster.rolledOut(deployment(3, "nginx:1.27")); // surge 1, unavailable 0
+    cluster.setTemplate(template("nginx:1.28"));
+    cluster.apply(cluster.reconcile(T0.plusSeconds(60)));
+    assertThat(cluster.replicasByRevision()).isEqualTo(Map.of("1", 3, "2", 1));
+
+    // A second rollout before revision 2's controller has reported on its spec: it may be creating
+    // its pod right now. Lowering it to 0 (its pod is unavailable) would let revision 3 take the
+    // room that pod takes: 3 + 1 + 1 live pods for replicas 3 + maxSurge 1.
+    cluster.setTemplate(template("nginx:1.29"));
+    cluster.apply(cluster.reconcile(T0.plusSeconds(61)));
+    cluster.apply(cluster.reconcile(T0.plusSeconds(62)));
+    assertThat(cluster.replicasByRevision()).isEqualTo(Map.of("1", 3, "2", 1, "3", 0));
+
+    // Its controller reports the pod (not available): now it goes, and its pod still counts.
+    cluster.setAvailable("2", 0);
+    cluster.apply(cluster.reconcile(T0.plusSeconds(63)));
+    assertThat(cluster.replicasByRevision()).isEqualTo(Map.of("1", 3, "2", 0, "3", 0));
+
+    // The pod is gone: revision 3 takes its place.
+    cluster.setStatusReplicas("2", 0);
+    cluster.apply(cluster.reconcile(T0.plusSeconds(64)));
+    assertThat(cluster.replicasByRevision()).isEqualTo(Map.of("1", 3, "2", 0, "3", 1));
+  }
+
   static Stream<Arguments> rollingSettings() {
     return Stream.of(
         Arguments.of(10, "25%", "25%", 3, 2),
