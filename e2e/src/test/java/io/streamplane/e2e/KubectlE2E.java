@@ -373,7 +373,7 @@ class KubectlE2E {
     kubectl.run("delete", "namespace", "kube-node-lease", "--wait=false").expectSuccess();
 
     // Emptied and finalized by the namespace controller, then created again by the gateway's
-    // check, which runs once a minute as kube-apiserver's does.
+    // check, which runs every 10 s (kube-apiserver's, once a minute).
     await("a new kube-node-lease")
         .atMost(Duration.ofSeconds(150))
         .until(

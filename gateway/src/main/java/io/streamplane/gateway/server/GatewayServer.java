@@ -81,8 +81,15 @@ public final class GatewayServer implements AutoCloseable {
    */
   static final Duration IDLE_TIMEOUT = Duration.ofHours(4);
 
-  /** How often kube-apiserver's system namespaces controller checks. */
-  public static final Duration SYSTEM_NAMESPACES_INTERVAL = Duration.ofMinutes(1);
+  /** How often the default RBAC policy and the aggregated ClusterRoles are checked. */
+  public static final Duration BOOTSTRAP_POLICY_INTERVAL = Duration.ofSeconds(10);
+
+  /**
+   * How often the system namespaces are checked: as often as the default policy, where
+   * kube-apiserver checks once a minute, so that nodes get {@code kube-node-lease} back well within
+   * their grace period. A check reads four objects of the cache and writes nothing when they exist.
+   */
+  public static final Duration SYSTEM_NAMESPACES_INTERVAL = BOOTSTRAP_POLICY_INTERVAL;
 
   /** How often the admission controllers check every namespace besides reacting to changes. */
   public static final Duration ADMISSION_CONTROLLERS_RESYNC = Duration.ofMinutes(5);
@@ -93,9 +100,6 @@ public final class GatewayServer implements AutoCloseable {
    */
   public static final List<String> SYSTEM_NAMESPACES =
       List.of("default", "kube-system", "kube-public", "kube-node-lease");
-
-  /** How often the default RBAC policy and the aggregated ClusterRoles are checked. */
-  public static final Duration BOOTSTRAP_POLICY_INTERVAL = Duration.ofSeconds(10);
 
   private static final String RBAC_GROUP = "rbac.authorization.k8s.io";
   private static final BootstrapPolicy BOOTSTRAP_POLICY = BootstrapPolicy.kubernetes();
@@ -512,12 +516,12 @@ public final class GatewayServer implements AutoCloseable {
 
   /**
    * kube-apiserver's system namespaces controller: checks now and then every {@code interval}
-   * (kube-apiserver: a minute) that the {@link #SYSTEM_NAMESPACES} exist and creates the missing
-   * ones. {@code default}, {@code kube-system} and {@code kube-public} cannot be deleted; {@code
-   * kube-node-lease} can, and comes back once the namespace controller has removed the old one
-   * (while it is Terminating it still exists), so that nodes can renew their leases again. Every
-   * gateway runs it; when two race, the store answers the second create AlreadyExists. A failed
-   * check (the store not up yet) is logged and tried again at the next tick.
+   * ({@link #SYSTEM_NAMESPACES_INTERVAL}) that the {@link #SYSTEM_NAMESPACES} exist and creates the
+   * missing ones. {@code default}, {@code kube-system} and {@code kube-public} cannot be deleted;
+   * {@code kube-node-lease} can, and comes back once the namespace controller has removed the old
+   * one (while it is Terminating it still exists), so that nodes can renew their leases again.
+   * Every gateway runs it; when two race, the store answers the second create AlreadyExists. A
+   * failed check (the store not up yet) is logged and tried again at the next tick.
    */
   public void keepSystemNamespaces(UserInfo actor, Duration interval) {
     systemNamespaces.scheduleWithFixedDelay(

@@ -132,7 +132,7 @@ class ApiFuzzIT {
   void everyBadRequestIsAClientErrorStatusNeverAServerErrorOrAHangAndNothingIsStored()
       throws Exception {
     long seed = Long.getLong("streamplane.fuzz.seed", System.nanoTime());
-    int count = Integer.getInteger("streamplane.fuzz.requests", 3000);
+    int count = Integer.getInteger("streamplane.fuzz.requests", 1500);
     System.out.println(
         "ApiFuzzIT seed="
             + seed
