@@ -88,17 +88,7 @@ class KafkaClientSecurityIT {
   @Test
   void withTheUsersSettingsThePlaneServesAndAnObjectWrittenThroughTheGatewayReadsBack(
       @TempDir Path dir) throws Exception {
-    KafkaClientSettings.use(
-        KafkaClientSettings.load(propertiesFile(dir, sasl("streamplane", "streamplane-secret"))));
-
-    try (ControlPlane plane =
-        ControlPlane.builder()
-            .bootstrapServers(broker.bootstrapServers())
-            .layout(TopicLayout.singleBroker(uniqueCluster()))
-            .stateDir(dir.resolve("state"))
-            .gateway("127.0.0.1", GATEWAY_PORT, 0, null)
-            .systemNamespaces(ControlPlane.SystemNamespaces.NONE)
-            .start()) {
+    try (ControlPlane plane = startAs("streamplane", "streamplane-secret", dir)) {
       String namespace = "kcs-" + UUID.randomUUID().toString().substring(0, 8);
       HttpResponse<String> namespaceCreated =
           send("POST", "/api/v1/namespaces", "{\"metadata\":{\"name\":\"" + namespace + "\"}}");
@@ -121,24 +111,26 @@ class KafkaClientSecurityIT {
   }
 
   @Test
-  void withAWrongPasswordThePlaneFailsWithKafkasAuthenticationError(@TempDir Path dir)
-      throws IOException {
-    KafkaClientSettings.use(
-        KafkaClientSettings.load(propertiesFile(dir, sasl("streamplane", "wrong-password"))));
-
-    assertThatThrownBy(
-            () ->
-                ControlPlane.builder()
-                    .bootstrapServers(broker.bootstrapServers())
-                    .layout(TopicLayout.singleBroker(uniqueCluster()))
-                    .stateDir(dir.resolve("state"))
-                    .gateway("127.0.0.1", GATEWAY_PORT, 0, null)
-                    .systemNamespaces(ControlPlane.SystemNamespaces.NONE)
-                    .start()
-                    .close())
+  void withAWrongPasswordThePlaneFailsWithKafkasAuthenticationError(@TempDir Path dir) {
+    assertThatThrownBy(() -> startAs("streamplane", "wrong-password", dir).close())
         .hasRootCauseInstanceOf(SaslAuthenticationException.class)
         .rootCause()
         .hasMessageContaining("Invalid username or password");
+  }
+
+  /**
+   * A plane whose every Kafka client logs in as {@code user}, the settings given as a {@code
+   * --kafka-config} file would give them.
+   */
+  private ControlPlane startAs(String user, String password, Path dir) throws Exception {
+    KafkaClientSettings.use(KafkaClientSettings.load(propertiesFile(dir, sasl(user, password))));
+    return ControlPlane.builder()
+        .bootstrapServers(broker.bootstrapServers())
+        .layout(TopicLayout.singleBroker(uniqueCluster()))
+        .stateDir(dir.resolve("state"))
+        .gateway("127.0.0.1", GATEWAY_PORT, 0, null)
+        .systemNamespaces(ControlPlane.SystemNamespaces.NONE)
+        .start();
   }
 
   private static Map<String, String> sasl(String user, String password) {

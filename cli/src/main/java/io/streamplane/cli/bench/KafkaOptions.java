@@ -1,7 +1,7 @@
 package io.streamplane.cli.bench;
 
-import io.streamplane.cli.roles.KafkaConfigFile;
-import io.streamplane.kafka.KafkaClientSettings;
+import io.streamplane.cli.roles.KafkaConfigOption;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** The options of the scenarios that read a Streamplane cluster's Kafka directly. */
@@ -21,12 +21,5 @@ final class KafkaOptions {
       description = "Cluster name, the prefix of its topics (default: ${DEFAULT-VALUE}).")
   String cluster;
 
-  @Option(
-      names = "--kafka-config",
-      paramLabel = "FILE",
-      converter = KafkaConfigFile.class,
-      description = KafkaConfigFile.DESCRIPTION)
-  void kafkaConfig(KafkaClientSettings settings) {
-    KafkaClientSettings.use(settings == null ? KafkaClientSettings.NONE : settings);
-  }
+  @Mixin KafkaConfigOption kafkaConfig;
 }

@@ -1,9 +1,9 @@
 package io.streamplane.cli.roles;
 
-import io.streamplane.kafka.KafkaClientSettings;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -39,15 +39,7 @@ public final class ClusterOptions {
               + " min.insync.replicas=2 (default: ${DEFAULT-VALUE}).")
   public short replicationFactor;
 
-  /** Given with --kafka-config, these settings are every Kafka client's in this process. */
-  @Option(
-      names = "--kafka-config",
-      paramLabel = "FILE",
-      converter = KafkaConfigFile.class,
-      description = KafkaConfigFile.DESCRIPTION)
-  void kafkaConfig(KafkaClientSettings settings) {
-    KafkaClientSettings.use(settings == null ? KafkaClientSettings.NONE : settings);
-  }
+  @Mixin KafkaConfigOption kafkaConfig;
 
   public TopicLayout layout() {
     TopicLayout single = TopicLayout.singleBroker(cluster);
