@@ -141,23 +141,23 @@ public final class Expectations {
 
   /** Whether a create or delete of {@code resource} is still pending (a ReplicaSet's pods). */
   public boolean creatingOrDeleting(String resource) {
-    return pending.entrySet().stream()
-        .anyMatch(
-            e ->
-                e.getKey().startsWith(resource + ".")
-                    && (e.getValue().verb() == CommandVerb.CREATE
-                        || e.getValue().verb() == CommandVerb.DELETE));
+    return pendingOf(resource, CommandVerb.CREATE) + pendingOf(resource, CommandVerb.DELETE) > 0;
   }
 
   /** How many creates of {@code resource} are pending (a ReplicaSet's pods not yet seen). */
   public int creating(String resource) {
-    return (int)
-        pending.entrySet().stream()
-            .filter(
-                e ->
-                    e.getKey().startsWith(resource + ".")
-                        && e.getValue().verb() == CommandVerb.CREATE)
-            .count();
+    return pendingOf(resource, CommandVerb.CREATE);
+  }
+
+  private int pendingOf(String resource, CommandVerb verb) {
+    String prefix = resource + ".";
+    int count = 0;
+    for (Map.Entry<String, Pending> e : pending.entrySet()) {
+      if (e.getKey().startsWith(prefix) && e.getValue().verb() == verb) {
+        count++;
+      }
+    }
+    return count;
   }
 
   /** Whether any write other than to {@code exceptTarget} is pending. */

@@ -10,7 +10,6 @@ import io.streamplane.api.ReplicaSet;
 import io.streamplane.api.ReplicaSetStatus;
 import io.streamplane.controller.Intent;
 import io.streamplane.controller.Owners;
-import io.streamplane.log.CommandVerb;
 import io.streamplane.schema.admission.ServiceAccountVolume;
 import io.streamplane.schema.convert.KubeJson;
 import io.streamplane.schema.objects.KubeObjects;
@@ -87,6 +86,7 @@ public final class ReplicaSetReconciler {
     }
     List<Pod> active = owned.stream().filter(ReplicaSetReconciler::isActive).toList();
     int wanted = rs.getSpec().getReplicas() == null ? 1 : rs.getSpec().getReplicas();
+    int creating = podsBeingCreated;
     if (!deleting && manageReplicas) {
       int diff = active.size() - wanted;
       if (diff < 0) {
@@ -97,6 +97,7 @@ public final class ReplicaSetReconciler {
           String name = podName(meta.getName(), meta.getUid(), slot);
           if (taken.add(name)) {
             intents.add(Intent.create("pods", "", newPod(rs, name)));
+            creating++;
             toCreate--;
           }
         }
@@ -108,9 +109,6 @@ public final class ReplicaSetReconciler {
         }
       }
     }
-    int creating =
-        podsBeingCreated
-            + (int) intents.stream().filter(i -> i.verb() == CommandVerb.CREATE).count();
     ReplicaSetStatus status = status(rs, owned, active, creating, now);
     if (!KubeObjects.same(status, rs.getStatus())) {
       ReplicaSet updated = KubeObjects.copy(rs);
