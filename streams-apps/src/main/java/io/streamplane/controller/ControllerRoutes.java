@@ -10,6 +10,7 @@ import io.streamplane.api.Pod;
 import io.streamplane.api.ReplicaSet;
 import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceEvent;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.KubeObjects;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -38,7 +39,8 @@ public final class ControllerRoutes {
    * garbage collector acts on deleted owners), except for kinds that own nothing here.
    */
   public static List<String> ownerKeys(ResourceEvent event) {
-    if (!(event.getObject() instanceof SpecificRecord object)) {
+    SpecificRecord object = KindObjects.of(event);
+    if (object == null) {
       return List.of();
     }
     ObjectMeta meta = KubeObjects.meta(object);
@@ -76,7 +78,8 @@ public final class ControllerRoutes {
 
   /** The namespace key of an event, or null when no namespace-wide controller needs it. */
   public static String namespaceKey(ResourceEvent event) {
-    if (!(event.getObject() instanceof SpecificRecord object)) {
+    SpecificRecord object = KindObjects.of(event);
+    if (object == null) {
       return null;
     }
     if (object instanceof Namespace) {

@@ -3,6 +3,7 @@ package io.streamplane.controller;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.KubeObjects;
 import io.streamplane.schema.objects.ResourceKey;
 import java.nio.charset.StandardCharsets;
@@ -103,7 +104,7 @@ final class ControllerStores {
 
   /** The DELETED event with the time of the deletion in the object's deletionTimestamp. */
   static ResourceEvent deletedAt(ResourceEvent event, long timestamp) {
-    SpecificRecord object = (SpecificRecord) event.getObject();
+    SpecificRecord object = (SpecificRecord) KindObjects.of(event);
     ObjectMeta meta = KubeObjects.meta(object);
     if (meta.getDeletionTimestamp() != null) {
       return event;
@@ -114,7 +115,7 @@ final class ControllerStores {
             ObjectMeta.newBuilder(meta)
                 .setDeletionTimestamp(Instant.ofEpochMilli(timestamp))
                 .build());
-    return ResourceEvent.newBuilder(event).setObject(marked).build();
+    return ResourceEvent.newBuilder(event).setEncodedObject(KindObjects.encode(marked)).build();
   }
 
   /** Counts objects read for a reconcile in the task's {@value #OBJECTS_READ} metric. */

@@ -4,6 +4,7 @@ import io.streamplane.controller.nodelifecycle.NodeLifecycleConfig;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleController;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.topics.Topics;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
@@ -81,7 +82,7 @@ public final class ControllersTopology {
         Produced.with(Serdes.String(), topics.commands().valueSerde());
     KStream<String, ResourceEvent> events =
         builder.stream(topics.events().name(), Consumed.with(Serdes.String(), eventSerde))
-            .filter((key, event) -> event != null && event.getObject() != null);
+            .filter((key, event) -> event != null && KindObjects.of(event) != null);
     events
         .flatMap(
             (key, event) ->

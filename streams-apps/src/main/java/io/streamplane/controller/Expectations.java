@@ -3,6 +3,7 @@ package io.streamplane.controller;
 import io.streamplane.log.CommandVerb;
 import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceEvent;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.KubeObjects;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -108,7 +109,8 @@ public final class Expectations {
     }
     boolean gone =
         event.getType() == EventType.DELETED
-            || KubeObjects.meta((SpecificRecord) event.getObject()).getDeletionTimestamp() != null;
+            || KubeObjects.meta((SpecificRecord) KindObjects.of(event)).getDeletionTimestamp()
+                != null;
     boolean done =
         switch (p.verb()) {
           case CREATE -> true;
@@ -125,7 +127,7 @@ public final class Expectations {
    * own {@code resourceVersion} is its command's offset, a different number.
    */
   private static long objectVersion(ResourceEvent event) {
-    String rv = KubeObjects.meta((SpecificRecord) event.getObject()).getResourceVersion();
+    String rv = KubeObjects.meta((SpecificRecord) KindObjects.of(event)).getResourceVersion();
     return rv == null || rv.isEmpty() ? -1 : Long.parseLong(rv);
   }
 

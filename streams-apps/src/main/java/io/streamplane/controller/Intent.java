@@ -5,6 +5,7 @@ import io.streamplane.log.DeleteOptions;
 import io.streamplane.log.Preconditions;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.UserInfo;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.KubeObjects;
 import org.apache.avro.specific.SpecificRecord;
 
@@ -57,7 +58,7 @@ public record Intent(
         .setGroup(group)
         .setNamespace(namespace)
         .setName(name)
-        .setObject(object)
+        .setEncodedObject(KindObjects.encode(object))
         .setDeleteOptions(deleteOptions)
         .setPreconditions(preconditions)
         .setActor(actor)

@@ -10,6 +10,7 @@ import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.log.UserInfo;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.KubeObjects;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -70,7 +71,7 @@ final class NamespaceControllers
   public void process(Record<String, ResourceEvent> record) {
     String namespace = record.key();
     ResourceEvent event = record.value();
-    SpecificRecord object = (SpecificRecord) event.getObject();
+    SpecificRecord object = (SpecificRecord) KindObjects.of(event);
     ObjectMeta meta = KubeObjects.meta(object);
     boolean deleted = event.getType() == EventType.DELETED;
     String seed = ControllerStores.seed(context, record);
@@ -116,7 +117,7 @@ final class NamespaceControllers
     try (KeyValueIterator<String, ResourceEvent> it =
         objects.prefixScan(namespace + "/m/replicasets.apps/", Serdes.String().serializer())) {
       while (it.hasNext()) {
-        if (it.next().value.getObject() instanceof ReplicaSet rs && adopts(rs, pod)) {
+        if (KindObjects.of(it.next().value) instanceof ReplicaSet rs && adopts(rs, pod)) {
           send(
               namespace,
               List.of(adoption(pod, rs)),
@@ -134,7 +135,7 @@ final class NamespaceControllers
     try (KeyValueIterator<String, ResourceEvent> it =
         objects.prefixScan(namespace + "/o/", Serdes.String().serializer())) {
       while (it.hasNext()) {
-        if (it.next().value.getObject() instanceof Pod pod && adopts(rs, pod)) {
+        if (KindObjects.of(it.next().value) instanceof Pod pod && adopts(rs, pod)) {
           adoptions.add(adoption(pod, rs));
         }
       }
@@ -190,6 +191,6 @@ final class NamespaceControllers
 
   private Namespace namespace(String name) {
     ResourceEvent event = objects.get(name + NAMESPACE);
-    return event == null ? null : (Namespace) event.getObject();
+    return event == null ? null : (Namespace) KindObjects.of(event);
   }
 }

@@ -5,6 +5,7 @@ import io.streamplane.controller.gc.GarbageCollector;
 import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.KubeObjects;
 import java.time.Duration;
 import java.time.Instant;
@@ -68,7 +69,7 @@ final class OwnerControllers implements Processor<String, ResourceEvent, String,
   public void process(Record<String, ResourceEvent> record) {
     String uid = record.key();
     ResourceEvent event = record.value();
-    SpecificRecord object = (SpecificRecord) event.getObject();
+    SpecificRecord object = (SpecificRecord) KindObjects.of(event);
     ObjectMeta meta = KubeObjects.meta(object);
     if (uid.equals(meta.getUid())) {
       if (event.getType() == EventType.DELETED) {
@@ -118,7 +119,7 @@ final class OwnerControllers implements Processor<String, ResourceEvent, String,
       return Long.MAX_VALUE;
     }
     Instant deleted =
-        KubeObjects.meta((SpecificRecord) view.owner().getObject()).getDeletionTimestamp();
+        KubeObjects.meta((SpecificRecord) KindObjects.of(view.owner())).getDeletionTimestamp();
     Instant forgetAt = (deleted == null ? now : deleted).plus(REMEMBER_DELETED);
     if (!forgetAt.isAfter(now)) {
       objects.delete(view.uid() + SELF);

@@ -2,6 +2,7 @@ package io.streamplane.controller;
 
 import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceEvent;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.KubeObjects;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,15 +29,15 @@ public record OwnerView(
 
   /** The owner as an object, or null when it is unseen or deleted. */
   public SpecificRecord liveOwner() {
-    return owner == null || ownerDeleted() ? null : (SpecificRecord) owner.getObject();
+    return owner == null || ownerDeleted() ? null : (SpecificRecord) KindObjects.of(owner);
   }
 
   /** The dependents of one kind. */
   public <T extends SpecificRecord> List<T> dependents(Class<T> type) {
     List<T> matching = new ArrayList<>();
     for (ResourceEvent event : dependents) {
-      if (type.isInstance(event.getObject())) {
-        matching.add(type.cast(event.getObject()));
+      if (type.isInstance(KindObjects.of(event))) {
+        matching.add(type.cast(KindObjects.of(event)));
       }
     }
     return matching;

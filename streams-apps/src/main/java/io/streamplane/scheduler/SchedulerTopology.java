@@ -13,6 +13,7 @@ import io.streamplane.scheduler.binder.Binder;
 import io.streamplane.scheduler.framework.SchedulerConfig;
 import io.streamplane.scheduler.queue.AssumedPods;
 import io.streamplane.scheduler.queue.SchedulingQueue;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.serde.AvroSerde;
 import io.streamplane.topics.Topics;
 import org.apache.avro.specific.SpecificRecord;
@@ -68,7 +69,7 @@ public final class SchedulerTopology {
         builder.stream(
                 topics.events().name(),
                 Consumed.with(Serdes.String(), topics.events().valueSerde()))
-            .filter((key, event) -> event != null && event.getObject() instanceof Pod)
+            .filter((key, event) -> event != null && KindObjects.of(event) instanceof Pod)
             .mapValues(event -> (SpecificRecord) event);
     KStream<String, SpecificRecord> rejections =
         builder.stream(
@@ -158,10 +159,10 @@ public final class SchedulerTopology {
 
   /** The node an event concerns: a Node's own name, a bound pod's node; else null. */
   static String nodeOf(ResourceEvent event) {
-    if (event.getObject() instanceof Node) {
+    if (KindObjects.of(event) instanceof Node) {
       return event.getName();
     }
-    if (event.getObject() instanceof Pod pod && pod.getSpec() != null) {
+    if (KindObjects.of(event) instanceof Pod pod && pod.getSpec() != null) {
       return pod.getSpec().getNodeName();
     }
     return null;

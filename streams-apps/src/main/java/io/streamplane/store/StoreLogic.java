@@ -13,6 +13,7 @@ import io.streamplane.log.Preconditions;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.log.StatusCause;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.KubeObjects;
 import io.streamplane.schema.objects.ResourceKey;
 import io.streamplane.store.validation.ObjectValidator;
@@ -73,7 +74,7 @@ public final class StoreLogic {
       return failure(
           command, at, 409, "AlreadyExists", resourceName(command) + " already exists", List.of());
     }
-    SpecificRecord object = (SpecificRecord) command.getObject();
+    SpecificRecord object = (SpecificRecord) KindObjects.of(command);
     if (object == null) {
       return failure(command, at, 400, "BadRequest", "the command carries no object", List.of());
     }
@@ -102,8 +103,8 @@ public final class StoreLogic {
     if (current == null) {
       return notFound(command, at);
     }
-    SpecificRecord stored = (SpecificRecord) current.getObject();
-    SpecificRecord object = (SpecificRecord) command.getObject();
+    SpecificRecord stored = (SpecificRecord) KindObjects.of(current);
+    SpecificRecord object = (SpecificRecord) KindObjects.of(command);
     if (object == null) {
       return failure(command, at, 400, "BadRequest", "the command carries no object", List.of());
     }
@@ -149,8 +150,8 @@ public final class StoreLogic {
     if (current == null) {
       return notFound(command, at);
     }
-    SpecificRecord stored = (SpecificRecord) current.getObject();
-    SpecificRecord object = (SpecificRecord) command.getObject();
+    SpecificRecord stored = (SpecificRecord) KindObjects.of(current);
+    SpecificRecord object = (SpecificRecord) KindObjects.of(command);
     if (object == null || !KubeObjects.has(stored, KubeObjects.STATUS)) {
       return failure(
           command, at, 400, "BadRequest", "the command carries no status to write", List.of());
@@ -204,7 +205,7 @@ public final class StoreLogic {
     if (current == null) {
       return notFound(command, at);
     }
-    SpecificRecord stored = (SpecificRecord) current.getObject();
+    SpecificRecord stored = (SpecificRecord) KindObjects.of(current);
     Outcome conflict = checkPreconditions(command, at, stored, null);
     if (conflict != null) {
       return conflict;
@@ -278,7 +279,7 @@ public final class StoreLogic {
     if (current == null) {
       return notFound(command, at);
     }
-    if (!(current.getObject() instanceof Pod pod) || pod.getSpec() == null) {
+    if (!(KindObjects.of(current) instanceof Pod pod) || pod.getSpec() == null) {
       return failure(command, at, 400, "BadRequest", "only pods can be bound", List.of());
     }
     Outcome conflict = checkPreconditions(command, at, pod, null);
@@ -463,7 +464,7 @@ public final class StoreLogic {
         .setVersion(command.getVersion())
         .setNamespace(command.getNamespace())
         .setName(command.getName())
-        .setObject(object)
+        .setEncodedObject(KindObjects.encode(object))
         .setResourceVersion(at.offset())
         .setCommandId(command.getId())
         .setActor(command.getActor())
@@ -515,7 +516,7 @@ public final class StoreLogic {
         .setReason(reason)
         .setMessage(message)
         .setCauses(causes)
-        .setObject(object)
+        .setEncodedObject(KindObjects.encode(object))
         .setPartition(at.partition())
         .setResourceVersion(at.offset())
         .build();

@@ -4,6 +4,7 @@ import io.streamplane.api.Pod;
 import io.streamplane.log.CommandResult;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.topics.BindingKey;
 import java.time.Instant;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -80,13 +81,13 @@ final class StoreProcessor implements Processor<String, ResourceCommand, String,
     if (newNode != null) {
       context.forward(
           new Record<String, Object>(
-              BindingKey.of(newNode, record.key()), after.getObject(), record.timestamp()),
+              BindingKey.of(newNode, record.key()), KindObjects.of(after), record.timestamp()),
           StoreTopology.BINDINGS_SINK);
     }
   }
 
   private static String nodeOf(ResourceEvent state) {
-    if (state == null || !(state.getObject() instanceof Pod pod) || pod.getSpec() == null) {
+    if (state == null || !(KindObjects.of(state) instanceof Pod pod) || pod.getSpec() == null) {
       return null;
     }
     return pod.getSpec().getNodeName();

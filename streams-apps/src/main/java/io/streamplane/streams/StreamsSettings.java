@@ -7,7 +7,7 @@ import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
+import org.apache.kafka.streams.errors.LogAndFailExceptionHandler;
 
 /**
  * The Kafka Streams settings every Streamplane app runs with: exactly_once_v2, tuned for latency as
@@ -42,11 +42,13 @@ public final class StreamsSettings {
     props.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 0);
     props.put(StreamsConfig.producerPrefix(ProducerConfig.RETRY_BACKOFF_MS_CONFIG), 5);
     props.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
-    // A record no schema can decode was written by something that is not Streamplane; nobody
-    // waits for its answer, so it is logged and skipped rather than stopping the app.
+    // A record this build cannot decode (a newer envelope whose schema it cannot find, a kind it
+    // does not know, bytes that are not Streamplane's) stops the task with the reason in the log:
+    // skipping it would lose a command or an event for good, and the log is the database. During
+    // an upgrade the newer instances take the stopped partitions over (docs/deploy.md).
     props.put(
         StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
-        LogAndContinueExceptionHandler.class);
+        LogAndFailExceptionHandler.class);
     // A crashed instance leaves the group only when its session expires; 10 s instead of the
     // default 45 s bounds how long its partitions wait for a successor (or for itself, restarted).
     props.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 10_000);

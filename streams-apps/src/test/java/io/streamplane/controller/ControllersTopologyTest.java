@@ -21,6 +21,7 @@ import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.log.UserInfo;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.KubeObjects;
 import io.streamplane.schema.serde.InMemorySchemaCatalog;
 import io.streamplane.topics.TopicLayout;
@@ -92,11 +93,11 @@ class ControllersTopologyTest {
 
     Pod pod =
         (Pod)
-            commands.readValuesToList().stream()
-                .filter(c -> c.getVerb() == CommandVerb.CREATE)
-                .findFirst()
-                .orElseThrow()
-                .getObject();
+            KindObjects.of(
+                commands.readValuesToList().stream()
+                    .filter(c -> c.getVerb() == CommandVerb.CREATE)
+                    .findFirst()
+                    .orElseThrow());
     String suffix = pod.getMetadata().getName().substring("frontend-".length());
     assertThat(pod.getSpec().getServiceAccountName()).isEqualTo("default");
     assertThat(pod.getSpec().getVolumes())
@@ -138,7 +139,7 @@ class ControllersTopologyTest {
         .extracting(ResourceCommand::getName)
         .doesNotHaveDuplicates()
         .allSatisfy(name -> assertThat(name).matches("frontend-[bcdfghjklmnpqrstvwxz2456789]{5}"));
-    Pod pod = (Pod) creates.get(0).getObject();
+    Pod pod = (Pod) KindObjects.of(creates.get(0));
     assertThat(pod.getMetadata().getLabels()).isEqualTo(LABELS);
     OwnerReference owner = pod.getMetadata().getOwnerReferences().get(0);
     assertThat(owner.getUid()).isEqualTo("rs-uid");
@@ -171,7 +172,7 @@ class ControllersTopologyTest {
   private static ReplicaSet statusWritten(List<ResourceCommand> sent) {
     return sent.stream()
         .filter(c -> c.getVerb() == CommandVerb.UPDATE_STATUS)
-        .map(c -> (ReplicaSet) c.getObject())
+        .map(c -> (ReplicaSet) KindObjects.of(c))
         .reduce((first, second) -> second)
         .orElseThrow(() -> new AssertionError("no status written among " + sent));
   }
@@ -256,11 +257,11 @@ class ControllersTopologyTest {
     send(EventType.ADDED, "replicasets", "apps", rs);
     Pod pod =
         (Pod)
-            commands.readValuesToList().stream()
-                .filter(c -> c.getVerb() == CommandVerb.CREATE)
-                .findFirst()
-                .orElseThrow()
-                .getObject();
+            KindObjects.of(
+                commands.readValuesToList().stream()
+                    .filter(c -> c.getVerb() == CommandVerb.CREATE)
+                    .findFirst()
+                    .orElseThrow());
     pod.getMetadata().setUid("pod-uid");
     send(EventType.ADDED, "pods", "", pod);
     commands.readValuesToList();
@@ -283,11 +284,11 @@ class ControllersTopologyTest {
     send(EventType.ADDED, "replicasets", "apps", replicaSet(1));
     Pod pod =
         (Pod)
-            commands.readValuesToList().stream()
-                .filter(c -> c.getVerb() == CommandVerb.CREATE)
-                .findFirst()
-                .orElseThrow()
-                .getObject();
+            KindObjects.of(
+                commands.readValuesToList().stream()
+                    .filter(c -> c.getVerb() == CommandVerb.CREATE)
+                    .findFirst()
+                    .orElseThrow());
     pod.getMetadata().setUid("pod-uid");
     pod.getSpec().setNodeName("dead-node");
     send(EventType.ADDED, "pods", "", pod);
@@ -368,7 +369,8 @@ class ControllersTopologyTest {
     assertThat(commands.readValuesToList())
         .filteredOn(c -> c.getResource().equals("pods") && c.getVerb() == CommandVerb.UPDATE)
         .singleElement()
-        .satisfies(c -> assertThat(((Pod) c.getObject()).getMetadata().getFinalizers()).isEmpty());
+        .satisfies(
+            c -> assertThat(((Pod) KindObjects.of(c)).getMetadata().getFinalizers()).isEmpty());
   }
 
   @Test
@@ -391,7 +393,7 @@ class ControllersTopologyTest {
             .findFirst()
             .orElseThrow();
     assertThat(finalize.getVerb()).isEqualTo(CommandVerb.UPDATE);
-    assertThat(((Namespace) finalize.getObject()).getSpec().getFinalizers()).isEmpty();
+    assertThat(((Namespace) KindObjects.of(finalize)).getSpec().getFinalizers()).isEmpty();
   }
 
   @Test
@@ -426,20 +428,20 @@ class ControllersTopologyTest {
     List<ResourceCommand> first = commands.readValuesToList();
     ReplicaSet rs =
         (ReplicaSet)
-            first.stream()
-                .filter(c -> c.getVerb() == CommandVerb.CREATE)
-                .findFirst()
-                .orElseThrow()
-                .getObject();
+            KindObjects.of(
+                first.stream()
+                    .filter(c -> c.getVerb() == CommandVerb.CREATE)
+                    .findFirst()
+                    .orElseThrow());
     rs.getMetadata().setUid("new-rs-uid");
     rs.getMetadata().setResourceVersion("7");
     Deployment withStatus =
         (Deployment)
-            first.stream()
-                .filter(c -> c.getVerb() == CommandVerb.UPDATE_STATUS)
-                .findFirst()
-                .orElseThrow()
-                .getObject();
+            KindObjects.of(
+                first.stream()
+                    .filter(c -> c.getVerb() == CommandVerb.UPDATE_STATUS)
+                    .findFirst()
+                    .orElseThrow());
     send(EventType.ADDED, "replicasets", "apps", rs);
     send(EventType.MODIFIED, "deployments", "apps", withStatus);
     commands.readValuesToList();
@@ -452,7 +454,7 @@ class ControllersTopologyTest {
         .singleElement()
         .satisfies(
             c ->
-                assertThat(((Deployment) c.getObject()).getStatus().getConditions())
+                assertThat(((Deployment) KindObjects.of(c)).getStatus().getConditions())
                     .anySatisfy(
                         condition -> {
                           assertThat(condition.getType()).isEqualTo("Progressing");
@@ -546,7 +548,7 @@ class ControllersTopologyTest {
       for (ResourceCommand command : sent) {
         String key = command.getResource() + "/" + command.getName();
         SpecificRecord current = objects.get(key);
-        SpecificRecord object = (SpecificRecord) command.getObject();
+        SpecificRecord object = (SpecificRecord) KindObjects.of(command);
         switch (command.getVerb()) {
           case CREATE -> {
             if (current == null) {
@@ -622,7 +624,7 @@ class ControllersTopologyTest {
             .setGroup(group)
             .setNamespace(object instanceof Namespace ? null : "default")
             .setName(meta.getName())
-            .setObject(object)
+            .setEncodedObject(KindObjects.encode(object))
             .setResourceVersion(++offset)
             .setCommandId("c" + offset)
             .setActor(UserInfo.newBuilder().setUsername("test").build())

@@ -17,6 +17,7 @@ import io.streamplane.log.ResourceEvent;
 import io.streamplane.log.UserInfo;
 import io.streamplane.metrics.ScrapedMetrics;
 import io.streamplane.scheduler.framework.SchedulerConfig;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.serde.InMemorySchemaCatalog;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
@@ -117,7 +118,7 @@ class SchedulerMetricsTest {
             .setResource("nodes")
             .setNamespace(null)
             .setName("node-1")
-            .setObject(node("node-1"))
+            .setEncodedObject(KindObjects.encode(node("node-1")))
             .build();
     events.pipeInput("nodes.//node-1", nodeAdded);
     requests.pipeInput("node-1", bindRequest("a", "node-1", 500));
@@ -169,7 +170,7 @@ class SchedulerMetricsTest {
         .setResource("pods")
         .setNamespace("default")
         .setName(pod == null ? "none" : pod.getMetadata().getName())
-        .setObject(pod)
+        .setEncodedObject(KindObjects.encode(pod))
         .setResourceVersion(1)
         .setCommandId(UUID.randomUUID().toString())
         .setActor(UserInfo.newBuilder().setUsername("test").setGroups(List.of()).build())

@@ -16,6 +16,7 @@ import io.streamplane.log.ResourceCommand;
 import io.streamplane.scheduler.framework.PodRequests;
 import io.streamplane.scheduler.framework.Resources;
 import io.streamplane.scheduler.framework.SchedulerConfig;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.store.StoreApp;
 import io.streamplane.streams.StreamsApp;
 import io.streamplane.testing.LogTaps;
@@ -236,7 +237,7 @@ class SchedulingIT {
         topics.events().spec().partitions(),
         topics.events().valueSerde().deserializer(),
         (key, event) -> {
-          if (event.getObject() instanceof Pod pod && pod.getSpec().getNodeName() != null) {
+          if (KindObjects.of(event) instanceof Pod pod && pod.getSpec().getNodeName() != null) {
             nodeOf.put(pod.getMetadata().getName(), pod.getSpec().getNodeName());
           }
         });
@@ -353,7 +354,7 @@ class SchedulingIT {
         topics,
         "binding-observer",
         record -> {
-          if (!(record.value().getObject() instanceof Pod pod)) {
+          if (!(KindObjects.of(record.value()) instanceof Pod pod)) {
             return;
           }
           String name = pod.getMetadata().getName();

@@ -20,6 +20,7 @@ import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.log.UserInfo;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.serde.InMemorySchemaCatalog;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
@@ -89,7 +90,7 @@ class StoreTopologyTest {
     CommandResult result = send(create(pod("web")));
 
     assertThat(result.getCode()).isEqualTo(201);
-    Pod stored = (Pod) result.getObject();
+    Pod stored = (Pod) KindObjects.of(result);
     assertThat(stored.getMetadata().getResourceVersion())
         .as("the first command of a partition is at offset 0; \"0\" is reserved")
         .isEqualTo("1");
@@ -98,7 +99,7 @@ class StoreTopologyTest {
     assertThat(stored.getMetadata().getUid()).isNotBlank();
     ResourceEvent event = events.readValue();
     assertThat(event.getType()).isEqualTo(EventType.ADDED);
-    assertThat(event.getObject()).isEqualTo(stored);
+    assertThat(KindObjects.of(event)).isEqualTo(stored);
     assertThat(event.getActor().getUsername()).isEqualTo("alice");
   }
 
@@ -143,7 +144,7 @@ class StoreTopologyTest {
     Pod labelled = pod("web");
     labelled.getMetadata().setLabels(Map.of("tier", "front"));
     labelled.setStatus(PodStatus.newBuilder().setPhase("Failed").build());
-    Pod afterLabel = (Pod) send(command(CommandVerb.UPDATE, labelled)).getObject();
+    Pod afterLabel = (Pod) KindObjects.of(send(command(CommandVerb.UPDATE, labelled)));
 
     assertThat(afterLabel.getStatus().getPhase()).isEqualTo("Running");
     assertThat(afterLabel.getMetadata().getLabels()).containsEntry("tier", "front");
@@ -157,16 +158,16 @@ class StoreTopologyTest {
 
     Pod fromController = pod("web");
     fromController.getMetadata().setLabels(Map.of("tier", "front"));
-    Pod kept = (Pod) send(command(CommandVerb.UPDATE, fromController)).getObject();
+    Pod kept = (Pod) KindObjects.of(send(command(CommandVerb.UPDATE, fromController)));
     Pod statusWrite = pod("web");
     statusWrite.setStatus(PodStatus.newBuilder().setPhase("Running").build());
     statusWrite
         .getMetadata()
         .setManagedFields(List.of(entry("streamplane-node", "{\"f:status\":{}}")));
-    Pod taken = (Pod) send(command(CommandVerb.UPDATE_STATUS, statusWrite)).getObject();
+    Pod taken = (Pod) KindObjects.of(send(command(CommandVerb.UPDATE_STATUS, statusWrite)));
     Pod reset = pod("web");
     reset.getMetadata().setManagedFields(List.of());
-    Pod emptied = (Pod) send(command(CommandVerb.UPDATE, reset)).getObject();
+    Pod emptied = (Pod) KindObjects.of(send(command(CommandVerb.UPDATE, reset)));
 
     assertThat(kept.getMetadata().getManagedFields())
         .extracting(ManagedFieldsEntry::getManager)
@@ -190,13 +191,13 @@ class StoreTopologyTest {
   @Test
   void aDeploymentsGenerationMovesWithItsSpecOnly() {
     Deployment created =
-        (Deployment) sendDeployment(CommandVerb.CREATE, deployment(2, null)).getObject();
+        (Deployment) KindObjects.of(sendDeployment(CommandVerb.CREATE, deployment(2, null)));
     Deployment labelled =
         (Deployment)
-            sendDeployment(CommandVerb.UPDATE, deployment(2, Map.of("a", "b"))).getObject();
+            KindObjects.of(sendDeployment(CommandVerb.UPDATE, deployment(2, Map.of("a", "b"))));
     Deployment scaled =
         (Deployment)
-            sendDeployment(CommandVerb.UPDATE, deployment(5, Map.of("a", "b"))).getObject();
+            KindObjects.of(sendDeployment(CommandVerb.UPDATE, deployment(5, Map.of("a", "b"))));
 
     assertThat(created.getMetadata().getGeneration()).isEqualTo(1L);
     assertThat(labelled.getMetadata().getGeneration()).isEqualTo(1L);
@@ -212,7 +213,7 @@ class StoreTopologyTest {
     withRevision.setStatus(DeploymentStatus.newBuilder().setReplicas(2).build());
 
     Deployment after =
-        (Deployment) sendDeployment(CommandVerb.UPDATE_STATUS, withRevision).getObject();
+        (Deployment) KindObjects.of(sendDeployment(CommandVerb.UPDATE_STATUS, withRevision));
 
     assertThat(after.getMetadata().getAnnotations())
         .containsEntry("deployment.kubernetes.io/revision", "1");
@@ -227,7 +228,7 @@ class StoreTopologyTest {
     annotated.getMetadata().setAnnotations(Map.of("a", "b"));
     annotated.setStatus(PodStatus.newBuilder().setPhase("Running").build());
 
-    Pod after = (Pod) send(command(CommandVerb.UPDATE_STATUS, annotated)).getObject();
+    Pod after = (Pod) KindObjects.of(send(command(CommandVerb.UPDATE_STATUS, annotated)));
 
     assertThat(after.getMetadata().getAnnotations()).isNull();
   }
@@ -239,7 +240,7 @@ class StoreTopologyTest {
     other.getSpec().getContainers().get(0).setImage("evil:latest");
     other.setStatus(PodStatus.newBuilder().setPhase("Running").build());
 
-    Pod after = (Pod) send(command(CommandVerb.UPDATE_STATUS, other)).getObject();
+    Pod after = (Pod) KindObjects.of(send(command(CommandVerb.UPDATE_STATUS, other)));
 
     assertThat(after.getStatus().getPhase()).isEqualTo("Running");
     assertThat(after.getSpec().getContainers().get(0).getImage()).isEqualTo("nginx:1.14.2");
@@ -253,16 +254,16 @@ class StoreTopologyTest {
     CommandResult same = send(command(CommandVerb.UPDATE, pod("web")));
 
     assertThat(same.getCode()).isEqualTo(200);
-    assertThat(((Pod) same.getObject()).getMetadata().getResourceVersion()).isEqualTo("1");
+    assertThat(((Pod) KindObjects.of(same)).getMetadata().getResourceVersion()).isEqualTo("1");
     assertThat(events.isEmpty()).isTrue();
   }
 
   @Test
   void resourceVersionsStayIncreasingPastTheFirstOffset() {
-    Pod first = (Pod) send(create(pod("web"))).getObject();
+    Pod first = (Pod) KindObjects.of(send(create(pod("web"))));
     Pod labelled = pod("web");
     labelled.getMetadata().setLabels(Map.of("tier", "front"));
-    Pod second = (Pod) send(command(CommandVerb.UPDATE, labelled)).getObject();
+    Pod second = (Pod) KindObjects.of(send(command(CommandVerb.UPDATE, labelled)));
 
     assertThat(Long.parseLong(second.getMetadata().getResourceVersion()))
         .isGreaterThan(Long.parseLong(first.getMetadata().getResourceVersion()));
@@ -281,8 +282,8 @@ class StoreTopologyTest {
     CommandResult answer = send(command(CommandVerb.UPDATE, unset));
 
     assertThat(answer.getCode()).isEqualTo(200);
-    assertThat(((Pod) answer.getObject()).getMetadata().getLabels()).containsEntry("rev", "2");
-    assertThat(((Pod) answer.getObject()).getMetadata().getResourceVersion()).isNotEqualTo("0");
+    assertThat(((Pod) KindObjects.of(answer)).getMetadata().getLabels()).containsEntry("rev", "2");
+    assertThat(((Pod) KindObjects.of(answer)).getMetadata().getResourceVersion()).isNotEqualTo("0");
   }
 
   @Test
@@ -292,7 +293,7 @@ class StoreTopologyTest {
     send(create(guarded));
 
     CommandResult deleting = send(command(CommandVerb.DELETE, null));
-    Pod marked = (Pod) deleting.getObject();
+    Pod marked = (Pod) KindObjects.of(deleting);
     assertThat(marked.getMetadata().getDeletionTimestamp()).isNotNull();
 
     Pod released = pod("web");
@@ -311,7 +312,7 @@ class StoreTopologyTest {
     ResourceCommand delete = command(CommandVerb.DELETE, null);
     delete.setDeleteOptions(DeleteOptions.newBuilder().setPropagationPolicy("Foreground").build());
 
-    Pod marked = (Pod) send(delete).getObject();
+    Pod marked = (Pod) KindObjects.of(send(delete));
 
     assertThat(marked.getMetadata().getFinalizers()).containsExactly("foregroundDeletion");
   }
@@ -323,7 +324,7 @@ class StoreTopologyTest {
     bind.setNodeName("node-1");
     CommandResult bound = send(bind);
     assertThat(bound.getCode()).isEqualTo(201);
-    assertThat(((Pod) bound.getObject()).getSpec().getNodeName()).isEqualTo("node-1");
+    assertThat(((Pod) KindObjects.of(bound)).getSpec().getNodeName()).isEqualTo("node-1");
 
     ResourceCommand kill = command(CommandVerb.DELETE, null);
     kill.setDeleteOptions(DeleteOptions.newBuilder().setGracePeriodSeconds(0L).build());
@@ -342,7 +343,7 @@ class StoreTopologyTest {
     bind.setNodeName("node-1");
     send(bind);
 
-    Pod terminating = (Pod) send(command(CommandVerb.DELETE, null)).getObject();
+    Pod terminating = (Pod) KindObjects.of(send(command(CommandVerb.DELETE, null)));
 
     assertThat(terminating.getMetadata().getDeletionGracePeriodSeconds()).isEqualTo(30L);
     assertThat(terminating.getMetadata().getDeletionTimestamp()).isAfter(T0);
@@ -414,7 +415,7 @@ class StoreTopologyTest {
             .setResource("deployments")
             .setGroup("apps")
             .setName("nginx")
-            .setObject(deployment)
+            .setEncodedObject(KindObjects.encode(deployment))
             .build();
     commands.pipeInput("deployments.apps/default/nginx", command);
     return results.readValue();
@@ -455,7 +456,7 @@ class StoreTopologyTest {
         .setResource("pods")
         .setNamespace("default")
         .setName("web")
-        .setObject(pod)
+        .setEncodedObject(KindObjects.encode(pod))
         .setActor(UserInfo.newBuilder().setUsername("alice").build())
         .setReplyPartition(0)
         .build();

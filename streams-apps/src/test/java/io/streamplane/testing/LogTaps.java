@@ -4,6 +4,7 @@ import io.streamplane.log.CommandVerb;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.log.UserInfo;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.ResourceKey;
 import io.streamplane.topics.Topics;
 import java.time.Duration;
@@ -64,7 +65,7 @@ public final class LogTaps {
             .setGroup(group)
             .setNamespace(namespace)
             .setName(name)
-            .setObject(object)
+            .setEncodedObject(KindObjects.encode(object))
             .setActor(UserInfo.newBuilder().setUsername("test").build())
             .build();
     producer.send(

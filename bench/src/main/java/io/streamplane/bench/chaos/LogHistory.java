@@ -9,6 +9,7 @@ import io.streamplane.kafka.KafkaClientSettings;
 import io.streamplane.log.NodeUsage;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.scheduler.framework.Resources;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
@@ -72,13 +73,13 @@ final class LogHistory {
             if (!namespace.equals(e.getNamespace())) {
               return;
             }
-            ObjectMeta meta = metadata(e.getObject());
+            ObjectMeta meta = metadata(KindObjects.of(e));
             String version =
                 meta != null && meta.getResourceVersion() != null
                     ? meta.getResourceVersion()
                     : Long.toString(e.getResourceVersion() + 1);
             String value = null;
-            if (e.getObject() instanceof ConfigMap cm && cm.getData() != null) {
+            if (KindObjects.of(e) instanceof ConfigMap cm && cm.getData() != null) {
               value = cm.getData().get("v");
             }
             Event event =

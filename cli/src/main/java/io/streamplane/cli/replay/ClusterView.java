@@ -14,6 +14,7 @@ import io.streamplane.gateway.api.ResourceRegistry;
 import io.streamplane.gateway.api.ResourceType;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.schema.convert.KubeJson;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.KubeObjects;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -53,7 +54,7 @@ final class ClusterView {
     rows.add(new String[] {"KIND", "NAMESPACE", "NAME", "RESOURCEVERSION", "CREATED"});
     for (KeyState s : state.values()) {
       ResourceEvent event = s.event();
-      ObjectMeta meta = KubeObjects.meta((SpecificRecord) event.getObject());
+      ObjectMeta meta = KubeObjects.meta((SpecificRecord) KindObjects.of(event));
       Instant created = meta.getCreationTimestamp();
       rows.add(
           new String[] {
@@ -102,7 +103,7 @@ final class ClusterView {
   }
 
   private ObjectNode object(ResourceEvent event) {
-    ObjectNode body = kubeJson.toJson((SpecificRecord) event.getObject());
+    ObjectNode body = kubeJson.toJson((SpecificRecord) KindObjects.of(event));
     Optional<ResourceType> type = type(event);
     ObjectNode object = JsonNodeFactory.instance.objectNode();
     object.put(

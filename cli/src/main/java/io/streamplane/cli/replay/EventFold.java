@@ -2,6 +2,7 @@ package io.streamplane.cli.replay;
 
 import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceEvent;
+import io.streamplane.schema.objects.KindObjects;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
@@ -99,7 +100,7 @@ final class EventFold {
                   ResourceEvent event = decode.apply(last.bytes());
                   highestResourceVersions.merge(
                       last.partition(), event.getResourceVersion(), Math::max);
-                  return event.getType() == EventType.DELETED || event.getObject() == null
+                  return event.getType() == EventType.DELETED || KindObjects.of(event) == null
                       ? null
                       : Map.entry(
                           entry.getKey(),

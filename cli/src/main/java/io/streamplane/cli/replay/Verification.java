@@ -6,9 +6,12 @@ import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.schema.objects.ResourceKey;
 import io.streamplane.schema.serde.AvroSerde;
+import io.streamplane.schema.serde.InMemorySchemaCatalog;
 import io.streamplane.store.CommandPosition;
 import io.streamplane.topics.Topics;
 import java.io.PrintWriter;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -30,7 +33,9 @@ import org.apache.kafka.common.serialization.Serializer;
  * it (envelope and object), and its changelog holds that event encoded with the events' value
  * serde. The fold of {@code events} keeps the same bytes, and the fold of {@code commands} encodes
  * its states with the same serde, so all three are compared as the encoded events themselves: a
- * changed object, actor, command id or resourceVersion is a difference.
+ * changed object, actor, command id or resourceVersion is a difference. A state written by an
+ * earlier version of the envelope (another schema fingerprint) is compared as this build reads it,
+ * decoded and encoded again, so a log that spans a change of the envelope verifies exactly too.
  *
  * <p>Cuts, so that a running cluster can be verified: every source is read read_committed up to end
  * offsets taken when the verification starts, in this order: {@code events} (E0), the changelog
@@ -60,6 +65,27 @@ final class Verification {
     this.shown = shown;
     this.events = topics.events().valueSerde().deserializer();
     this.eventEncoder = topics.events().valueSerde().serializer();
+  }
+
+  /**
+   * The states, each encoded as this build writes it: a record written with an older envelope
+   * schema is decoded (upcast) and encoded again; one in the current schema is kept as it is.
+   */
+  private TreeMap<String, KeyState> inCurrentEncoding(TreeMap<String, KeyState> states) {
+    long current = InMemorySchemaCatalog.fingerprint(ResourceEvent.getClassSchema());
+    TreeMap<String, KeyState> encoded = new TreeMap<>();
+    states.forEach(
+        (key, s) -> {
+          byte[] bytes = s.bytes();
+          if (bytes.length >= 10
+              && ByteBuffer.wrap(bytes, 2, 8).order(ByteOrder.LITTLE_ENDIAN).getLong() != current) {
+            ResourceEvent event = s.event() != null ? s.event() : events.deserialize(null, bytes);
+            bytes = eventEncoder.serialize(topics.events().name(), event);
+            s = new KeyState(bytes, event, s.partition(), s.offset());
+          }
+          encoded.put(key, s);
+        });
+    return encoded;
   }
 
   /** Runs the verification, reporting to {@code out}; returns the exit status (1: differences). */
@@ -106,7 +132,7 @@ final class Verification {
             return (p, o, t, k, v) -> share.addChangelog(p, o, k, v);
           });
       live = EventFold.union(liveShares);
-      liveState = live.raw();
+      liveState = inCurrentEncoding(live.raw());
 
       phase.set("events");
       eventsRate = ReplayRate.start(reader);
@@ -120,7 +146,7 @@ final class Verification {
             return (p, o, t, k, v) -> share.add(p, o, k, v);
           });
       fold = EventFold.union(eventShares);
-      eventState = fold.state(new EventDecoder(topics));
+      eventState = inCurrentEncoding(fold.state(new EventDecoder(topics)));
       eventsRate.stop(reader);
 
       commandsUntil = new long[partitions];

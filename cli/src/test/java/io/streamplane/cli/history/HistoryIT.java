@@ -13,6 +13,7 @@ import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.log.UserInfo;
 import io.streamplane.schema.convert.KubeJson;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.ResourceKey;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.topics.TopicInitializer;
@@ -269,7 +270,7 @@ class HistoryIT {
             .setGroup(key.group())
             .setNamespace(key.namespace())
             .setName(key.name())
-            .setObject(deployment)
+            .setEncodedObject(KindObjects.encode(deployment))
             .setResourceVersion(version)
             .setCommandId("cmd-" + version)
             .setActor(UserInfo.newBuilder().setUsername(user).setGroups(List.of(group)).build())

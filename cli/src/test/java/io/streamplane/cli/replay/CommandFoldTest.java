@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.streamplane.api.ConfigMap;
 import io.streamplane.log.CommandVerb;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.store.CommandPosition;
 import java.time.Instant;
 import java.util.TreeMap;
@@ -34,7 +35,7 @@ class CommandFoldTest {
 
     assertThat(state).containsOnlyKeys(key("default", "a"));
     KeyState a = state.get(key("default", "a"));
-    ConfigMap object = (ConfigMap) a.event().getObject();
+    ConfigMap object = (ConfigMap) KindObjects.of(a.event());
     assertThat(object.getData()).containsEntry("version", "two");
     assertThat(object.getMetadata().getResourceVersion()).isEqualTo("4");
     assertThat(a.event().getResourceVersion()).isEqualTo(3);

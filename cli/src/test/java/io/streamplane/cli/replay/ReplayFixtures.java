@@ -7,6 +7,7 @@ import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.log.UserInfo;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.serde.AvroSerde;
 import io.streamplane.schema.serde.InMemorySchemaCatalog;
 import java.nio.charset.StandardCharsets;
@@ -46,7 +47,7 @@ final class ReplayFixtures {
         .setResource("configmaps")
         .setNamespace("default")
         .setName(name)
-        .setObject(configMap("default", name, version))
+        .setEncodedObject(KindObjects.encode(configMap("default", name, version)))
         .setResourceVersion(resourceVersion)
         .setCommandId("cmd-" + resourceVersion)
         .setActor(ALICE)
@@ -64,7 +65,8 @@ final class ReplayFixtures {
         .setResource("configmaps")
         .setNamespace("default")
         .setName(name)
-        .setObject(version == null ? null : configMap("default", name, version))
+        .setEncodedObject(
+            KindObjects.encode(version == null ? null : configMap("default", name, version)))
         .setActor(ALICE)
         .build();
   }

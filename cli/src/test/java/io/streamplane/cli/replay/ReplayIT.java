@@ -16,6 +16,7 @@ import io.streamplane.log.ResourceEvent;
 import io.streamplane.log.UserInfo;
 import io.streamplane.plane.ControlPlane;
 import io.streamplane.schema.convert.KubeJson;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
 import java.io.IOException;
@@ -236,7 +237,7 @@ class ReplayIT {
             .setGroup("")
             .setNamespace("green")
             .setName("cm-4")
-            .setObject(object)
+            .setEncodedObject(KindObjects.encode(object))
             .setResourceVersion(
                 Long.parseLong(stored.path("metadata").path("resourceVersion").asText()) - 1)
             .setCommandId("forged")

@@ -9,6 +9,7 @@ import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.log.UserInfo;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.ResourceKey;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.topics.TopicInitializer;
@@ -149,7 +150,7 @@ public final class ReplaySpeed {
                   .setResource("pods")
                   .setNamespace(namespace)
                   .setName(name)
-                  .setObject(pod)
+                  .setEncodedObject(KindObjects.encode(pod))
                   .setResourceVersion(offset)
                   .setCommandId("cmd-" + offset)
                   .setActor(actor)

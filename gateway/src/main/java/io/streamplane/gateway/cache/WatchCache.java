@@ -5,6 +5,7 @@ import io.streamplane.gateway.api.Statuses;
 import io.streamplane.kafka.KafkaClientSettings;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.schema.convert.KubeJson;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.topics.Topics;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -177,7 +178,7 @@ public final class WatchCache implements AutoCloseable {
    */
   private WatchEvent change(ConsumerRecord<String, ResourceEvent> record) {
     ResourceEvent event = record.value();
-    if (event == null || event.getObject() == null) {
+    if (event == null || KindObjects.of(event) == null) {
       return null;
     }
     return new WatchEvent(
@@ -187,18 +188,18 @@ public final class WatchCache implements AutoCloseable {
           default -> "MODIFIED";
         },
         typeKey(event.getGroup(), event.getResource()),
-        json.toJson((SpecificRecord) event.getObject()),
+        json.toJson((SpecificRecord) KindObjects.of(event)),
         record.partition(),
         record.offset());
   }
 
   private void apply(ConsumerRecord<String, ResourceEvent> record) {
     ResourceEvent event = record.value();
-    if (event == null || event.getObject() == null) {
+    if (event == null || KindObjects.of(event) == null) {
       return;
     }
     String type = typeKey(event.getGroup(), event.getResource());
-    ObjectNode object = json.toJson((SpecificRecord) event.getObject());
+    ObjectNode object = json.toJson((SpecificRecord) KindObjects.of(event));
     String key = objectKey(event.getNamespace(), event.getName());
     TreeMap<String, ObjectNode> ofType = objects.computeIfAbsent(type, t -> new TreeMap<>());
     String watchType;

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.gateway.api.ResourceType;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.schema.convert.KubeJson;
+import io.streamplane.schema.objects.KindObjects;
 import java.util.List;
 import org.apache.avro.specific.SpecificRecord;
 
@@ -48,10 +49,10 @@ public final class VersionsJson {
    * from the resource type where a stored object lacks them; null for an event without one.
    */
   public static ObjectNode object(KubeJson json, ResourceType type, ResourceEvent event) {
-    if (event.getObject() == null) {
+    if (KindObjects.of(event) == null) {
       return null;
     }
-    ObjectNode body = json.toJson((SpecificRecord) event.getObject());
+    ObjectNode body = json.toJson((SpecificRecord) KindObjects.of(event));
     ObjectNode object = JsonNodeFactory.instance.objectNode();
     object.put("apiVersion", body.path("apiVersion").asText(type.groupVersion()));
     object.put("kind", body.path("kind").asText(type.kind()));

@@ -40,6 +40,7 @@ import io.streamplane.schema.convert.ConversionException;
 import io.streamplane.schema.convert.Decoded;
 import io.streamplane.schema.convert.KubeJson;
 import io.streamplane.schema.convert.UnknownField;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.ResourceKey;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
@@ -938,7 +939,7 @@ public final class ResourceService {
         .setVersion(type.version())
         .setNamespace(type.namespaced() ? namespace : null)
         .setName(name)
-        .setObject(object)
+        .setEncodedObject(KindObjects.encode(object))
         .setDryRun(options.dryRun())
         .setActor(options.actor())
         .setAuditId(options.auditId())
@@ -970,7 +971,7 @@ public final class ResourceService {
   private Written answer(
       ResourceType type, String name, CommandResult result, List<String> warnings) {
     if (result.getCode() >= 200 && result.getCode() < 300) {
-      ObjectNode object = json.toJson((SpecificRecord) result.getObject());
+      ObjectNode object = json.toJson((SpecificRecord) KindObjects.of(result));
       return new Written(result.getCode(), object, warnings);
     }
     ObjectNode details = Statuses.details(type.group(), type.plural(), name);
@@ -1013,7 +1014,7 @@ public final class ResourceService {
   }
 
   private ObjectNode toJson(ResourceEvent event) {
-    return json.toJson((SpecificRecord) event.getObject());
+    return json.toJson((SpecificRecord) KindObjects.of(event));
   }
 
   private static ApiException notFound(ResourceType type, String name) {

@@ -12,6 +12,7 @@ import io.streamplane.kafka.embedded.KafkaBrokerExtension;
 import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.schema.convert.KubeJson;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.ResourceKey;
 import io.streamplane.topics.Topics;
 import java.nio.file.Path;
@@ -110,7 +111,7 @@ class HistoryIndexIT {
   }
 
   private static String state(ObjectVersion version) {
-    Pod pod = (Pod) version.event().getObject();
+    Pod pod = (Pod) KindObjects.of(version.event());
     return pod.getMetadata().getName() + "=" + pod.getMetadata().getLabels().get("v");
   }
 

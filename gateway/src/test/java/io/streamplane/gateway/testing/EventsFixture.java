@@ -9,6 +9,7 @@ import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.log.UserInfo;
 import io.streamplane.schema.convert.KubeJson;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.ResourceKey;
 import io.streamplane.schema.serde.InMemorySchemaCatalog;
 import io.streamplane.topics.TopicInitializer;
@@ -78,7 +79,7 @@ public final class EventsFixture {
             .setResource("pods")
             .setNamespace("default")
             .setName(name)
-            .setObject(pod)
+            .setEncodedObject(KindObjects.encode(pod))
             .setResourceVersion(0)
             .setCommandId(UUID.randomUUID().toString())
             .setActor(UserInfo.newBuilder().setUsername("test").build())

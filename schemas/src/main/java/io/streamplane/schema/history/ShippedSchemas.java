@@ -10,6 +10,7 @@ import io.streamplane.log.NodeUsage;
 import io.streamplane.log.QueuedPod;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
+import io.streamplane.schema.objects.KindObjects;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,6 +18,7 @@ import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -53,6 +55,17 @@ public final class ShippedSchemas {
   static final String ROOT = "streamplane/schema-history/";
 
   private ShippedSchemas() {}
+
+  /**
+   * The current schemas that are versioned: those of {@link #TOP_LEVEL}, and every stored kind's,
+   * since the envelopes carry objects in their kind's own schema ({@code KindObjects}).
+   */
+  public static List<Schema> versioned() {
+    Map<String, Schema> byName = new LinkedHashMap<>();
+    TOP_LEVEL.forEach(type -> byName.put(current(type).getFullName(), current(type)));
+    KindObjects.kinds().forEach(kind -> byName.putIfAbsent(kind.getFullName(), kind));
+    return List.copyOf(byName.values());
+  }
 
   /** The current (generated) schema of a top-level type. */
   public static Schema current(Class<?> type) {

@@ -1,8 +1,10 @@
 package io.streamplane.schema.serde;
 
+import io.streamplane.schema.objects.KindObjects;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import org.apache.avro.Schema;
 import org.apache.avro.message.BinaryMessageDecoder;
 import org.apache.avro.message.BinaryMessageEncoder;
@@ -23,18 +25,27 @@ import org.apache.kafka.common.serialization.Serializer;
  */
 public final class AvroSerde<T extends SpecificRecord> implements Serde<T> {
 
+  private static final int HEADER = 10;
+
   private final Schema schema;
   private final SchemaCatalog catalog;
   private final BinaryMessageEncoder<T> encoder;
   private final BinaryMessageDecoder<T> decoder;
+  private final SpecificData model;
+
+  /** For an envelope (a type with {@code encodedObject}): reads the versions from before it. */
+  private final LegacyEnvelopes legacy;
+
   private volatile boolean registered;
 
   public AvroSerde(Class<T> type, SchemaCatalog catalog) {
-    SpecificData model = SpecificData.getForClass(type);
+    this.model = SpecificData.getForClass(type);
     this.schema = model.getSchema(type);
     this.catalog = catalog;
     this.encoder = new BinaryMessageEncoder<>(model, schema);
     this.decoder = new BinaryMessageDecoder<>(model, schema, catalog);
+    this.legacy =
+        schema.getField(LegacyEnvelopes.ENCODED_FIELD) != null ? new LegacyEnvelopes() : null;
   }
 
   public Schema schema() {
@@ -47,6 +58,10 @@ public final class AvroSerde<T extends SpecificRecord> implements Serde<T> {
     }
     if (!registered) {
       catalog.register(schema);
+      if (legacy != null) {
+        // The objects inside are encoded in their kinds' schemas: readers resolve those too.
+        KindObjects.kinds().forEach(catalog::register);
+      }
       registered = true;
     }
     try {
@@ -64,6 +79,18 @@ public final class AvroSerde<T extends SpecificRecord> implements Serde<T> {
       return null;
     }
     try {
+      if (legacy != null && bytes.length > HEADER) {
+        long fingerprint = ByteBuffer.wrap(bytes, 2, 8).order(ByteOrder.LITTLE_ENDIAN).getLong();
+        Schema writer = catalog.findByFingerprint(fingerprint);
+        if (writer != null && LegacyEnvelopes.applies(schema, writer)) {
+          return legacy.decode(
+              ByteBuffer.wrap(bytes, HEADER, bytes.length - HEADER),
+              fingerprint,
+              writer,
+              schema,
+              model);
+        }
+      }
       return decoder.decode(bytes);
     } catch (IOException | RuntimeException e) {
       throw new SerializationException(

@@ -1,6 +1,7 @@
 package io.streamplane.schema.serde;
 
 import io.streamplane.schema.history.ShippedSchemas;
+import io.streamplane.schema.objects.KindObjects;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.avro.Schema;
@@ -31,6 +32,7 @@ public class InMemorySchemaCatalog implements SchemaCatalog {
 
   /** Adds the schema to the in-memory index; true if it was not known before. */
   protected final boolean remember(Schema schema) {
+    KindObjects.SCHEMAS.learn(schema);
     return byFingerprint.putIfAbsent(fingerprint(schema), schema) == null;
   }
 

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.api.ClusterRole;
 import io.streamplane.api.Pod;
-import io.streamplane.log.ResourceEvent;
+import io.streamplane.schema.objects.KindObjects;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -57,12 +57,7 @@ class FullManifestsRoundTripTest {
 
   @Test
   void thereIsAManifestOfEveryStoredKind() throws IOException {
-    Schema union = ResourceEvent.getClassSchema().getField("object").schema();
-    List<String> storedKinds =
-        union.getTypes().stream()
-            .filter(t -> t.getType() == Schema.Type.RECORD)
-            .map(Schema::getName)
-            .toList();
+    List<String> storedKinds = KindObjects.kinds().stream().map(Schema::getName).toList();
 
     assertThat(manifests().map(Manifest::kind)).containsExactlyInAnyOrderElementsOf(storedKinds);
   }

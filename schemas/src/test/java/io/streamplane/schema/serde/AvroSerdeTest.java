@@ -8,7 +8,11 @@ import io.streamplane.api.Pod;
 import io.streamplane.log.BindRequest;
 import io.streamplane.log.CommandVerb;
 import io.streamplane.log.ResourceCommand;
+import io.streamplane.log.ResourceEvent;
 import io.streamplane.log.UserInfo;
+import io.streamplane.schema.convert.KubeJson;
+import io.streamplane.schema.history.ShippedSchemas;
+import io.streamplane.schema.objects.KindObjects;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.Map;
@@ -45,7 +49,7 @@ class AvroSerdeTest {
             .setResource("pods")
             .setNamespace("default")
             .setName("web")
-            .setObject(pod)
+            .setEncodedObject(KindObjects.encode(pod))
             .setActor(UserInfo.newBuilder().setUsername("alice").build())
             .build();
 
@@ -83,6 +87,51 @@ class AvroSerdeTest {
     assertThat(decoded.getNodeName()).isEqualTo("node-1");
     assertThat(decoded.getAttempt()).isZero();
     assertThat(decoded.getRequests()).isEmpty();
+  }
+
+  @Test
+  void anEventWrittenWhenEnvelopesHeldAUnionOfKindsDecodesWithItsObjectEncoded() throws Exception {
+    // The last version of ResourceEvent that carried its object in a union of kinds.
+    Schema legacy =
+        ShippedSchemas.byName().get(ResourceEvent.getClassSchema().getFullName()).stream()
+            .filter(s -> s.getField("object") != null)
+            .reduce((a, b) -> b)
+            .orElseThrow();
+    GenericRecord written =
+        new KubeJson()
+            .toAvro(
+                KubeJson.parseYaml(
+                        """
+                        type: MODIFIED
+                        resource: pods
+                        namespace: default
+                        name: web
+                        resourceVersion: 42
+                        commandId: c-9
+                        actor: {username: alice}
+                        object:
+                          kind: Pod
+                          apiVersion: v1
+                          metadata: {name: web, namespace: default, labels: {app: web}}
+                          spec: {containers: [{name: c, image: nginx}]}
+                        """)
+                    .get(0),
+                legacy)
+            .record();
+    byte[] bytes =
+        toBytes(new BinaryMessageEncoder<GenericRecord>(GenericData.get(), legacy).encode(written));
+
+    ResourceEvent event = new AvroSerde<>(ResourceEvent.class, catalog).decode(bytes);
+
+    assertThat(event.getName()).isEqualTo("web");
+    assertThat(event.getResourceVersion()).isEqualTo(42L);
+    assertThat(event.getActor().getUsername()).isEqualTo("alice");
+    Pod pod = (Pod) KindObjects.of(event);
+    assertThat(pod.getMetadata().getLabels()).containsEntry("app", "web");
+    assertThat(pod.getSpec().getContainers().get(0).getImage()).isEqualTo("nginx");
+    assertThat(event.getEncodedObject())
+        .as("the same bytes the current build writes for that Pod")
+        .isEqualTo(KindObjects.encode(pod));
   }
 
   @Test

@@ -6,6 +6,7 @@ import io.streamplane.controller.Intent;
 import io.streamplane.controller.OwnerView;
 import io.streamplane.controller.Owners;
 import io.streamplane.log.ResourceEvent;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.KubeObjects;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,7 +64,7 @@ public final class GarbageCollector {
     boolean orphan = view.orphaning() || finalizers.contains(ORPHAN);
     boolean foreground = owner != null && finalizers.contains(FOREGROUND);
     for (ResourceEvent event : view.dependents()) {
-      SpecificRecord dependent = (SpecificRecord) event.getObject();
+      SpecificRecord dependent = (SpecificRecord) KindObjects.of(event);
       ObjectMeta meta = KubeObjects.meta(dependent);
       if (meta.getDeletionTimestamp() != null) {
         continue;

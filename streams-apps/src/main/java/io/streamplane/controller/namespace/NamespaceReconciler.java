@@ -4,6 +4,7 @@ import io.streamplane.api.Namespace;
 import io.streamplane.api.NamespaceSpec;
 import io.streamplane.controller.Intent;
 import io.streamplane.log.ResourceEvent;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.KubeObjects;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +34,7 @@ public final class NamespaceReconciler {
       return intents;
     }
     for (ResourceEvent event : members) {
-      SpecificRecord object = (SpecificRecord) event.getObject();
+      SpecificRecord object = (SpecificRecord) KindObjects.of(event);
       if (KubeObjects.meta(object).getDeletionTimestamp() == null) {
         intents.add(Intent.delete(event.getResource(), event.getGroup(), object, "Background"));
       }

@@ -13,6 +13,7 @@ import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.log.UserInfo;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.KubeObjects;
 import io.streamplane.schema.objects.ResourceKey;
 import java.nio.charset.StandardCharsets;
@@ -79,7 +80,7 @@ public final class NodeLifecycleController
    * null.
    */
   public static String nodeOf(ResourceEvent event) {
-    Object object = event.getObject();
+    Object object = KindObjects.of(event);
     if (object instanceof Node) {
       return event.getName();
     }
@@ -94,7 +95,7 @@ public final class NodeLifecycleController
 
   /** The event as this controller needs it: pods reduced to what eviction reads. */
   public static ResourceEvent routed(ResourceEvent event) {
-    if (!(event.getObject() instanceof Pod pod)) {
+    if (!(KindObjects.of(event) instanceof Pod pod)) {
       return event;
     }
     ObjectMeta meta = pod.getMetadata();
@@ -118,7 +119,7 @@ public final class NodeLifecycleController
                     ? null
                     : PodStatus.newBuilder().setPhase(pod.getStatus().getPhase()).build())
             .build();
-    return ResourceEvent.newBuilder(event).setObject(reduced).build();
+    return ResourceEvent.newBuilder(event).setEncodedObject(KindObjects.encode(reduced)).build();
   }
 
   @Override
@@ -135,20 +136,20 @@ public final class NodeLifecycleController
     String node = record.key();
     ResourceEvent event = record.value();
     boolean deleted = event.getType() == EventType.DELETED;
-    if (event.getObject() instanceof Node n) {
+    if (KindObjects.of(event) instanceof Node n) {
       if (deleted) {
         objects.delete("n/" + node);
       } else {
         objects.put("n/" + node, event);
       }
       rememberTaints(node, deleted ? List.of() : NodeLifecycleReconciler.taints(n), record);
-    } else if (event.getObject() instanceof Lease) {
+    } else if (KindObjects.of(event) instanceof Lease) {
       if (deleted) {
         objects.delete("l/" + node);
       } else {
         objects.put("l/" + node, event);
       }
-    } else if (event.getObject() instanceof Pod pod) {
+    } else if (KindObjects.of(event) instanceof Pod pod) {
       String key = "p/" + node + "/" + event.getNamespace() + "/" + event.getName();
       if (deleted || !NodeLifecycleReconciler.running(pod)) {
         objects.delete(key);
@@ -189,12 +190,12 @@ public final class NodeLifecycleController
     List<Node> nodes = new ArrayList<>();
     try (KeyValueIterator<String, ResourceEvent> it =
         objects.prefixScan("n/", Serdes.String().serializer())) {
-      it.forEachRemaining(entry -> nodes.add((Node) entry.value.getObject()));
+      it.forEachRemaining(entry -> nodes.add((Node) KindObjects.of(entry.value)));
     }
     for (Node node : nodes) {
       String name = node.getMetadata().getName();
       ResourceEvent leaseEvent = objects.get("l/" + name);
-      Lease lease = leaseEvent == null ? null : (Lease) leaseEvent.getObject();
+      Lease lease = leaseEvent == null ? null : (Lease) KindObjects.of(leaseEvent);
       boolean noExecute =
           NodeLifecycleReconciler.taints(node).stream()
               .anyMatch(t -> TaintEviction.NO_EXECUTE.equals(t.getEffect()));
@@ -219,7 +220,7 @@ public final class NodeLifecycleController
         objects.prefixScan("p/" + node + "/", Serdes.String().serializer())) {
       while (it.hasNext()) {
         KeyValue<String, ResourceEvent> entry = it.next();
-        pods.add((Pod) entry.value.getObject());
+        pods.add((Pod) KindObjects.of(entry.value));
       }
     }
     return pods;

@@ -13,6 +13,7 @@ import io.streamplane.scheduler.SchedulerEvents;
 import io.streamplane.scheduler.SchedulerMetrics;
 import io.streamplane.scheduler.framework.PodRequests;
 import io.streamplane.scheduler.framework.Resources;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.ResourceKey;
 import io.streamplane.streams.WallClockTimer;
 import java.nio.charset.StandardCharsets;
@@ -77,7 +78,7 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
     if (record.value() instanceof BindRequest request) {
       bind(node, request, record.timestamp());
     } else if (record.value() instanceof ResourceEvent event
-        && event.getObject() instanceof Node n) {
+        && KindObjects.of(event) instanceof Node n) {
       if (event.getType() == EventType.DELETED) {
         nodes.delete(node);
         context.forward(new Record<>(node, null, record.timestamp()));
@@ -87,7 +88,7 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
         context.forward(new Record<>(node, usage, record.timestamp()));
       }
     } else if (record.value() instanceof ResourceEvent event
-        && event.getObject() instanceof Pod pod) {
+        && KindObjects.of(event) instanceof Pod pod) {
       observe(node, event, pod, record.timestamp());
     }
   }

@@ -17,6 +17,7 @@ import io.streamplane.scheduler.framework.PodRequests;
 import io.streamplane.scheduler.framework.ScheduleResult;
 import io.streamplane.scheduler.framework.Scheduler;
 import io.streamplane.scheduler.framework.SchedulerConfig;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.KubeObjects;
 import io.streamplane.streams.WallClockTimer;
 import java.nio.charset.StandardCharsets;
@@ -147,7 +148,7 @@ public final class SchedulingQueue
 
   @Override
   public void process(Record<String, SpecificRecord> record) {
-    if (record.value() instanceof ResourceEvent event && event.getObject() instanceof Pod pod) {
+    if (record.value() instanceof ResourceEvent event && KindObjects.of(event) instanceof Pod pod) {
       QueuedPod queued = queue.get(record.key());
       if (event.getType() != EventType.DELETED && pending(pod)) {
         QueuedPod.Builder entry =

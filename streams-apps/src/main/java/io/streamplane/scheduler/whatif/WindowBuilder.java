@@ -6,6 +6,7 @@ import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.scheduler.whatif.WhatIfWindow.BoundPod;
 import io.streamplane.scheduler.whatif.WhatIfWindow.PendingPod;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.ResourceKey;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -65,9 +66,9 @@ public final class WindowBuilder {
       return;
     }
     if ("nodes".equals(event.getResource())) {
-      node(event, event.getObject() instanceof Node node ? node : null, inWindow);
+      node(event, KindObjects.of(event) instanceof Node node ? node : null, inWindow);
     } else if ("pods".equals(event.getResource())) {
-      pod(event, event.getObject() instanceof Pod pod ? pod : null, inWindow);
+      pod(event, KindObjects.of(event) instanceof Pod pod ? pod : null, inWindow);
     }
   }
 

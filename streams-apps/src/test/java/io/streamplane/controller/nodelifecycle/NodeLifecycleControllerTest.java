@@ -21,6 +21,7 @@ import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.log.UserInfo;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.KubeObjects;
 import io.streamplane.schema.serde.InMemorySchemaCatalog;
 import io.streamplane.topics.TopicLayout;
@@ -102,7 +103,7 @@ class NodeLifecycleControllerTest {
     assertThat(status.getVerb()).isEqualTo(CommandVerb.UPDATE_STATUS);
     assertThat(status.getActor().getUsername())
         .isEqualTo("system:serviceaccount:kube-system:node-controller");
-    Node marked = (Node) status.getObject();
+    Node marked = (Node) KindObjects.of(status);
     assertThat(marked.getMetadata().getResourceVersion()).as("the precondition").isEqualTo("1");
     assertThat(marked.getStatus().getConditions())
         .extracting(
@@ -122,7 +123,7 @@ class NodeLifecycleControllerTest {
     advanceTo(T0.plusSeconds(42));
     ResourceCommand tainting = single(commands.readValuesToList());
     assertThat(tainting.getVerb()).isEqualTo(CommandVerb.UPDATE);
-    Node tainted = (Node) tainting.getObject();
+    Node tainted = (Node) KindObjects.of(tainting);
     assertThat(tainted.getMetadata().getResourceVersion()).isEqualTo(Long.toString(version));
     assertThat(tainted.getSpec().getTaints())
         .extracting(Taint::getKey, Taint::getEffect, Taint::getTimeAdded)
@@ -168,7 +169,7 @@ class NodeLifecycleControllerTest {
 
     ResourceCommand untainting = single(commands.readValuesToList());
     assertThat(untainting.getVerb()).isEqualTo(CommandVerb.UPDATE);
-    assertThat(((Node) untainting.getObject()).getSpec().getTaints())
+    assertThat(((Node) KindObjects.of(untainting)).getSpec().getTaints())
         .extracting(Taint::getKey)
         .containsExactly("dedicated");
   }
@@ -221,7 +222,7 @@ class NodeLifecycleControllerTest {
     assertThat(sent.get(0).getPreconditions().getUid()).isEqualTo("uid-web");
     assertThat(sent.get(0).getActor().getUsername())
         .isEqualTo("system:serviceaccount:kube-system:taint-eviction-controller");
-    io.streamplane.api.Event event = (io.streamplane.api.Event) sent.get(1).getObject();
+    io.streamplane.api.Event event = (io.streamplane.api.Event) KindObjects.of(sent.get(1));
     assertThat(event.getReason()).isEqualTo("TaintManagerEviction");
     assertThat(event.getMessage()).isEqualTo("Marking for deletion Pod default/web");
     assertThat(event.getInvolvedObject().getUid()).isEqualTo("uid-web");
@@ -312,7 +313,7 @@ class NodeLifecycleControllerTest {
             .setGroup(group)
             .setNamespace(namespace)
             .setName(meta.getName())
-            .setObject(object)
+            .setEncodedObject(KindObjects.encode(object))
             .setResourceVersion(Long.parseLong(meta.getResourceVersion()))
             .setCommandId(UUID.randomUUID().toString())
             .setActor(UserInfo.newBuilder().setUsername("test").build())

@@ -18,6 +18,7 @@ import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.kafka.embedded.KafkaBrokerExtension;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.store.StoreApp;
 import io.streamplane.testing.LogTaps;
 import io.streamplane.topics.ClusterTopics;
@@ -84,11 +85,11 @@ class NodeLifecycleIT {
               () -> {
                 ResourceEvent pod = latest.get("pods./default/web");
                 return pod != null
-                    && ((Pod) pod.getObject()).getMetadata().getDeletionTimestamp() != null;
+                    && ((Pod) KindObjects.of(pod)).getMetadata().getDeletionTimestamp() != null;
               });
 
       ResourceEvent node = latest.get("nodes.//dying");
-      assertThat(((Node) node.getObject()).getStatus().getConditions())
+      assertThat(((Node) KindObjects.of(node)).getStatus().getConditions())
           .filteredOn(c -> c.getType().equals("Ready"))
           .singleElement()
           .satisfies(
@@ -109,7 +110,7 @@ class NodeLifecycleIT {
   }
 
   private static boolean unreachable(ResourceEvent event) {
-    if (event == null || !(event.getObject() instanceof Node node) || node.getSpec() == null) {
+    if (event == null || !(KindObjects.of(event) instanceof Node node) || node.getSpec() == null) {
       return false;
     }
     List<Taint> taints =

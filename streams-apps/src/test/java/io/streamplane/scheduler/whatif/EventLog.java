@@ -12,6 +12,7 @@ import io.streamplane.api.ResourceRequirements;
 import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.log.UserInfo;
+import io.streamplane.schema.objects.KindObjects;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -127,7 +128,7 @@ final class EventLog {
             .setGroup("")
             .setNamespace(namespace)
             .setName(name)
-            .setObject(object)
+            .setEncodedObject(KindObjects.encode(object))
             .setResourceVersion(events.size() + 1)
             .setCommandId("cmd-" + events.size())
             .setActor(UserInfo.newBuilder().setUsername("test").setGroups(List.of()).build())

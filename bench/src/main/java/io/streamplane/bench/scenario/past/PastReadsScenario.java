@@ -16,6 +16,7 @@ import io.streamplane.log.CommandVerb;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.UserInfo;
 import io.streamplane.schema.convert.KubeJson;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.ResourceKey;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.topics.TopicLayout;
@@ -394,7 +395,7 @@ public final class PastReadsScenario implements Scenario {
             .setResource("pods")
             .setNamespace(namespace)
             .setName(name)
-            .setObject(json.toAvro(object, Pod.class).record())
+            .setEncodedObject(KindObjects.encode(json.toAvro(object, Pod.class).record()))
             .setActor(ACTOR)
             .build();
     producer.send(

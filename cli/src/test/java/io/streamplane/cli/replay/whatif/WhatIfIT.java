@@ -16,6 +16,7 @@ import io.streamplane.kafka.embedded.KafkaBrokerExtension;
 import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.log.UserInfo;
+import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.ResourceKey;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.topics.TopicInitializer;
@@ -230,7 +231,7 @@ class WhatIfIT {
         .setGroup("")
         .setNamespace(namespace)
         .setName(name)
-        .setObject(object)
+        .setEncodedObject(KindObjects.encode(object))
         .setResourceVersion(1)
         .setCommandId("cmd-" + resource + "-" + name + "-" + type)
         .setActor(UserInfo.newBuilder().setUsername("test").setGroups(List.of()).build())
