@@ -11,13 +11,18 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaNormalization;
+import org.apache.avro.data.TimeConversions;
+import org.apache.avro.io.DatumWriter;
+import org.apache.avro.io.Encoder;
 import org.apache.avro.message.BinaryMessageDecoder;
 import org.apache.avro.message.BinaryMessageEncoder;
 import org.apache.avro.message.SchemaStore;
 import org.apache.avro.specific.SpecificData;
+import org.apache.avro.specific.SpecificDatumWriter;
 import org.apache.avro.specific.SpecificRecord;
 
 /**
@@ -152,9 +157,40 @@ public final class KindObjects {
   }
 
   private static BinaryMessageEncoder<SpecificRecord> encoder(Class<?> type) {
-    SpecificData model = SpecificData.getForClass(type);
-    return new BinaryMessageEncoder<>(model, model.getSchema(type));
+    return new BinaryMessageEncoder<>(SORTED_MAPS, SpecificData.getForClass(type).getSchema(type));
   }
+
+  /**
+   * The generated classes' data model, writing every map in the order of its keys. Avro writes a
+   * map in its iteration order, which for a HashMap depends on how it was built; sorted, an
+   * object's encoding depends on its content alone, so the same object read through any path (a
+   * replay, an upcast of an old envelope) encodes to the same bytes.
+   */
+  private static final SpecificData SORTED_MAPS =
+      new SpecificData() {
+        {
+          addLogicalTypeConversion(new TimeConversions.TimestampMillisConversion());
+          addLogicalTypeConversion(new TimeConversions.TimestampMicrosConversion());
+          // The generated classes' own encoders would write their maps in iteration order.
+          setCustomCoders(false);
+        }
+
+        @Override
+        public DatumWriter createDatumWriter(Schema schema) {
+          return new SpecificDatumWriter<Object>(schema, this) {
+            @Override
+            protected void writeMap(Schema schema, Object datum, Encoder out) throws IOException {
+              Map<?, ?> map = (Map<?, ?>) datum;
+              if (map.size() > 1) {
+                TreeMap<String, Object> sorted = new TreeMap<>();
+                map.forEach((k, v) -> sorted.put(k.toString(), v));
+                datum = sorted;
+              }
+              super.writeMap(schema, datum, out);
+            }
+          };
+        }
+      };
 
   private static BinaryMessageDecoder<SpecificRecord> decoder(Class<?> type) {
     SpecificData model = SpecificData.getForClass(type);
