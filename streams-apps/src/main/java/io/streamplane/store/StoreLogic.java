@@ -6,6 +6,11 @@ import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.Pod;
 import io.streamplane.api.PodCondition;
 import io.streamplane.api.PodStatus;
+import io.streamplane.kinds.KindStrategy;
+import io.streamplane.kinds.ResourceRegistry;
+import io.streamplane.kinds.ResourceType;
+import io.streamplane.kinds.validation.FieldErrors;
+import io.streamplane.kinds.validation.ObjectValidation;
 import io.streamplane.log.CommandResult;
 import io.streamplane.log.DeleteOptions;
 import io.streamplane.log.EventType;
@@ -16,14 +21,12 @@ import io.streamplane.log.StatusCause;
 import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.KubeObjects;
 import io.streamplane.schema.objects.ResourceKey;
-import io.streamplane.store.validation.ObjectValidator;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.UUID;
 import org.apache.avro.specific.SpecificRecord;
 
@@ -44,16 +47,8 @@ public final class StoreLogic {
   static final String FOREGROUND_FINALIZER = "foregroundDeletion";
   private static final long DEFAULT_POD_GRACE_SECONDS = 30;
 
-  /** The kinds whose registry strategy keeps metadata.generation in Kubernetes 1.32. */
-  private static final Set<String> GENERATION_KINDS = Set.of("Deployment", "ReplicaSet");
-
-  /**
-   * The kinds whose status subresource also writes annotations. Kubernetes' Deployment status
-   * strategy keeps only spec and labels from the stored object, and its deployment controller
-   * writes the Deployment's {@code deployment.kubernetes.io/revision} annotation with a status
-   * update; here every other kind's status update changes the status alone.
-   */
-  private static final Set<String> STATUS_WRITES_ANNOTATIONS = Set.of("Deployment");
+  /** The table of kinds: each object's strategy, by its generated class. Immutable. */
+  private static final ResourceRegistry KINDS = ResourceRegistry.kubernetes();
 
   private StoreLogic() {}
 
@@ -86,12 +81,12 @@ public final class StoreLogic {
             .setUid(uid(command, at))
             .setCreationTimestamp(at.timestamp().truncatedTo(ChronoUnit.SECONDS))
             .setResourceVersion(at.resourceVersion())
-            .setGeneration(GENERATION_KINDS.contains(KubeObjects.kind(object)) ? 1L : null)
+            .setGeneration(strategy(object).keepsGeneration() ? 1L : null)
             .setDeletionTimestamp(null)
             .setDeletionGracePeriodSeconds(null)
             .build();
     SpecificRecord created = KubeObjects.withMeta(object, meta);
-    List<StatusCause> causes = ObjectValidator.validate(created, command.getNamespace() != null);
+    List<StatusCause> causes = validate(created, null, command.getNamespace() != null);
     if (!causes.isEmpty()) {
       return invalid(command, at, created, causes);
     }
@@ -138,7 +133,7 @@ public final class StoreLogic {
           KubeObjects.with(
               updated, KubeObjects.STATUS, KubeObjects.get(stored, KubeObjects.STATUS));
     }
-    List<StatusCause> causes = ObjectValidator.validate(updated, command.getNamespace() != null);
+    List<StatusCause> causes = validate(updated, stored, command.getNamespace() != null);
     if (!causes.isEmpty()) {
       return invalid(command, at, updated, causes);
     }
@@ -162,7 +157,7 @@ public final class StoreLogic {
     }
     SpecificRecord updated =
         KubeObjects.with(stored, KubeObjects.STATUS, KubeObjects.get(object, KubeObjects.STATUS));
-    if (STATUS_WRITES_ANNOTATIONS.contains(KubeObjects.kind(stored))) {
+    if (strategy(stored).statusWritesAnnotations()) {
       updated =
           KubeObjects.withMeta(
               updated,
@@ -400,6 +395,20 @@ public final class StoreLogic {
         List.of());
   }
 
+  /** The kind's strategy; a kind outside the table (none is stored) behaves as the default. */
+  private static KindStrategy strategy(SpecificRecord object) {
+    return KINDS
+        .byClass(object.getClass())
+        .map(ResourceType::strategy)
+        .orElse(KindStrategy.DEFAULT);
+  }
+
+  /** Everything wrong with a create ({@code old} null) or an update of the stored {@code old}. */
+  private static List<StatusCause> validate(
+      SpecificRecord object, SpecificRecord old, boolean namespaced) {
+    return ObjectValidation.validate(strategy(object), object, old, namespaced);
+  }
+
   private static Long nextGeneration(SpecificRecord stored, SpecificRecord object) {
     Long generation = KubeObjects.meta(stored).getGeneration();
     if (generation == null) {
@@ -484,12 +493,7 @@ public final class StoreLogic {
     String kind =
         KubeObjects.kind(object) + (command.getGroup().isEmpty() ? "" : "." + command.getGroup());
     return failure(
-        command,
-        at,
-        422,
-        "Invalid",
-        ObjectValidator.message(kind, command.getName(), causes),
-        causes);
+        command, at, 422, "Invalid", FieldErrors.message(kind, command.getName(), causes), causes);
   }
 
   private static Outcome failure(

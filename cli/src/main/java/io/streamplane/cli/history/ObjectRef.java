@@ -1,7 +1,7 @@
 package io.streamplane.cli.history;
 
-import io.streamplane.gateway.api.ResourceRegistry;
-import io.streamplane.gateway.api.ResourceType;
+import io.streamplane.kinds.ResourceRegistry;
+import io.streamplane.kinds.ResourceType;
 import io.streamplane.schema.objects.ResourceKey;
 import java.util.Locale;
 import java.util.Optional;

@@ -3,7 +3,7 @@ package io.streamplane.cli.history;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.streamplane.gateway.api.ResourceRegistry;
+import io.streamplane.kinds.ResourceRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

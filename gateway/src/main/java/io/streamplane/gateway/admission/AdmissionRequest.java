@@ -1,7 +1,7 @@
 package io.streamplane.gateway.admission;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.streamplane.gateway.api.ResourceType;
+import io.streamplane.kinds.ResourceType;
 import io.streamplane.log.UserInfo;
 
 /**

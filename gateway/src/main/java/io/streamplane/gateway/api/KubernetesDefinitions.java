@@ -15,6 +15,7 @@ import io.kubernetes.client.proto.V1Apps;
 import io.kubernetes.client.proto.V1Authorization;
 import io.kubernetes.client.proto.V1Rbac;
 import io.streamplane.gateway.patch.PatchSchema;
+import io.streamplane.kinds.ResourceType;
 import io.swagger.annotations.ApiModel;
 import io.swagger.annotations.ApiModelProperty;
 import java.lang.reflect.Field;

@@ -2,6 +2,7 @@ package io.streamplane.gateway.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.kinds.ResourceType;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Iterator;
@@ -446,74 +447,7 @@ public final class Selectors {
 
   /** The field labels a kind can be selected by, and how to read each from its JSON. */
   public static Map<String, Function<JsonNode, String>> selectableFields(ResourceType type) {
-    Map<String, Function<JsonNode, String>> f = new LinkedHashMap<>();
-    f.put("metadata.name", path("metadata.name"));
-    String kind = type.group().isEmpty() ? type.kind() : type.kind() + "." + type.group();
-    // Nodes and namespaces register their own conversion, which omits metadata.namespace.
-    if (!kind.equals("Node") && !kind.equals("Namespace")) {
-      f.put("metadata.namespace", path("metadata.namespace"));
-    }
-    switch (kind) {
-      case "Pod" -> {
-        for (String p :
-            List.of(
-                "spec.nodeName",
-                "spec.restartPolicy",
-                "spec.schedulerName",
-                "spec.serviceAccountName",
-                "status.phase",
-                "status.podIP",
-                "status.nominatedNodeName")) {
-          f.put(p, path(p));
-        }
-        f.put("spec.hostNetwork", bool("spec.hostNetwork"));
-      }
-      case "Event" -> {
-        for (String p :
-            List.of(
-                "involvedObject.kind",
-                "involvedObject.namespace",
-                "involvedObject.name",
-                "involvedObject.uid",
-                "involvedObject.apiVersion",
-                "involvedObject.resourceVersion",
-                "involvedObject.fieldPath",
-                "reason",
-                "type")) {
-          f.put(p, path(p));
-        }
-        f.put("reportingComponent", path("reportingComponent"));
-        f.put(
-            "source",
-            o -> {
-              String component = o.path("source").path("component").asText("");
-              return component.isEmpty() ? o.path("reportingComponent").asText("") : component;
-            });
-      }
-      case "Namespace" -> f.put("status.phase", path("status.phase"));
-      case "Node" -> f.put("spec.unschedulable", bool("spec.unschedulable"));
-      case "Secret" -> f.put("type", path("type"));
-      case "ReplicaSet.apps" ->
-          f.put("status.replicas", o -> o.path("status").path("replicas").asText("0"));
-      default -> {}
-    }
-    return f;
-  }
-
-  private static Function<JsonNode, String> path(String dotted) {
-    String[] segments = dotted.split("\\.");
-    return o -> {
-      JsonNode n = o;
-      for (String s : segments) {
-        n = n.path(s);
-      }
-      return n.isValueNode() ? n.asText() : "";
-    };
-  }
-
-  private static Function<JsonNode, String> bool(String dotted) {
-    Function<JsonNode, String> raw = path(dotted);
-    return o -> raw.apply(o).equals("true") ? "true" : "false";
+    return type.strategy().selectableFields();
   }
 
   private static ApiException badField(String message) {

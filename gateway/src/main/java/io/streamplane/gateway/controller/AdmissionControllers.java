@@ -1,10 +1,10 @@
 package io.streamplane.gateway.controller;
 
-import io.streamplane.gateway.api.ResourceRegistry;
-import io.streamplane.gateway.api.ResourceType;
 import io.streamplane.gateway.cache.WatchCache;
 import io.streamplane.gateway.storage.ResourceService;
 import io.streamplane.gateway.storage.WriteOptions;
+import io.streamplane.kinds.ResourceRegistry;
+import io.streamplane.kinds.ResourceType;
 import io.streamplane.log.UserInfo;
 import java.time.Clock;
 import java.time.Duration;

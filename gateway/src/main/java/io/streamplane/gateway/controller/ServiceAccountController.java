@@ -4,10 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.gateway.api.ApiException;
-import io.streamplane.gateway.api.ResourceType;
 import io.streamplane.gateway.cache.WatchCache;
 import io.streamplane.gateway.storage.ResourceService;
 import io.streamplane.gateway.storage.WriteOptions;
+import io.streamplane.kinds.ResourceType;
 import io.streamplane.schema.admission.ServiceAccountVolume;
 import java.util.Optional;
 

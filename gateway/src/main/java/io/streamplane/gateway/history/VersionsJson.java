@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.streamplane.gateway.api.ResourceType;
+import io.streamplane.kinds.ResourceType;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.schema.convert.KubeJson;
 import io.streamplane.schema.objects.KindObjects;

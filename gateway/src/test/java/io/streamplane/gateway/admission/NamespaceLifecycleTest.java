@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.streamplane.gateway.api.ApiException;
-import io.streamplane.gateway.api.ResourceType;
+import io.streamplane.kinds.ResourceType;
 import org.junit.jupiter.api.Test;
 
 /** {@link NamespaceLifecycle}: no content in missing or terminating namespaces, immortal ones. */

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.gateway.api.ApiException;
-import io.streamplane.gateway.api.ResourceType;
+import io.streamplane.kinds.ResourceType;
 import io.streamplane.log.UserInfo;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.gateway.api.KubernetesDefinitions.Dialect;
+import io.streamplane.kinds.ResourceRegistry;
+import io.streamplane.kinds.ResourceType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

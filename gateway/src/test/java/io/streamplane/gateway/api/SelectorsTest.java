@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.kinds.ResourceRegistry;
+import io.streamplane.kinds.ResourceType;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 

@@ -3,6 +3,8 @@ package io.streamplane.gateway.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.kinds.ResourceRegistry;
+import io.streamplane.kinds.ResourceType;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

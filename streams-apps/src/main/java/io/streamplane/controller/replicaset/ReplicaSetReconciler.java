@@ -10,10 +10,10 @@ import io.streamplane.api.ReplicaSet;
 import io.streamplane.api.ReplicaSetStatus;
 import io.streamplane.controller.Intent;
 import io.streamplane.controller.Owners;
+import io.streamplane.kinds.selection.LabelSelectors;
 import io.streamplane.schema.admission.ServiceAccountVolume;
 import io.streamplane.schema.convert.KubeJson;
 import io.streamplane.schema.objects.KubeObjects;
-import io.streamplane.store.validation.ObjectValidator;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -149,7 +149,7 @@ public final class ReplicaSetReconciler {
             ? Map.of()
             : pod.getMetadata().getLabels();
     return rs.getSpec().getSelector() != null
-        && ObjectValidator.matches(rs.getSpec().getSelector(), labels);
+        && LabelSelectors.matches(rs.getSpec().getSelector(), labels);
   }
 
   /** Pods that count towards replicas: not being deleted, not finished. */

@@ -4,8 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.streamplane.gateway.api.ResourceType;
 import io.streamplane.gateway.api.Statuses;
+import io.streamplane.kinds.ResourceType;
+import io.streamplane.kinds.printers.Column;
+import io.streamplane.kinds.printers.Printer;
+import io.streamplane.kinds.printers.Row;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Locale;
@@ -17,10 +20,10 @@ import java.util.Map;
  * without knowing the kind.
  *
  * <p>Contract: columns and cells are those of kube-apiserver's printers for the kind (see {@link
- * Printers}); every row carries all columns, priority 1 being the {@code -o wide} ones. Each row's
- * {@code object} follows {@code includeObject}: None (left out), Metadata (a {@code
- * PartialObjectMetadata}, the default) or Object (the whole object). Table metadata carries the
- * list's (or object's) resourceVersion and the list's continue token. Ages are computed at the
+ * Printer}, the kind strategy's); every row carries all columns, priority 1 being the {@code -o
+ * wide} ones. Each row's {@code object} follows {@code includeObject}: None (left out), Metadata (a
+ * {@code PartialObjectMetadata}, the default) or Object (the whole object). Table metadata carries
+ * the list's (or object's) resourceVersion and the list's continue token. Ages are computed at the
  * injected clock's now. Objects are Kubernetes JSON, as stored objects are rendered.
  */
 public final class TableConverter {
@@ -138,7 +141,7 @@ public final class TableConverter {
     table.put("apiVersion", "meta.k8s.io/v1");
     table.putObject("metadata");
     ArrayNode columns = table.putArray("columnDefinitions");
-    for (Printers.Column c : Printers.forKind(type.qualifiedKind()).columns()) {
+    for (Column c : type.strategy().printer().columns()) {
       columns
           .addObject()
           .put("name", c.name())
@@ -153,7 +156,7 @@ public final class TableConverter {
 
   private static void addRow(
       ArrayNode rows, ResourceType type, JsonNode object, IncludeObject include, Instant now) {
-    Printers.Row row = Printers.forKind(type.qualifiedKind()).row(object, now);
+    Row row = type.strategy().printer().row(object, now);
     ObjectNode r = rows.addObject();
     ArrayNode cells = r.putArray("cells");
     for (Object cell : row.cells()) {

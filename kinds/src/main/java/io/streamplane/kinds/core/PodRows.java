@@ -1,6 +1,9 @@
-package io.streamplane.gateway.api.table;
+package io.streamplane.kinds.core;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.streamplane.kinds.printers.Cells;
+import io.streamplane.kinds.printers.HumanDuration;
+import io.streamplane.kinds.printers.Row;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -27,7 +30,7 @@ final class PodRows {
 
   private static final String NODE_UNREACHABLE_REASON = "NodeLost";
 
-  static Printers.Row row(JsonNode pod, Instant now) {
+  static Row row(JsonNode pod, Instant now) {
     JsonNode spec = pod.path("spec");
     JsonNode status = pod.path("status");
     int restarts = 0;
@@ -157,19 +160,19 @@ final class PodRows {
     }
 
     List<Object> cells = new ArrayList<>();
-    cells.add(Printers.name(pod));
+    cells.add(Cells.name(pod));
     cells.add(readyContainers + "/" + totalContainers);
     cells.add(reason);
     cells.add(restartsCell);
-    cells.add(Printers.age(pod, now));
+    cells.add(Cells.age(pod, now));
 
     String podIp = "";
     if (status.path("podIPs").size() > 0) {
       podIp = status.path("podIPs").get(0).path("ip").asText("");
     }
-    cells.add(Printers.orNone(podIp));
-    cells.add(Printers.orNone(spec.path("nodeName").asText("")));
-    cells.add(Printers.orNone(status.path("nominatedNodeName").asText("")));
+    cells.add(Cells.orNone(podIp));
+    cells.add(Cells.orNone(spec.path("nodeName").asText("")));
+    cells.add(Cells.orNone(status.path("nominatedNodeName").asText("")));
     String gates = "<none>";
     if (spec.path("readinessGates").size() > 0) {
       int trueConditions = 0;
@@ -187,7 +190,7 @@ final class PodRows {
       gates = trueConditions + "/" + spec.path("readinessGates").size();
     }
     cells.add(gates);
-    return new Printers.Row(cells, conditions);
+    return new Row(cells, conditions);
   }
 
   private static Map<String, String> completed(String reason, String message) {

@@ -1,4 +1,4 @@
-package io.streamplane.gateway.api;
+package io.streamplane.kinds;
 
 import io.streamplane.api.ClusterRole;
 import io.streamplane.api.ClusterRoleBinding;
@@ -18,6 +18,20 @@ import io.streamplane.api.RoleBinding;
 import io.streamplane.api.Secret;
 import io.streamplane.api.ServiceAccount;
 import io.streamplane.api.ValidatingWebhookConfiguration;
+import io.streamplane.kinds.apps.DeploymentStrategy;
+import io.streamplane.kinds.apps.ReplicaSetStrategy;
+import io.streamplane.kinds.coordination.LeaseStrategy;
+import io.streamplane.kinds.core.ConfigMapStrategy;
+import io.streamplane.kinds.core.EventStrategy;
+import io.streamplane.kinds.core.LimitRangeStrategy;
+import io.streamplane.kinds.core.NamespaceStrategy;
+import io.streamplane.kinds.core.NodeStrategy;
+import io.streamplane.kinds.core.PodStrategy;
+import io.streamplane.kinds.core.ResourceQuotaStrategy;
+import io.streamplane.kinds.core.SecretStrategy;
+import io.streamplane.kinds.core.ServiceAccountStrategy;
+import io.streamplane.kinds.rbac.RoleBindingStrategy;
+import io.streamplane.kinds.rbac.RoleStrategy;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -25,9 +39,11 @@ import java.util.Optional;
 import org.apache.avro.specific.SpecificRecord;
 
 /**
- * The catalogue of resources the gateway serves, with the names, short names, categories, verbs and
- * subresources kube-apiserver 1.32 advertises for them, so that kubectl's RESTMapper and {@code
- * kubectl get all} resolve exactly as against a real cluster.
+ * The table of kinds: every resource Streamplane serves, with the names, short names, categories,
+ * verbs and subresources kube-apiserver 1.32 advertises for them (so that kubectl's RESTMapper and
+ * {@code kubectl get all} resolve exactly as against a real cluster), and each kind's {@link
+ * KindStrategy}. The gateway, the store, the tools and the controllers all read this one table;
+ * adding a kind is a row here and a strategy class.
  *
  * <p>Contract: immutable; lookups are exact (case-sensitive, as the API server matches URL
  * segments). Order is discovery order: groups in kube-apiserver's priority order, resources
@@ -42,6 +58,9 @@ public final class ResourceRegistry {
 
   private static final List<String> STATUS_VERBS = List.of("get", "patch", "update");
 
+  private static final KindStrategy ROLE = new RoleStrategy();
+  private static final KindStrategy ROLE_BINDING = new RoleBindingStrategy();
+
   private final List<ResourceType> types;
 
   public ResourceRegistry(List<ResourceType> types) {
@@ -52,90 +71,110 @@ public final class ResourceRegistry {
   public static ResourceRegistry kubernetes() {
     List<ResourceType> t = new ArrayList<>();
     // core/v1, alphabetical as in /api/v1.
-    t.add(stored("", "ConfigMap", "configmaps", List.of("cm"), true, List.of(), ConfigMap.class));
-    t.add(stored("", "Event", "events", List.of("ev"), true, List.of(), Event.class));
     t.add(
-        stored(
-            "", "LimitRange", "limitranges", List.of("limits"), true, List.of(), LimitRange.class));
+        (stored("", "ConfigMap", "configmaps", List.of("cm"), true, List.of(), ConfigMap.class))
+            .withStrategy(new ConfigMapStrategy()));
+    t.add(
+        (stored("", "Event", "events", List.of("ev"), true, List.of(), Event.class))
+            .withStrategy(new EventStrategy()));
+    t.add(
+        (stored(
+                "",
+                "LimitRange",
+                "limitranges",
+                List.of("limits"),
+                true,
+                List.of(),
+                LimitRange.class))
+            .withStrategy(new LimitRangeStrategy()));
     // A namespace cannot be deleted as part of a collection: kube-apiserver omits deletecollection.
     t.add(
-        new ResourceType(
-            "",
-            "v1",
-            "Namespace",
-            "namespaces",
-            "namespace",
-            List.of("ns"),
-            false,
-            List.of(),
-            List.of("create", "delete", "get", "list", "patch", "update", "watch"),
-            Namespace.class,
-            List.of(status("", "Namespace"))));
+        (new ResourceType(
+                "",
+                "v1",
+                "Namespace",
+                "namespaces",
+                "namespace",
+                List.of("ns"),
+                false,
+                List.of(),
+                List.of("create", "delete", "get", "list", "patch", "update", "watch"),
+                Namespace.class,
+                List.of(status("", "Namespace"))))
+            .withStrategy(new NamespaceStrategy()));
     t.add(
-        stored("", "Node", "nodes", List.of("no"), false, List.of(status("", "Node")), Node.class));
+        (stored("", "Node", "nodes", List.of("no"), false, List.of(status("", "Node")), Node.class))
+            .withStrategy(new NodeStrategy()));
     t.add(
-        new ResourceType(
-            "",
-            "v1",
-            "Pod",
-            "pods",
-            "pod",
-            List.of("po"),
-            true,
-            List.of("all"),
-            ALL_VERBS,
-            Pod.class,
-            List.of(
-                new ResourceType.Subresource("log", "", "v1", "Pod", List.of("get")),
-                status("", "Pod"))));
+        (new ResourceType(
+                "",
+                "v1",
+                "Pod",
+                "pods",
+                "pod",
+                List.of("po"),
+                true,
+                List.of("all"),
+                ALL_VERBS,
+                Pod.class,
+                List.of(
+                    new ResourceType.Subresource("log", "", "v1", "Pod", List.of("get")),
+                    status("", "Pod"))))
+            .withStrategy(new PodStrategy()));
     t.add(
-        stored(
-            "",
-            "ResourceQuota",
-            "resourcequotas",
-            List.of("quota"),
-            true,
-            List.of(status("", "ResourceQuota")),
-            ResourceQuota.class));
-    t.add(stored("", "Secret", "secrets", List.of(), true, List.of(), Secret.class));
+        (stored(
+                "",
+                "ResourceQuota",
+                "resourcequotas",
+                List.of("quota"),
+                true,
+                List.of(status("", "ResourceQuota")),
+                ResourceQuota.class))
+            .withStrategy(new ResourceQuotaStrategy()));
     t.add(
-        stored(
-            "",
-            "ServiceAccount",
-            "serviceaccounts",
-            List.of("sa"),
-            true,
-            List.of(
-                new ResourceType.Subresource(
-                    "token", "authentication.k8s.io", "v1", "TokenRequest", List.of("create"))),
-            ServiceAccount.class));
+        (stored("", "Secret", "secrets", List.of(), true, List.of(), Secret.class))
+            .withStrategy(new SecretStrategy()));
+    t.add(
+        (stored(
+                "",
+                "ServiceAccount",
+                "serviceaccounts",
+                List.of("sa"),
+                true,
+                List.of(
+                    new ResourceType.Subresource(
+                        "token", "authentication.k8s.io", "v1", "TokenRequest", List.of("create"))),
+                ServiceAccount.class))
+            .withStrategy(new ServiceAccountStrategy()));
     // apps/v1
     t.add(
-        new ResourceType(
-            "apps",
-            "v1",
-            "Deployment",
-            "deployments",
-            "deployment",
-            List.of("deploy"),
-            true,
-            List.of("all"),
-            ALL_VERBS,
-            Deployment.class,
-            List.of(scale(), status("apps", "Deployment"))));
+        (new ResourceType(
+                "apps",
+                "v1",
+                "Deployment",
+                "deployments",
+                "deployment",
+                List.of("deploy"),
+                true,
+                List.of("all"),
+                ALL_VERBS,
+                Deployment.class,
+                List.of(scale(), status("apps", "Deployment"))))
+            .withStrategy(new DeploymentStrategy()));
     t.add(
-        new ResourceType(
-            "apps",
-            "v1",
-            "ReplicaSet",
-            "replicasets",
-            "replicaset",
-            List.of("rs"),
-            true,
-            List.of("all"),
-            ALL_VERBS,
-            ReplicaSet.class,
-            List.of(scale(), status("apps", "ReplicaSet"))));
+        (new ResourceType(
+                "apps",
+                "v1",
+                "ReplicaSet",
+                "replicasets",
+                "replicaset",
+                List.of("rs"),
+                true,
+                List.of("all"),
+                ALL_VERBS,
+                ReplicaSet.class,
+                List.of(scale(), status("apps", "ReplicaSet"))))
+            .withStrategy(new ReplicaSetStrategy()));
     // authentication.k8s.io/v1: create-only reviews, never stored; kubectl auth whoami posts one.
     t.add(review("authentication.k8s.io", "SelfSubjectReview", "selfsubjectreviews", false));
     t.add(review("authentication.k8s.io", "TokenReview", "tokenreviews", false));
@@ -147,10 +186,14 @@ public final class ResourceRegistry {
     t.add(review(authorization, "SubjectAccessReview", "subjectaccessreviews", false));
     // rbac.authorization.k8s.io/v1
     String rbac = "rbac.authorization.k8s.io";
-    t.add(rbac(rbac, "ClusterRoleBinding", "clusterrolebindings", false, ClusterRoleBinding.class));
-    t.add(rbac(rbac, "ClusterRole", "clusterroles", false, ClusterRole.class));
-    t.add(rbac(rbac, "RoleBinding", "rolebindings", true, RoleBinding.class));
-    t.add(rbac(rbac, "Role", "roles", true, Role.class));
+    t.add(
+        (rbac(rbac, "ClusterRoleBinding", "clusterrolebindings", false, ClusterRoleBinding.class))
+            .withStrategy(ROLE_BINDING));
+    t.add((rbac(rbac, "ClusterRole", "clusterroles", false, ClusterRole.class)).withStrategy(ROLE));
+    t.add(
+        (rbac(rbac, "RoleBinding", "rolebindings", true, RoleBinding.class))
+            .withStrategy(ROLE_BINDING));
+    t.add((rbac(rbac, "Role", "roles", true, Role.class)).withStrategy(ROLE));
     // admissionregistration.k8s.io/v1, after rbac.authorization.k8s.io as kube-apiserver lists it
     String admission = "admissionregistration.k8s.io";
     t.add(
@@ -168,18 +211,19 @@ public final class ResourceRegistry {
     // kube-apiserver lists coordination.k8s.io after rbac.authorization.k8s.io.
     // coordination.k8s.io/v1
     t.add(
-        new ResourceType(
-            "coordination.k8s.io",
-            "v1",
-            "Lease",
-            "leases",
-            "lease",
-            List.of(),
-            true,
-            List.of(),
-            ALL_VERBS,
-            Lease.class,
-            List.of()));
+        (new ResourceType(
+                "coordination.k8s.io",
+                "v1",
+                "Lease",
+                "leases",
+                "lease",
+                List.of(),
+                true,
+                List.of(),
+                ALL_VERBS,
+                Lease.class,
+                List.of()))
+            .withStrategy(new LeaseStrategy()));
     return new ResourceRegistry(t);
   }
 
@@ -294,6 +338,11 @@ public final class ResourceRegistry {
     return types.stream()
         .filter(t -> t.group().equals(group) && t.plural().equals(plural))
         .findFirst();
+  }
+
+  /** The stored resource whose objects are of this generated class. */
+  public Optional<ResourceType> byClass(Class<?> avroClass) {
+    return types.stream().filter(t -> avroClass.equals(t.avroClass())).findFirst();
   }
 
   public Optional<ResourceType> byKind(String group, String kind) {

@@ -1,4 +1,4 @@
-package io.streamplane.gateway.api.table;
+package io.streamplane.kinds.printers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

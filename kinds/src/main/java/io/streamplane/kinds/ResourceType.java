@@ -1,11 +1,14 @@
-package io.streamplane.gateway.api;
+package io.streamplane.kinds;
 
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import org.apache.avro.specific.SpecificRecord;
 
 /**
- * One resource the gateway serves, described the way kube-apiserver's discovery describes it.
+ * One row of the table of kinds: a resource as kube-apiserver's discovery describes it (names,
+ * scope, verbs, subresources, the generated class it is stored as) and its kind's behaviour, the
+ * {@link KindStrategy}.
  *
  * <p>Contract: immutable; {@code group} is "" for the core group. {@code avroClass} is null for
  * virtual resources that are answered but never stored (the access reviews behind {@code kubectl
@@ -23,7 +26,8 @@ public record ResourceType(
     List<String> categories,
     List<String> verbs,
     Class<? extends SpecificRecord> avroClass,
-    List<Subresource> subresources) {
+    List<Subresource> subresources,
+    KindStrategy strategy) {
 
   /** A subresource such as {@code status}, {@code scale} or {@code log}. */
   public record Subresource(
@@ -35,10 +39,56 @@ public record ResourceType(
   }
 
   public ResourceType {
+    Objects.requireNonNull(strategy, "strategy");
     shortNames = List.copyOf(shortNames);
     categories = List.copyOf(categories);
     verbs = List.copyOf(verbs);
     subresources = List.copyOf(subresources);
+  }
+
+  /** A resource whose kind has no behaviour of its own ({@link KindStrategy#DEFAULT}). */
+  public ResourceType(
+      String group,
+      String version,
+      String kind,
+      String plural,
+      String singular,
+      List<String> shortNames,
+      boolean namespaced,
+      List<String> categories,
+      List<String> verbs,
+      Class<? extends SpecificRecord> avroClass,
+      List<Subresource> subresources) {
+    this(
+        group,
+        version,
+        kind,
+        plural,
+        singular,
+        shortNames,
+        namespaced,
+        categories,
+        verbs,
+        avroClass,
+        subresources,
+        KindStrategy.DEFAULT);
+  }
+
+  /** The same resource with the behaviour of {@code strategy}. */
+  public ResourceType withStrategy(KindStrategy strategy) {
+    return new ResourceType(
+        group,
+        version,
+        kind,
+        plural,
+        singular,
+        shortNames,
+        namespaced,
+        categories,
+        verbs,
+        avroClass,
+        subresources,
+        strategy);
   }
 
   /** "v1" for the core group, "apps/v1" otherwise: the {@code apiVersion} of the kind. */

@@ -1,4 +1,4 @@
-package io.streamplane.gateway.api.table;
+package io.streamplane.kinds.printers;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Duration;
@@ -57,7 +57,7 @@ public final class HumanDuration {
     return parse(timestamp).map(t -> format(Duration.between(t, now))).orElse("<unknown>");
   }
 
-  static java.util.Optional<Instant> parse(JsonNode timestamp) {
+  public static java.util.Optional<Instant> parse(JsonNode timestamp) {
     if (timestamp == null || !timestamp.isTextual() || timestamp.asText().isEmpty()) {
       return java.util.Optional.empty();
     }

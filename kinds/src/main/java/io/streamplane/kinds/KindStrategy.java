@@ -1,0 +1,94 @@
+package io.streamplane.kinds;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.kinds.printers.Printer;
+import io.streamplane.kinds.selection.Fields;
+import io.streamplane.kinds.validation.Names;
+import io.streamplane.log.StatusCause;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.apache.avro.specific.SpecificRecord;
+
+/**
+ * A kind's behaviour, as kube-apiserver keeps it in one {@code pkg/registry/<group>/<kind>/
+ * strategy.go} (with the kind's printer and field selectors): what the gateway fills in before
+ * admission, what the store checks before it writes, how the kind is printed and selected.
+ *
+ * <p>Every method has the behaviour of a kind that says nothing special, so a strategy overrides
+ * only what its kind does differently. The gateway applies {@link #applyDefaults} and {@link
+ * #prepareForCreate} to the request's Kubernetes JSON; the store applies {@link #validate} and
+ * {@link #validateUpdate} (with the stored object) to the Avro object it is about to write, so an
+ * update is always validated against the version it replaces. No code outside a strategy decides by
+ * the kind.
+ *
+ * <p>Contract: stateless and thread-safe; JSON methods change the given node in place (the
+ * request's own copy) and are idempotent; validation returns the causes of a 422 Invalid, in
+ * Kubernetes' field paths and wording, empty when valid.
+ */
+public interface KindStrategy {
+
+  /** The strategy of a kind with no behaviour of its own. */
+  KindStrategy DEFAULT = new KindStrategy() {};
+
+  /**
+   * The {@code SetDefaults_*} of the kind (and its declarative defaults), on every write; {@code
+   * create} is true for a create, where a few defaults (a status phase) apply only.
+   */
+  default void applyDefaults(ObjectNode object, boolean create) {}
+
+  /**
+   * What the registry's PrepareForCreate works out after the mutating admission plugins, which may
+   * have changed what it depends on (a pod's QoS class from its defaulted resources).
+   */
+  default void prepareForCreate(ObjectNode object) {}
+
+  /** How the kind's names are validated ({@code ValidateObjectMeta}'s name function). */
+  default Names.Rule nameRule() {
+    return Names.Rule.DNS1123_SUBDOMAIN;
+  }
+
+  /**
+   * The kind's own validation of a new object (metadata is checked by the store for every kind).
+   */
+  default List<StatusCause> validate(SpecificRecord object) {
+    return List.of();
+  }
+
+  /**
+   * The kind's validation of an update against the object it replaces ({@code ValidateUpdate}): by
+   * default what a create must satisfy.
+   */
+  default List<StatusCause> validateUpdate(SpecificRecord object, SpecificRecord old) {
+    return validate(object);
+  }
+
+  /** Whether the kind keeps {@code metadata.generation}, raised by every change of its spec. */
+  default boolean keepsGeneration() {
+    return false;
+  }
+
+  /**
+   * Whether the status subresource also writes the object's annotations. Kubernetes' Deployment
+   * status strategy keeps only spec and labels from the stored object, and its controller writes
+   * the revision annotation with a status update; every other kind's status update changes the
+   * status alone.
+   */
+  default boolean statusWritesAnnotations() {
+    return false;
+  }
+
+  /**
+   * The fields a field selector may name (the kind's {@code GetAttrs}), each with how to read it
+   * from an object: by default {@code metadata.name} and {@code metadata.namespace}.
+   */
+  default Map<String, Function<JsonNode, String>> selectableFields() {
+    return Fields.objectMeta();
+  }
+
+  /** The kind's Table printer; the API server's default (Name, Created At) unless it has one. */
+  default Printer printer() {
+    return Printer.CREATED_AT;
+  }
+}

@@ -1,0 +1,101 @@
+package io.streamplane.kinds.validation;
+
+import static io.streamplane.kinds.validation.FieldErrors.invalid;
+import static io.streamplane.kinds.validation.FieldErrors.quote;
+import static io.streamplane.kinds.validation.FieldErrors.required;
+
+import io.streamplane.api.ObjectMeta;
+import io.streamplane.log.StatusCause;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * Kubernetes' name validations ({@code ValidateObjectMeta} with a kind's name function): DNS-1123
+ * labels and subdomains, and the path-segment names of RBAC.
+ */
+public final class Names {
+
+  private Names() {}
+
+  static final String DNS1123_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+  static final Pattern LABEL = Pattern.compile(DNS1123_LABEL);
+  private static final Pattern SUBDOMAIN =
+      Pattern.compile(DNS1123_LABEL + "(\\." + DNS1123_LABEL + ")*");
+  static final String LABEL_MESSAGE =
+      "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and"
+          + " must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc',"
+          + " regex used for validation is '"
+          + DNS1123_LABEL
+          + "')";
+  private static final String SUBDOMAIN_MESSAGE =
+      "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or"
+          + " '.', and must start and end with an alphanumeric character (e.g. 'example.com',"
+          + " regex used for validation is '"
+          + DNS1123_LABEL
+          + "(\\."
+          + DNS1123_LABEL
+          + ")*')";
+
+  /** A kind's name function. */
+  public enum Rule {
+    /** {@code NameIsDNSSubdomain}: most kinds. */
+    DNS1123_SUBDOMAIN,
+    /** {@code NameIsDNSLabel}: namespaces. */
+    DNS1123_LABEL,
+    /**
+     * {@code ValidatePathSegmentName}: RBAC, so that the default roles' names such as {@code
+     * system:controller:job-controller} are valid.
+     */
+    PATH_SEGMENT
+  }
+
+  /** The metadata's name under {@code rule}, and its namespace when the kind is namespaced. */
+  public static List<StatusCause> validateMeta(ObjectMeta meta, boolean namespaced, Rule rule) {
+    List<StatusCause> causes = new ArrayList<>();
+    String name = meta.getName();
+    if (name == null || name.isBlank()) {
+      causes.add(required("metadata.name", "name or generateName is required"));
+    } else {
+      switch (rule) {
+        case DNS1123_LABEL -> {
+          if (name.length() > 63 || !LABEL.matcher(name).matches()) {
+            causes.add(invalid("metadata.name", quote(name), LABEL_MESSAGE));
+          }
+        }
+        case DNS1123_SUBDOMAIN -> {
+          if (name.length() > 253 || !SUBDOMAIN.matcher(name).matches()) {
+            causes.add(invalid("metadata.name", quote(name), SUBDOMAIN_MESSAGE));
+          }
+        }
+        case PATH_SEGMENT -> pathSegment(name, causes);
+      }
+    }
+    String namespace = meta.getNamespace();
+    if (namespaced && (namespace == null || namespace.isBlank())) {
+      causes.add(required("metadata.namespace"));
+    } else if (namespaced && !LABEL.matcher(namespace).matches()) {
+      causes.add(invalid("metadata.namespace", quote(namespace), LABEL_MESSAGE));
+    }
+    return causes;
+  }
+
+  /** Whether {@code value} is a DNS-1123 label, with Kubernetes' message when it is not. */
+  public static StatusCause label(String field, String value) {
+    return value.length() > 63 || !LABEL.matcher(value).matches()
+        ? invalid(field, quote(value), LABEL_MESSAGE)
+        : null;
+  }
+
+  private static void pathSegment(String name, List<StatusCause> causes) {
+    if (name.equals(".") || name.equals("..")) {
+      causes.add(invalid("metadata.name", quote(name), "may not be '" + name + "'"));
+      return;
+    }
+    for (String forbidden : List.of("/", "%")) {
+      if (name.contains(forbidden)) {
+        causes.add(invalid("metadata.name", quote(name), "may not contain '" + forbidden + "'"));
+      }
+    }
+  }
+}
