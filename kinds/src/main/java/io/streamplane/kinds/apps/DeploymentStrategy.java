@@ -14,7 +14,6 @@ import io.streamplane.api.Deployment;
 import io.streamplane.kinds.KindStrategy;
 import io.streamplane.kinds.defaults.PodSpecDefaults;
 import io.streamplane.kinds.printers.Printer;
-import io.streamplane.kinds.validation.FieldErrors;
 import io.streamplane.kinds.validation.PodSpecs;
 import io.streamplane.log.StatusCause;
 import java.util.ArrayList;
@@ -54,13 +53,9 @@ public final class DeploymentStrategy implements KindStrategy {
   @Override
   public List<StatusCause> validate(SpecificRecord object) {
     var spec = ((Deployment) object).getSpec();
-    if (spec == null) {
-      return List.of(FieldErrors.required("spec.selector"));
-    }
-    List<StatusCause> causes = new ArrayList<>();
-    PodSpecs.replicas(spec.getReplicas(), causes);
-    PodSpecs.selectorAndTemplate(spec.getSelector(), spec.getTemplate(), causes);
-    return causes;
+    return spec == null
+        ? PodSpecs.workload(false, null, null, null)
+        : PodSpecs.workload(true, spec.getReplicas(), spec.getSelector(), spec.getTemplate());
   }
 
   @Override

@@ -15,7 +15,6 @@ import io.streamplane.kinds.KindStrategy;
 import io.streamplane.kinds.defaults.PodSpecDefaults;
 import io.streamplane.kinds.printers.Printer;
 import io.streamplane.kinds.selection.Fields;
-import io.streamplane.kinds.validation.FieldErrors;
 import io.streamplane.kinds.validation.PodSpecs;
 import io.streamplane.log.StatusCause;
 import java.util.ArrayList;
@@ -41,13 +40,9 @@ public final class ReplicaSetStrategy implements KindStrategy {
   @Override
   public List<StatusCause> validate(SpecificRecord object) {
     var spec = ((ReplicaSet) object).getSpec();
-    if (spec == null) {
-      return List.of(FieldErrors.required("spec.selector"));
-    }
-    List<StatusCause> causes = new ArrayList<>();
-    PodSpecs.replicas(spec.getReplicas(), causes);
-    PodSpecs.selectorAndTemplate(spec.getSelector(), spec.getTemplate(), causes);
-    return causes;
+    return spec == null
+        ? PodSpecs.workload(false, null, null, null)
+        : PodSpecs.workload(true, spec.getReplicas(), spec.getSelector(), spec.getTemplate());
   }
 
   @Override

@@ -11,6 +11,7 @@ import io.streamplane.api.PodSpec;
 import io.streamplane.api.PodTemplateSpec;
 import io.streamplane.kinds.selection.LabelSelectors;
 import io.streamplane.log.StatusCause;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
@@ -45,6 +46,22 @@ public final class PodSpecs {
       causes.add(
           FieldErrors.notSupported(path + ".restartPolicy", restartPolicy, RESTART_POLICIES));
     }
+  }
+
+  /**
+   * A workload's spec (Deployment, ReplicaSet, ...): non-negative replicas, a selector that selects
+   * the pod template, and the template's pod spec; {@code hasSpec} false is a missing selector.
+   */
+  public static List<StatusCause> workload(
+      boolean hasSpec, Integer replicas, LabelSelector selector, PodTemplateSpec template) {
+    List<StatusCause> causes = new ArrayList<>();
+    if (!hasSpec) {
+      causes.add(required("spec.selector"));
+      return causes;
+    }
+    replicas(replicas, causes);
+    selectorAndTemplate(selector, template, causes);
+    return causes;
   }
 
   /** {@code spec.replicas} of a workload. */
