@@ -52,7 +52,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.apache.avro.specific.SpecificRecord;
 
 /**
@@ -71,12 +73,11 @@ public final class ResourceService {
 
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
   public static final String HISTORY_API_VERSION = "history.streamplane.io/v1";
-  private static final int PATCH_ATTEMPTS = 5;
 
   /**
-   * Attempts of a write the server works out from the object it read (an update's managedFields, an
-   * apply): the client asked for no version, so like kube-apiserver's GuaranteedUpdate it is done
-   * again on every concurrent change, up to this bound.
+   * Attempts of a write the server works out from the object it read (an update's managedFields, a
+   * patch, an apply, a scale): the client asked for no version, so like kube-apiserver's
+   * GuaranteedUpdate it is done again on every concurrent change, up to this bound.
    */
   private static final int GUARANTEED_UPDATE_ATTEMPTS = 20;
 
@@ -356,19 +357,54 @@ public final class ResourceService {
       WriteOptions options) {
     checkTypeMeta(type, body);
     boolean userPrecondition = !unset(body.path("metadata").path("resourceVersion").asText(""));
+    return guaranteedUpdate(
+        type,
+        namespace,
+        name,
+        live -> {
+          ObjectNode object = body.deepCopy();
+          if (live != null && !userPrecondition) {
+            object.with("metadata").put("resourceVersion", resourceVersion(live));
+          }
+          return new Attempt(
+              () -> writeUpdate(type, namespace, name, subresource, live, object, options, true),
+              !userPrecondition && live != null);
+        });
+  }
+
+  /** A guaranteed update of an object that must exist: 404 NotFound when it does not. */
+  private Written guaranteedUpdateOfExisting(
+      ResourceType type, String namespace, String name, Function<ObjectNode, Attempt> work) {
+    return guaranteedUpdate(
+        type,
+        namespace,
+        name,
+        live -> {
+          if (live == null) {
+            throw notFound(type, name);
+          }
+          return work.apply(live);
+        });
+  }
+
+  /** One try of a guaranteed update: the write, and whether a conflict makes it try again. */
+  private record Attempt(Supplier<Written> write, boolean againOnConflict) {}
+
+  /**
+   * kube-apiserver's GuaranteedUpdate, the one retry loop of every write worked out from the live
+   * object: reads the object (null when there is none), lets {@code work} make the write from it,
+   * and on a 409 Conflict — the object changed between the read and the write — reads and works
+   * again, unless the attempt says a conflict is final (the client named the version itself), up to
+   * {@link #GUARANTEED_UPDATE_ATTEMPTS}.
+   */
+  private Written guaranteedUpdate(
+      ResourceType type, String namespace, String name, Function<ObjectNode, Attempt> work) {
     for (int attempt = 1; ; attempt++) {
-      ObjectNode live = find(type, namespace, name);
-      ObjectNode object = body.deepCopy();
-      if (live != null && !userPrecondition) {
-        object.with("metadata").put("resourceVersion", resourceVersion(live));
-      }
+      Attempt next = work.apply(find(type, namespace, name));
       try {
-        return writeUpdate(type, namespace, name, subresource, live, object, options, true);
+        return next.write().get();
       } catch (ApiException e) {
-        if (e.code() != 409
-            || userPrecondition
-            || live == null
-            || attempt >= GUARANTEED_UPDATE_ATTEMPTS) {
+        if (e.code() != 409 || !next.againOnConflict() || attempt >= GUARANTEED_UPDATE_ATTEMPTS) {
           throw e;
         }
       }
@@ -475,45 +511,50 @@ public final class ResourceService {
     String sub = subresource == null ? "" : subresource;
     boolean userPrecondition = !unset(config.path("metadata").path("resourceVersion").asText(""));
     boolean force = Boolean.TRUE.equals(options.force());
-    for (int attempt = 1; ; attempt++) {
-      ObjectNode live = find(type, namespace, name);
-      if (live == null && !sub.isEmpty()) {
-        throw notFound(type, name);
-      }
-      ObjectNode merged;
-      try {
-        merged =
-            FieldManager.apply(
-                live, config, schema(type), scope(type, sub), writer(type, sub, options), force);
-      } catch (FieldManager.ConflictException e) {
-        throw new ApiException(ApplyStatuses.conflict(e.conflicts()));
-      } catch (ObjectFields.ShapeException e) {
-        throw new ApiException(
-            Statuses.badRequest(
-                "failed to create typed patch object ("
-                    + (namespace == null ? "" : namespace + "/")
-                    + name
-                    + "; "
-                    + type.groupVersion()
-                    + ", Kind="
-                    + type.kind()
-                    + "): "
-                    + e.getMessage()));
-      }
-      merged.with("metadata").put("name", name);
-      if (live != null && !userPrecondition) {
-        merged.with("metadata").put("resourceVersion", resourceVersion(live));
-      }
-      try {
-        return live == null
-            ? create(type, namespace, merged, options, false)
-            : writeUpdate(type, namespace, name, sub, live, merged, options, false);
-      } catch (ApiException e) {
-        if (e.code() != 409 || userPrecondition || attempt >= GUARANTEED_UPDATE_ATTEMPTS) {
-          throw e;
-        }
-      }
-    }
+    return guaranteedUpdate(
+        type,
+        namespace,
+        name,
+        live -> {
+          if (live == null && !sub.isEmpty()) {
+            throw notFound(type, name);
+          }
+          ObjectNode merged;
+          try {
+            merged =
+                FieldManager.apply(
+                    live,
+                    config,
+                    schema(type),
+                    scope(type, sub),
+                    writer(type, sub, options),
+                    force);
+          } catch (FieldManager.ConflictException e) {
+            throw new ApiException(ApplyStatuses.conflict(e.conflicts()));
+          } catch (ObjectFields.ShapeException e) {
+            throw new ApiException(
+                Statuses.badRequest(
+                    "failed to create typed patch object ("
+                        + (namespace == null ? "" : namespace + "/")
+                        + name
+                        + "; "
+                        + type.groupVersion()
+                        + ", Kind="
+                        + type.kind()
+                        + "): "
+                        + e.getMessage()));
+          }
+          merged.with("metadata").put("name", name);
+          if (live != null && !userPrecondition) {
+            merged.with("metadata").put("resourceVersion", resourceVersion(live));
+          }
+          return new Attempt(
+              () ->
+                  live == null
+                      ? create(type, namespace, merged, options, false)
+                      : writeUpdate(type, namespace, name, sub, live, merged, options, false),
+              !userPrecondition);
+        });
   }
 
   /**
@@ -529,34 +570,34 @@ public final class ResourceService {
       String contentType,
       JsonNode patch,
       WriteOptions options) {
-    for (int attempt = 1; ; attempt++) {
-      ObjectNode current = get(type, namespace, name);
-      String version = current.path("metadata").path("resourceVersion").asText();
-      ObjectNode patched = applyPatch(type, current, contentType, patch);
-      String patchedVersion = patched.path("metadata").path("resourceVersion").asText("");
-      if (patchedVersion.isEmpty() || patchedVersion.equals("0")) {
-        // As kube-apiserver: "0" (or none) in the patched object names no precondition.
-        patched.with("metadata").put("resourceVersion", version);
-      }
-      boolean userPrecondition =
-          !patched.path("metadata").path("resourceVersion").asText().equals(version);
-      checkTypeMeta(type, patched);
-      try {
-        return writeUpdate(
-            type,
-            namespace,
-            name,
-            "status".equals(subresource) ? "status" : "",
-            current,
-            patched,
-            options,
-            true);
-      } catch (ApiException e) {
-        if (e.code() != 409 || userPrecondition || attempt >= PATCH_ATTEMPTS) {
-          throw e;
-        }
-      }
-    }
+    return guaranteedUpdateOfExisting(
+        type,
+        namespace,
+        name,
+        current -> {
+          String version = current.path("metadata").path("resourceVersion").asText();
+          ObjectNode patched = applyPatch(type, current, contentType, patch);
+          String patchedVersion = patched.path("metadata").path("resourceVersion").asText("");
+          if (patchedVersion.isEmpty() || patchedVersion.equals("0")) {
+            // As kube-apiserver: "0" (or none) in the patched object names no precondition.
+            patched.with("metadata").put("resourceVersion", version);
+          }
+          boolean userPrecondition =
+              !patched.path("metadata").path("resourceVersion").asText().equals(version);
+          checkTypeMeta(type, patched);
+          return new Attempt(
+              () ->
+                  writeUpdate(
+                      type,
+                      namespace,
+                      name,
+                      "status".equals(subresource) ? "status" : "",
+                      current,
+                      patched,
+                      options,
+                      true),
+              !userPrecondition);
+        });
   }
 
   public Written delete(
@@ -652,28 +693,28 @@ public final class ResourceService {
       String contentType,
       JsonNode body,
       WriteOptions options) {
-    for (int attempt = 1; ; attempt++) {
-      ObjectNode current = get(type, namespace, name);
-      ObjectNode scale = toScale(current);
-      ObjectNode wanted =
-          contentType == null
-              ? (ObjectNode) body
-              : (ObjectNode) applyPatch(null, scale, contentType, body);
-      if (!wanted.path("spec").path("replicas").canConvertToInt()) {
-        throw new ApiException(Statuses.badRequest("spec.replicas: Required value"));
-      }
-      ObjectNode updated = current.deepCopy();
-      updated.with("spec").put("replicas", wanted.path("spec").path("replicas").asInt());
-      try {
-        Written written =
-            writeUpdate(type, namespace, name, "scale", current, updated, options, true);
-        return new Written(written.code(), toScale(written.object()), written.warnings());
-      } catch (ApiException e) {
-        if (e.code() != 409 || attempt >= PATCH_ATTEMPTS) {
-          throw e;
-        }
-      }
-    }
+    return guaranteedUpdateOfExisting(
+        type,
+        namespace,
+        name,
+        current -> {
+          ObjectNode wanted =
+              contentType == null
+                  ? (ObjectNode) body
+                  : (ObjectNode) applyPatch(null, toScale(current), contentType, body);
+          if (!wanted.path("spec").path("replicas").canConvertToInt()) {
+            throw new ApiException(Statuses.badRequest("spec.replicas: Required value"));
+          }
+          ObjectNode updated = current.deepCopy();
+          updated.with("spec").put("replicas", wanted.path("spec").path("replicas").asInt());
+          return new Attempt(
+              () -> {
+                Written written =
+                    writeUpdate(type, namespace, name, "scale", current, updated, options, true);
+                return new Written(written.code(), toScale(written.object()), written.warnings());
+              },
+              true);
+        });
   }
 
   private static ObjectNode toScale(ObjectNode object) {
