@@ -87,6 +87,32 @@ public interface KindStrategy {
     return Fields.objectMeta();
   }
 
+  /**
+   * How long a delete waits before the object goes ({@code CheckGracefulDelete}): the requested
+   * grace period, the kind's default, or 0 — removed at once, unless finalizers hold it. Only pods
+   * on a node are deleted gracefully.
+   */
+  default long gracePeriodSeconds(SpecificRecord object, Long requested) {
+    return 0;
+  }
+
+  /**
+   * Finalizers a kind keeps in its spec, which hold its removal as {@code metadata.finalizers} do
+   * (a Namespace's {@code spec.finalizers}, removed by the namespace controller once it is empty).
+   */
+  default List<String> specFinalizers(SpecificRecord object) {
+    return List.of();
+  }
+
+  /**
+   * The object as a delete that has to wait leaves it, its deletion timestamp already set (a
+   * Namespace turns Terminating). Returns a new object, or {@code object} itself when nothing
+   * changes.
+   */
+  default SpecificRecord deleting(SpecificRecord object) {
+    return object;
+  }
+
   /** The kind's Table printer; the API server's default (Name, Created At) unless it has one. */
   default Printer printer() {
     return Printer.CREATED_AT;

@@ -1,7 +1,5 @@
 package io.streamplane.store;
 
-import io.streamplane.api.Namespace;
-import io.streamplane.api.NamespaceStatus;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.Pod;
 import io.streamplane.api.PodCondition;
@@ -45,7 +43,6 @@ public final class StoreLogic {
 
   static final String ORPHAN_FINALIZER = "orphan";
   static final String FOREGROUND_FINALIZER = "foregroundDeletion";
-  private static final long DEFAULT_POD_GRACE_SECONDS = 30;
 
   /** The table of kinds: each object's strategy, by its generated class. Immutable. */
   private static final ResourceRegistry KINDS = ResourceRegistry.kubernetes();
@@ -189,7 +186,7 @@ public final class StoreLogic {
     ObjectMeta meta = KubeObjects.meta(updated);
     if (meta.getDeletionTimestamp() != null
         && empty(meta.getFinalizers())
-        && empty(namespaceFinalizers(updated))) {
+        && empty(strategy(updated).specFinalizers(updated))) {
       return removed(command, at, updated);
     }
     return changed(command, at, 200, EventType.MODIFIED, stored, updated);
@@ -214,9 +211,11 @@ public final class StoreLogic {
     } else if ("Foreground".equals(policy) && !finalizers.contains(FOREGROUND_FINALIZER)) {
       finalizers.add(FOREGROUND_FINALIZER);
     }
-    long grace = gracePeriod(stored, options);
-    List<String> namespaceFinalizers = namespaceFinalizers(stored);
-    if (finalizers.isEmpty() && grace == 0 && namespaceFinalizers.isEmpty()) {
+    KindStrategy strategy = strategy(stored);
+    long grace =
+        strategy.gracePeriodSeconds(
+            stored, options == null ? null : options.getGracePeriodSeconds());
+    if (finalizers.isEmpty() && grace == 0 && strategy.specFinalizers(stored).isEmpty()) {
       return removed(command, at, stored);
     }
     if (meta.getDeletionTimestamp() != null
@@ -238,36 +237,7 @@ public final class StoreLogic {
                 .setDeletionGracePeriodSeconds(grace)
                 .setFinalizers(finalizers.isEmpty() ? meta.getFinalizers() : finalizers)
                 .build());
-    if (terminating instanceof Namespace namespace) {
-      // The namespace controller empties it, then removes the spec finalizer.
-      namespace.setStatus(NamespaceStatus.newBuilder().setPhase("Terminating").build());
-    }
-    return changed(command, at, 200, EventType.MODIFIED, stored, terminating);
-  }
-
-  /** A Namespace's {@code spec.finalizers}: kept until its contents are gone. */
-  private static List<String> namespaceFinalizers(SpecificRecord object) {
-    if (object instanceof Namespace namespace && namespace.getSpec() != null) {
-      return nullToEmpty(namespace.getSpec().getFinalizers());
-    }
-    return List.of();
-  }
-
-  /**
-   * Pods bound to a node are deleted gracefully: the node stops the containers and then deletes the
-   * pod with a zero grace period. Everything else goes at once.
-   */
-  private static long gracePeriod(SpecificRecord stored, DeleteOptions options) {
-    if (!(stored instanceof Pod pod)
-        || pod.getSpec() == null
-        || pod.getSpec().getNodeName() == null) {
-      return 0;
-    }
-    if (options != null && options.getGracePeriodSeconds() != null) {
-      return Math.max(0, options.getGracePeriodSeconds());
-    }
-    Long spec = pod.getSpec().getTerminationGracePeriodSeconds();
-    return spec == null ? DEFAULT_POD_GRACE_SECONDS : Math.max(0, spec);
+    return changed(command, at, 200, EventType.MODIFIED, stored, strategy.deleting(terminating));
   }
 
   private static Outcome bind(ResourceCommand command, CommandPosition at, ResourceEvent current) {

@@ -6,18 +6,23 @@ import static io.streamplane.kinds.printers.Cells.name;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.api.Namespace;
+import io.streamplane.api.NamespaceStatus;
 import io.streamplane.kinds.KindStrategy;
 import io.streamplane.kinds.printers.Printer;
 import io.streamplane.kinds.selection.Fields;
 import io.streamplane.kinds.validation.Names;
+import io.streamplane.schema.objects.KubeObjects;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import org.apache.avro.specific.SpecificRecord;
 
 /**
  * core/v1 Namespace: named as a DNS label; {@code SetDefaults_Namespace} (its name as the {@code
  * kubernetes.io/metadata.name} label) and, on create, the {@code kubernetes} finalizer and the
- * Active phase; selectable by {@code status.phase}.
+ * Active phase; deleted only once its spec finalizers are gone, Terminating meanwhile; selectable
+ * by {@code status.phase}.
  */
 public final class NamespaceStrategy implements KindStrategy {
 
@@ -36,6 +41,22 @@ public final class NamespaceStrategy implements KindStrategy {
       }
       object.with("status").put("phase", "Active");
     }
+  }
+
+  @Override
+  public List<String> specFinalizers(SpecificRecord object) {
+    Namespace namespace = (Namespace) object;
+    return namespace.getSpec() == null || namespace.getSpec().getFinalizers() == null
+        ? List.of()
+        : namespace.getSpec().getFinalizers();
+  }
+
+  /** The namespace controller empties a Terminating namespace, then removes its spec finalizer. */
+  @Override
+  public SpecificRecord deleting(SpecificRecord object) {
+    Namespace namespace = KubeObjects.copy((Namespace) object);
+    namespace.setStatus(NamespaceStatus.newBuilder().setPhase("Terminating").build());
+    return namespace;
   }
 
   @Override

@@ -26,10 +26,13 @@ import org.apache.avro.specific.SpecificRecord;
 /**
  * core/v1 Pod: {@code SetDefaults_Pod} (pod spec defaults, requests from limits, service links,
  * host ports on the host network, priority) and the Pending phase on create; the QoS class worked
- * out after admission; {@code ValidatePodSpec}'s common checks; the fields {@code kubectl get pods
- * --field-selector} and the node agents select by; kubectl's pod columns.
+ * out after admission; graceful deletion of a pod on a node; {@code ValidatePodSpec}'s common
+ * checks; the fields {@code kubectl get pods --field-selector} and the node agents select by;
+ * kubectl's pod columns.
  */
 public final class PodStrategy implements KindStrategy {
+
+  private static final long DEFAULT_GRACE_SECONDS = 30;
 
   @Override
   public void applyDefaults(ObjectNode object, boolean create) {
@@ -51,6 +54,23 @@ public final class PodStrategy implements KindStrategy {
     List<StatusCause> causes = new ArrayList<>();
     PodSpecs.validate(((Pod) object).getSpec(), "spec", causes);
     return causes;
+  }
+
+  /**
+   * A pod bound to a node is deleted gracefully: the node stops its containers, then deletes it
+   * with a zero grace period. An unbound pod goes at once.
+   */
+  @Override
+  public long gracePeriodSeconds(SpecificRecord object, Long requested) {
+    Pod pod = (Pod) object;
+    if (pod.getSpec() == null || pod.getSpec().getNodeName() == null) {
+      return 0;
+    }
+    if (requested != null) {
+      return Math.max(0, requested);
+    }
+    Long spec = pod.getSpec().getTerminationGracePeriodSeconds();
+    return spec == null ? DEFAULT_GRACE_SECONDS : Math.max(0, spec);
   }
 
   @Override
