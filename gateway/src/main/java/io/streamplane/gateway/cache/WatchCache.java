@@ -52,7 +52,7 @@ import org.slf4j.LoggerFactory;
  * gateway starts; the window keeps the last {@code windowSize} changes, and a watch from an older
  * list version reads the changes it missed from the log itself.
  */
-public final class WatchCache implements AutoCloseable {
+public final class WatchCache implements StoredObjects, AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(WatchCache.class);
 
@@ -234,6 +234,7 @@ public final class WatchCache implements AutoCloseable {
    * Waits until everything written to {@code events} before this call has been read (and applied,
    * once committed).
    */
+  @Override
   public void catchUpWithLog(Duration timeout) {
     long[] target = LogEnd.of(admin, partitions, timeout);
     for (int p = 0; p < target.length; p++) {
@@ -278,6 +279,7 @@ public final class WatchCache implements AutoCloseable {
     return true;
   }
 
+  @Override
   public Optional<ObjectNode> get(String group, String resource, String namespace, String name) {
     synchronized (lock) {
       TreeMap<String, ObjectNode> ofType = objects.get(typeKey(group, resource));
@@ -286,6 +288,7 @@ public final class WatchCache implements AutoCloseable {
   }
 
   /** Objects of one type (in one namespace, or all when {@code namespace} is null), by key. */
+  @Override
   public Snapshot list(
       String group, String resource, String namespace, Predicate<ObjectNode> filter) {
     synchronized (lock) {
@@ -303,6 +306,7 @@ public final class WatchCache implements AutoCloseable {
     }
   }
 
+  @Override
   public ListVersion version() {
     synchronized (lock) {
       return new ListVersion(positions.clone());

@@ -16,6 +16,7 @@ import io.streamplane.gateway.apply.FieldManager;
 import io.streamplane.gateway.apply.ObjectFields;
 import io.streamplane.gateway.cache.CacheUnavailableException;
 import io.streamplane.gateway.cache.ListVersion;
+import io.streamplane.gateway.cache.StoredObjects;
 import io.streamplane.gateway.cache.WatchCache;
 import io.streamplane.gateway.history.HistoryIndex;
 import io.streamplane.gateway.history.ObjectVersion;
@@ -26,7 +27,7 @@ import io.streamplane.gateway.patch.JsonPatch;
 import io.streamplane.gateway.patch.PatchException;
 import io.streamplane.gateway.patch.PatchSchema;
 import io.streamplane.gateway.patch.StrategicMergePatch;
-import io.streamplane.gateway.write.CommandClient;
+import io.streamplane.gateway.write.CommandLog;
 import io.streamplane.kinds.ResourceType;
 import io.streamplane.log.CommandResult;
 import io.streamplane.log.CommandVerb;
@@ -58,10 +59,10 @@ import java.util.function.Supplier;
 import org.apache.avro.specific.SpecificRecord;
 
 /**
- * The registry behind the gateway's REST handlers: reads from the {@link WatchCache} (after
- * catching up with the log, so every acknowledged write is visible), writes as commands through the
- * {@link CommandClient}, and does what kube-apiserver does around storage — decoding with field
- * validation, defaulting, the admission chain ({@link Admission}), generateName, patches applied as
+ * The registry behind the gateway's REST handlers: reads the {@link StoredObjects} (after catching
+ * up with the log, so every acknowledged write is visible), writes as commands to the {@link
+ * CommandLog}, and does what kube-apiserver does around storage — decoding with field validation,
+ * defaulting, the admission chain ({@link Admission}), generateName, patches applied as
  * optimistic-concurrency updates (retried on conflict), server-side apply and the managedFields of
  * every write ({@link FieldManager}, worked out against the version the write is conditioned on),
  * and the scale subresource.
@@ -84,9 +85,9 @@ public final class ResourceService {
   private static final int GENERATE_NAME_ATTEMPTS = 8;
   private static final String NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 
-  private final WatchCache cache;
+  private final StoredObjects cache;
   private final HistoryIndex history;
-  private final CommandClient commands;
+  private final CommandLog commands;
   private final KubeJson json;
   private final Duration timeout;
   private final String readOnlyReason;
@@ -95,9 +96,9 @@ public final class ResourceService {
   private volatile boolean caughtUp;
 
   public ResourceService(
-      WatchCache cache,
+      StoredObjects cache,
       HistoryIndex history,
-      CommandClient commands,
+      CommandLog commands,
       KubeJson json,
       Duration timeout,
       Admission admission) {
@@ -105,9 +106,9 @@ public final class ResourceService {
   }
 
   private ResourceService(
-      WatchCache cache,
+      StoredObjects cache,
       HistoryIndex history,
-      CommandClient commands,
+      CommandLog commands,
       KubeJson json,
       Duration timeout,
       String readOnlyReason,
@@ -127,7 +128,7 @@ public final class ResourceService {
    * has no history index: it serves one moment, and reads at other versions are 400.
    */
   public static ResourceService readOnly(
-      WatchCache cache, KubeJson json, Duration timeout, String reason) {
+      StoredObjects cache, KubeJson json, Duration timeout, String reason) {
     return new ResourceService(cache, null, null, json, timeout, reason, Admission.none());
   }
 

@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * <p>A command whose result does not arrive in time is reported as a timeout; it may still be
  * applied later (the client sees 504, as from kube-apiserver when etcd is slow), never twice.
  */
-public final class CommandClient implements AutoCloseable {
+public final class CommandClient implements CommandLog, AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(CommandClient.class);
 
@@ -109,6 +109,7 @@ public final class CommandClient implements AutoCloseable {
    *
    * @throws TimeoutException if no result arrived within {@code timeout}
    */
+  @Override
   public CommandResult execute(ResourceCommand command, Duration timeout)
       throws TimeoutException, InterruptedException {
     ResourceCommand addressed =

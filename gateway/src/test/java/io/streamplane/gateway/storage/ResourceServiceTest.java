@@ -1,0 +1,235 @@
+package io.streamplane.gateway.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.gateway.admission.Admission;
+import io.streamplane.gateway.api.ApiException;
+import io.streamplane.kinds.ResourceRegistry;
+import io.streamplane.kinds.ResourceType;
+import io.streamplane.log.CommandVerb;
+import io.streamplane.log.ResourceCommand;
+import io.streamplane.log.UserInfo;
+import io.streamplane.schema.convert.KubeJson;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The registry without a broker: its writes decided by the store's own logic in memory ({@link
+ * InMemoryStore}), so what is checked is what the registry sends and how it answers.
+ */
+class ResourceServiceTest {
+
+  private static final ResourceRegistry KINDS = ResourceRegistry.kubernetes();
+  private static final ResourceType CONFIG_MAPS = KINDS.byResource("", "configmaps").orElseThrow();
+  private static final ResourceType DEPLOYMENTS =
+      KINDS.byResource("apps", "deployments").orElseThrow();
+  private static final WriteOptions ALICE =
+      new WriteOptions(UserInfo.newBuilder().setUsername("alice").build(), false, null, "a-1");
+  private static final String MERGE_PATCH = "application/merge-patch+json";
+
+  private final InMemoryStore store = new InMemoryStore();
+  private final ResourceService service =
+      new ResourceService(
+          store, null, store, new KubeJson(), Duration.ofSeconds(1), Admission.none());
+
+  private static ObjectNode json(String text) {
+    return (ObjectNode) KubeJson.parseJson(text);
+  }
+
+  private ObjectNode createConfigMap(String name) {
+    return service
+        .create(
+            CONFIG_MAPS,
+            "default",
+            json(
+                "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\""
+                    + name
+                    + "\"},\"data\":{\"k\":\"1\"}}"),
+            ALICE)
+        .object();
+  }
+
+  private long patchCommands() {
+    return store.commands().stream().filter(c -> c.getVerb() == CommandVerb.UPDATE).count();
+  }
+
+  @Test
+  void aCreatedObjectIsDefaultedByItsKindAndReadBackAsStored() {
+    ObjectNode created =
+        service
+            .create(
+                DEPLOYMENTS,
+                "default",
+                json(
+                    "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"web\"},"
+                        + "\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"web\"}},\"template\":{"
+                        + "\"metadata\":{\"labels\":{\"app\":\"web\"}},\"spec\":{\"containers\":["
+                        + "{\"name\":\"web\",\"image\":\"nginx\"}]}}}}"),
+                ALICE)
+            .object();
+
+    assertThat(created.path("spec").path("replicas").asInt()).isEqualTo(1);
+    assertThat(created.path("spec").path("strategy").path("type").asText())
+        .isEqualTo("RollingUpdate");
+    assertThat(created.path("metadata").path("generation").asLong()).isEqualTo(1);
+    assertThat(service.get(DEPLOYMENTS, "default", "web")).isEqualTo(created);
+  }
+
+  @Test
+  void generateNameMakesADifferentNameForEachCreate() {
+    ObjectNode body =
+        json(
+            "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"generateName\":\"c-\"}}");
+
+    String first =
+        service
+            .create(CONFIG_MAPS, "default", body, ALICE)
+            .object()
+            .path("metadata")
+            .path("name")
+            .asText();
+    String second =
+        service
+            .create(CONFIG_MAPS, "default", body, ALICE)
+            .object()
+            .path("metadata")
+            .path("name")
+            .asText();
+
+    assertThat(first).startsWith("c-").hasSize(7);
+    assertThat(second).startsWith("c-").isNotEqualTo(first);
+  }
+
+  @Test
+  void aPatchIsWorkedOutAgainWhenAnotherWriterChangedTheObjectMeanwhile() {
+    createConfigMap("settings");
+    store.beforeNextCommand(
+        () ->
+            service.patch(
+                CONFIG_MAPS,
+                "default",
+                "settings",
+                null,
+                MERGE_PATCH,
+                json("{\"metadata\":{\"labels\":{\"by\":\"bob\"}}}"),
+                ALICE));
+
+    ObjectNode patched =
+        service
+            .patch(
+                CONFIG_MAPS,
+                "default",
+                "settings",
+                null,
+                MERGE_PATCH,
+                json("{\"data\":{\"k\":\"2\"}}"),
+                ALICE)
+            .object();
+
+    assertThat(patched.path("data").path("k").asText()).isEqualTo("2");
+    assertThat(patched.path("metadata").path("labels").path("by").asText())
+        .as("the other writer's change is kept: the patch was applied to the new version")
+        .isEqualTo("bob");
+    assertThat(patchCommands()).as("bob's write, the conflicting try, the second try").isEqualTo(3);
+  }
+
+  @Test
+  void aPatchThatNamesAVersionIsNotTriedAgainOnConflict() {
+    ObjectNode created = createConfigMap("settings");
+    String version = created.path("metadata").path("resourceVersion").asText();
+    service.patch(
+        CONFIG_MAPS,
+        "default",
+        "settings",
+        null,
+        MERGE_PATCH,
+        json("{\"data\":{\"k\":\"2\"}}"),
+        ALICE);
+
+    assertThatThrownBy(
+            () ->
+                service.patch(
+                    CONFIG_MAPS,
+                    "default",
+                    "settings",
+                    null,
+                    MERGE_PATCH,
+                    json(
+                        "{\"metadata\":{\"resourceVersion\":\""
+                            + version
+                            + "\"},\"data\":{\"k\":\"3\"}}"),
+                    ALICE))
+        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code()).isEqualTo(409));
+    assertThat(patchCommands()).isEqualTo(2);
+  }
+
+  @Test
+  void aPatchOfAnObjectThatDoesNotExistIsNotFoundAndSendsNothing() {
+    assertThatThrownBy(
+            () ->
+                service.patch(
+                    CONFIG_MAPS,
+                    "default",
+                    "missing",
+                    null,
+                    MERGE_PATCH,
+                    json("{\"data\":{\"k\":\"2\"}}"),
+                    ALICE))
+        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code()).isEqualTo(404));
+    assertThat(store.commands()).isEmpty();
+  }
+
+  @Test
+  void theScaleSubresourceSetsReplicasAndAnswersAScale() {
+    aCreatedObjectIsDefaultedByItsKindAndReadBackAsStored();
+
+    Written scaled =
+        service.updateScale(
+            DEPLOYMENTS, "default", "web", MERGE_PATCH, json("{\"spec\":{\"replicas\":4}}"), ALICE);
+
+    assertThat(scaled.object().path("kind").asText()).isEqualTo("Scale");
+    assertThat(scaled.object().path("spec").path("replicas").asInt()).isEqualTo(4);
+    assertThat(service.get(DEPLOYMENTS, "default", "web").path("spec").path("replicas").asInt())
+        .isEqualTo(4);
+  }
+
+  @Test
+  void applyCreatesWhatIsAbsentAndRecordsItsManager() {
+    WriteOptions applier =
+        new WriteOptions(ALICE.actor(), false, null, "a-2", "kubectl", null, null);
+
+    ObjectNode applied =
+        service
+            .apply(
+                CONFIG_MAPS,
+                "default",
+                "applied",
+                null,
+                json(
+                    "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"applied\"},"
+                        + "\"data\":{\"a\":\"b\"}}"),
+                applier)
+            .object();
+
+    assertThat(applied.path("data").path("a").asText()).isEqualTo("b");
+    List<String> managers =
+        applied.path("metadata").path("managedFields").findValuesAsText("manager");
+    assertThat(managers).containsExactly("kubectl");
+    assertThat(store.commands())
+        .extracting(ResourceCommand::getVerb)
+        .containsExactly(CommandVerb.CREATE);
+  }
+
+  @Test
+  void aDeleteRemovesTheObject() {
+    createConfigMap("gone");
+
+    service.delete(CONFIG_MAPS, "default", "gone", json("{}"), ALICE);
+
+    assertThatThrownBy(() -> service.get(CONFIG_MAPS, "default", "gone"))
+        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code()).isEqualTo(404));
+  }
+}
