@@ -251,7 +251,7 @@ public final class ProcessRuntime implements PodRuntime {
     Slot slot = running.slot(container);
     return CompletableFuture.supplyAsync(
         () -> {
-          List<String> line = slot.inContainer(command);
+          List<String> line = slot.inContainer(command, false);
           ProcessBuilder builder = new ProcessBuilder(line);
           environment(builder, slot.environment);
           builder.directory(slot.hostDir().toFile());
@@ -298,13 +298,11 @@ public final class ProcessRuntime implements PodRuntime {
     }
     List<String> line;
     try {
-      line = slot.inContainer(command);
+      line = slot.inContainer(command, tty);
     } catch (IllegalStateException e) {
       throw new ContainerStreamException(500, "InternalError", e.getMessage());
     }
-    ProcessBuilder builder =
-        new ProcessBuilder(tty ? TerminalCommand.wrap(line) : line)
-            .directory(slot.hostDir().toFile());
+    ProcessBuilder builder = new ProcessBuilder(line).directory(slot.hostDir().toFile());
     environment(builder, slot.environment);
     if (tty) {
       builder.environment().putIfAbsent("TERM", "xterm");
@@ -772,13 +770,19 @@ public final class ProcessRuntime implements PodRuntime {
     }
 
     /**
-     * The command line that runs {@code command} ({@code $(VAR)} expanded) in this container: in
-     * its sandbox, once the sandbox is set up; unsandboxed, with its volumes mounted.
+     * The command line that runs {@code command} ({@code $(VAR)} expanded) in this container, on a
+     * terminal of its own with {@code tty}: in its sandbox, once the sandbox is set up, where the
+     * terminal is one of the container's {@code /dev/pts}, so {@code tty} names it; unsandboxed,
+     * with its volumes mounted.
      */
-    List<String> inContainer(List<String> command) {
+    List<String> inContainer(List<String> command, boolean tty) {
       List<String> expanded = command.stream().map(arg -> expand(arg, env)).toList();
       if (linux.isEmpty()) {
-        return Volumes.mounting(spec, volumes, expanded);
+        List<String> line = Volumes.mounting(spec, volumes, expanded);
+        return tty ? TerminalCommand.wrap(line) : line;
+      }
+      if (tty) {
+        expanded = TerminalCommand.wrap(expanded);
       }
       Run run = current;
       Process process = run.process;

@@ -213,6 +213,20 @@ class PodSandboxIsolationTest {
     runtime.stop(sandbox, Duration.ofSeconds(1)).get(10, TimeUnit.SECONDS);
   }
 
+  @Test
+  void anExecOnATerminalGetsATerminalOfTheContainer() throws Exception {
+    PodSandbox sandbox = start(pod("exec-tty", busybox("app", "sleep 30")));
+
+    ContainerCommand tty =
+        runtime.execStream("default", "exec-tty", "app", List.of("/bin/sh", "-c", "tty"), true);
+    tty.stdin().close();
+    String out = new String(tty.stdout().readAllBytes(), StandardCharsets.UTF_8);
+
+    assertThat(tty.waitFor()).as(out).isZero();
+    assertThat(out.trim()).isEqualTo("/dev/pts/0");
+    runtime.stop(sandbox, Duration.ofSeconds(1)).get(10, TimeUnit.SECONDS);
+  }
+
   private String uid;
 
   private Pod pod(String name, Container container) {
