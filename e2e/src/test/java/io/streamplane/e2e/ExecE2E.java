@@ -152,15 +152,14 @@ class ExecE2E {
     byte[] content = new byte[300_000];
     new Random(42).nextBytes(content);
     Path local = Files.write(home.resolve("blob.bin"), content);
-    Path inPod = home.resolve("in-pod");
-    Files.createDirectories(inPod);
     Path back = home.resolve("back.bin");
 
-    kubectl.run("cp", local.toString(), "web:" + inPod.resolve("blob.bin")).expectSuccess();
-    kubectl.run("cp", "web:" + inPod.resolve("blob.bin"), back.toString()).expectSuccess();
+    kubectl.run("cp", local.toString(), "web:/tmp/blob.bin").expectSuccess();
+    kubectl.run("cp", "web:/tmp/blob.bin", back.toString()).expectSuccess();
 
-    assertThat(Files.readAllBytes(inPod.resolve("blob.bin"))).isEqualTo(content);
     assertThat(Files.readAllBytes(back)).isEqualTo(content);
+    // the pod's /tmp is its own, not the host's
+    assertThat(Path.of("/tmp/blob.bin")).doesNotExist();
   }
 
   @Test

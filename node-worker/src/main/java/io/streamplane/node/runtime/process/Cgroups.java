@@ -3,6 +3,7 @@ package io.streamplane.node.runtime.process;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -17,9 +18,10 @@ import org.slf4j.LoggerFactory;
  * OOMKilled}.
  *
  * <p>Limits: {@link #detect} answers empty when the cgroup file system is not writable (not root,
- * read-only mount): containers then run unlimited. A container's process joins its group just after
- * it started, so what it forks in its first instants is not limited. Requests are not enforced (no
- * CPU shares), as most single-node setups of Kubernetes.
+ * read-only mount): containers then run unlimited. An unsandboxed container's process joins its
+ * group just after it started, so what it forks in its first instants is not limited; a sandboxed
+ * one joins before it runs anything ({@link #prepare}). Requests are not enforced (no CPU shares),
+ * as most single-node setups of Kubernetes.
  */
 final class Cgroups {
 
@@ -59,39 +61,52 @@ final class Cgroups {
    * (0: no limit). Nothing is made when both are 0. False when the kernel refused.
    */
   boolean limit(String id, long pid, long memoryBytes, long cpuMillis) {
-    if (memoryBytes <= 0 && cpuMillis <= 0) {
-      return true;
-    }
     try {
-      if (unified) {
-        Path group = Files.createDirectories(root.resolve(PARENT).resolve(id));
-        if (memoryBytes > 0) {
-          Files.writeString(group.resolve("memory.max"), Long.toString(memoryBytes));
-        }
-        if (cpuMillis > 0) {
-          Files.writeString(
-              group.resolve("cpu.max"), cpuMillis * CPU_PERIOD_US / 1000 + " " + CPU_PERIOD_US);
-        }
-        Files.writeString(group.resolve("cgroup.procs"), Long.toString(pid));
-        return true;
-      }
-      if (memoryBytes > 0) {
-        Path memory = Files.createDirectories(root.resolve("memory").resolve(PARENT).resolve(id));
-        Files.writeString(memory.resolve("memory.limit_in_bytes"), Long.toString(memoryBytes));
-        Files.writeString(memory.resolve("cgroup.procs"), Long.toString(pid));
-      }
-      if (cpuMillis > 0) {
-        Path cpu = Files.createDirectories(root.resolve("cpu").resolve(PARENT).resolve(id));
-        Files.writeString(cpu.resolve("cpu.cfs_period_us"), Long.toString(CPU_PERIOD_US));
-        Files.writeString(
-            cpu.resolve("cpu.cfs_quota_us"), Long.toString(cpuMillis * CPU_PERIOD_US / 1000));
-        Files.writeString(cpu.resolve("cgroup.procs"), Long.toString(pid));
+      for (Path procs : prepare(id, memoryBytes, cpuMillis)) {
+        Files.writeString(procs, Long.toString(pid));
       }
       return true;
     } catch (IOException | RuntimeException e) {
       LOG.warn("cannot limit process {} ({}): {}", pid, id, e.toString());
       return false;
     }
+  }
+
+  /**
+   * Makes group {@code id} limited to {@code memoryBytes} and {@code cpuMillis} (0: no limit) and
+   * answers the {@code cgroup.procs} files a process writes its pid to, to join it (one per
+   * hierarchy); none when both are 0. A sandboxed container's setup joins them before it starts
+   * anything, so nothing of the container runs outside its group.
+   */
+  List<Path> prepare(String id, long memoryBytes, long cpuMillis) throws IOException {
+    if (memoryBytes <= 0 && cpuMillis <= 0) {
+      return List.of();
+    }
+    if (unified) {
+      Path group = Files.createDirectories(root.resolve(PARENT).resolve(id));
+      if (memoryBytes > 0) {
+        Files.writeString(group.resolve("memory.max"), Long.toString(memoryBytes));
+      }
+      if (cpuMillis > 0) {
+        Files.writeString(
+            group.resolve("cpu.max"), cpuMillis * CPU_PERIOD_US / 1000 + " " + CPU_PERIOD_US);
+      }
+      return List.of(group.resolve("cgroup.procs"));
+    }
+    List<Path> procs = new ArrayList<>();
+    if (memoryBytes > 0) {
+      Path memory = Files.createDirectories(root.resolve("memory").resolve(PARENT).resolve(id));
+      Files.writeString(memory.resolve("memory.limit_in_bytes"), Long.toString(memoryBytes));
+      procs.add(memory.resolve("cgroup.procs"));
+    }
+    if (cpuMillis > 0) {
+      Path cpu = Files.createDirectories(root.resolve("cpu").resolve(PARENT).resolve(id));
+      Files.writeString(cpu.resolve("cpu.cfs_period_us"), Long.toString(CPU_PERIOD_US));
+      Files.writeString(
+          cpu.resolve("cpu.cfs_quota_us"), Long.toString(cpuMillis * CPU_PERIOD_US / 1000));
+      procs.add(cpu.resolve("cgroup.procs"));
+    }
+    return procs;
   }
 
   /** True when the kernel's OOM killer killed a process of group {@code id}. */

@@ -94,11 +94,19 @@ import org.slf4j.LoggerFactory;
  * <p>A container's {@code resources.limits} of memory and cpu become a control group ({@link
  * Cgroups}) where the OS allows; a run the kernel killed for its memory ends {@code OOMKilled}.
  *
- * <p>Limits: no isolation (processes share the host's users, files and network; the pod IP is only
- * what servers bind to). Processes are killed, never adopted, after a node restart. {@code stop}
- * and {@code close} reach the descendants a container's process has at that moment: a child left
- * behind by a main process that already exited is not tracked (there is no cgroup or process group
- * to find it by).
+ * <p>Each container runs in a Linux sandbox ({@link LinuxSandbox}): its own root (the host's {@code
+ * /usr} and {@code /etc} under a writable layer in {@code <sandbox>/<container>/rootfs}, removed
+ * when the pod stops), PID, mount, UTS and IPC namespaces, and the user, groups and capabilities of
+ * its security context ({@link ContainerSecurity}; {@code runAsNonRoot} with the root image keeps
+ * it waiting in {@code CreateContainerConfigError}). Its id names its PID 1 on the host. Exec,
+ * probes and cp enter that sandbox. Where the node cannot make one (not root, no util-linux)
+ * containers wait in {@code CreateContainerError} with the reason; {@code
+ * STREAMPLANE_POD_SANDBOX=off} runs them as plain host processes instead, with a warning.
+ *
+ * <p>Limits: the network is the host's (the pod IP is only what servers bind to). Processes are
+ * killed, never adopted, after a node restart. Unsandboxed, {@code stop} and {@code close} reach
+ * the descendants a container's process has at that moment; sandboxed, the PID namespace dies with
+ * its PID 1.
  */
 public final class ProcessRuntime implements PodRuntime {
 
@@ -113,6 +121,9 @@ public final class ProcessRuntime implements PodRuntime {
 
   private static final Duration LISTEN_TIMEOUT = Duration.ofSeconds(15);
 
+  /** How long an exec waits for a container's sandbox to be set up. */
+  private static final Duration READY_TIMEOUT = Duration.ofSeconds(10);
+
   private final Path root;
   private final ImageCatalog catalog;
   private final Clock clock;
@@ -120,7 +131,25 @@ public final class ProcessRuntime implements PodRuntime {
   private final Map<String, Sandbox> sandboxes = new ConcurrentHashMap<>();
   private final Optional<Cgroups> cgroups;
 
+  /** The Linux sandbox containers run in; empty when the sandbox is switched off. */
+  private final Optional<LinuxSandbox> linux;
+
+  /**
+   * The environment variable that switches the sandbox off ({@code off}): containers then run as
+   * plain host processes, which the node warns about.
+   */
+  public static final String SANDBOX_VARIABLE = "STREAMPLANE_POD_SANDBOX";
+
+  /** A runtime whose containers run sandboxed unless {@link #SANDBOX_VARIABLE} is {@code off}. */
   public ProcessRuntime(Path root, ImageCatalog catalog, Clock clock) {
+    this(root, catalog, clock, !"off".equalsIgnoreCase(System.getenv(SANDBOX_VARIABLE)));
+  }
+
+  /**
+   * A runtime whose containers run in a Linux sandbox when {@code sandboxed}; where the node cannot
+   * make one, their containers do not start ({@code CreateContainerError}, with the reason).
+   */
+  public ProcessRuntime(Path root, ImageCatalog catalog, Clock clock, boolean sandboxed) {
     this.root = root;
     this.cgroups = Cgroups.detect(Path.of("/sys/fs/cgroup"));
     this.catalog = catalog;
@@ -134,10 +163,24 @@ public final class ProcessRuntime implements PodRuntime {
               return t;
             });
     killLeftovers(root);
+    if (sandboxed) {
+      this.linux = Optional.of(LinuxSandbox.detect(root));
+    } else {
+      this.linux = Optional.empty();
+      LOG.warn(
+          "{}=off: pods run UNSANDBOXED, as host processes that can read the node's keys, write"
+              + " the host's files and signal its processes",
+          SANDBOX_VARIABLE);
+    }
   }
 
   public ProcessRuntime(Path root) {
     this(root, ImageCatalog.defaults(), Clock.systemUTC());
+  }
+
+  /** Why containers cannot be sandboxed on this node, when the sandbox is on and they cannot. */
+  public Optional<String> sandboxUnavailable() {
+    return linux.flatMap(LinuxSandbox::unavailable);
   }
 
   @Override
@@ -208,10 +251,10 @@ public final class ProcessRuntime implements PodRuntime {
     Slot slot = running.slot(container);
     return CompletableFuture.supplyAsync(
         () -> {
-          List<String> line = command.stream().map(arg -> expand(arg, slot.env)).toList();
+          List<String> line = slot.inContainer(command, false);
           ProcessBuilder builder = new ProcessBuilder(line);
           environment(builder, slot.environment);
-          builder.directory(slot.workingDir.toFile());
+          builder.directory(slot.hostDir().toFile());
           builder.redirectErrorStream(true);
           builder.redirectOutput(ProcessBuilder.Redirect.DISCARD);
           builder.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
@@ -238,10 +281,11 @@ public final class ProcessRuntime implements PodRuntime {
   }
 
   /**
-   * Runs the command as the container runs: its environment, its working directory, and its volumes
-   * bind-mounted in a private mount namespace as {@link Volumes#mounting} mounts them for the
-   * container. With a terminal, the command runs under util-linux {@code script}, which gives it a
-   * pseudo-terminal and ends with its exit code ({@link TerminalCommand}).
+   * Runs the command as the container runs: in its sandbox (its namespaces, root, user and working
+   * directory, {@link LinuxSandbox#enter}) with its environment; unsandboxed, in its working
+   * directory with its volumes mounted as {@link Volumes#mounting} mounts them. With a terminal,
+   * the command runs under util-linux {@code script}, which gives it a pseudo-terminal and ends
+   * with its exit code ({@link TerminalCommand}).
    */
   @Override
   public ContainerCommand execStream(
@@ -252,12 +296,13 @@ public final class ProcessRuntime implements PodRuntime {
     if (main == null || !main.isAlive()) {
       throw ContainerStreamException.containerNotFound(container);
     }
-    List<String> line =
-        Volumes.mounting(
-            slot.spec, slot.volumes, command.stream().map(arg -> expand(arg, slot.env)).toList());
-    ProcessBuilder builder =
-        new ProcessBuilder(tty ? TerminalCommand.wrap(line) : line)
-            .directory(slot.workingDir.toFile());
+    List<String> line;
+    try {
+      line = slot.inContainer(command, tty);
+    } catch (IllegalStateException e) {
+      throw new ContainerStreamException(500, "InternalError", e.getMessage());
+    }
+    ProcessBuilder builder = new ProcessBuilder(line).directory(slot.hostDir().toFile());
     environment(builder, slot.environment);
     if (tty) {
       builder.environment().putIfAbsent("TERM", "xterm");
@@ -306,6 +351,9 @@ public final class ProcessRuntime implements PodRuntime {
         () -> {
           running.stopped = true;
           terminate(running.processes(), grace);
+          if (linux.isPresent()) {
+            running.allSlots().forEach(slot -> LinuxSandbox.remove(slot.dir));
+          }
           sandboxes.remove(sandbox.id());
         },
         executor);
@@ -356,6 +404,9 @@ public final class ProcessRuntime implements PodRuntime {
   public void close() {
     for (Sandbox sandbox : sandboxes.values()) {
       terminate(sandbox.processes(), Duration.ZERO);
+      if (linux.isPresent()) {
+        sandbox.allSlots().forEach(slot -> LinuxSandbox.remove(slot.dir));
+      }
     }
     sandboxes.clear();
     executor.shutdownNow();
@@ -379,6 +430,13 @@ public final class ProcessRuntime implements PodRuntime {
     }
     Instant createdAt = clock.instant();
     Map<String, Path> volumes = Volumes.prepare(pod, inputs, dir.resolve("volumes"));
+    Long fsGroup =
+        pod.getSpec() == null || pod.getSpec().getSecurityContext() == null
+            ? null
+            : pod.getSpec().getSecurityContext().getFsGroup();
+    if (fsGroup != null && linux.isPresent()) {
+      Volumes.own(pod, volumes, fsGroup);
+    }
     Sandbox sandbox =
         new Sandbox(
             UUID.randomUUID().toString(),
@@ -561,6 +619,41 @@ public final class ProcessRuntime implements PodRuntime {
     }
   }
 
+  /**
+   * The host pid of a sandbox's PID 1: the child {@code unshare --fork} makes at once. 0 when it
+   * does not appear (the start failed).
+   */
+  private static long initPid(Process unshare) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (System.nanoTime() < deadline) {
+      Optional<ProcessHandle> child = unshare.children().findFirst();
+      if (child.isPresent()) {
+        return child.get().pid();
+      }
+      if (!unshare.isAlive()) {
+        return 0;
+      }
+      try {
+        Thread.sleep(2);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return 0;
+      }
+    }
+    return 0;
+  }
+
+  /** The pod's hostname, as kubelet sets it: {@code spec.hostname}, else the name, at most 63. */
+  static String hostname(Pod pod) {
+    String name =
+        pod.getSpec() != null
+                && pod.getSpec().getHostname() != null
+                && !pod.getSpec().getHostname().isEmpty()
+            ? pod.getSpec().getHostname()
+            : pod.getMetadata().getName();
+    return name.length() > 63 ? name.substring(0, 63) : name;
+  }
+
   static String imageID(String image) {
     try {
       byte[] digest =
@@ -594,7 +687,13 @@ public final class ProcessRuntime implements PodRuntime {
     final String group;
     final long memoryLimit;
     final long cpuLimit;
+    final ContainerSecurity security;
+    final String hostname;
+    final List<Path> imageFiles;
+
+    /** The working directory: on the host unsandboxed, in the container's root sandboxed. */
     Path workingDir;
+
     volatile Run current;
     volatile Run previous;
     volatile int restarts;
@@ -616,11 +715,14 @@ public final class ProcessRuntime implements PodRuntime {
       environment.put("HOSTNAME", pod.getMetadata().getName());
       environment.put("POD_IP", podIP);
       environment.putAll(env);
+      this.security = ContainerSecurity.of(pod, container);
+      this.hostname = hostname(pod);
+      this.imageFiles = catalog.files(container, podIP);
       this.command =
           catalog
               .command(container, podIP)
               .map(line -> line.stream().map(arg -> expand(arg, env)).toList())
-              .map(line -> Volumes.mounting(container, volumes, line));
+              .map(line -> linux.isPresent() ? line : Volumes.mounting(container, volumes, line));
       this.listenPort = catalog.listenPort(container);
       this.podIP = podIP;
       this.group = sandboxDir.getFileName() + "_" + name;
@@ -630,12 +732,16 @@ public final class ProcessRuntime implements PodRuntime {
               : container.getResources().getLimits();
       this.memoryLimit = limits.containsKey("memory") ? Quantities.value(limits.get("memory")) : 0;
       this.cpuLimit = limits.containsKey("cpu") ? Quantities.milliValue(limits.get("cpu")) : 0;
-      this.workingDir = sandboxDir;
+      this.workingDir = linux.isPresent() ? Path.of("/") : sandboxDir;
       String configured = container.getWorkingDir();
       try {
         Files.createDirectories(dir);
         if (configured != null && !configured.isBlank()) {
-          workingDir = Files.createDirectories(Path.of(configured));
+          // sandboxed, the setup makes it in the container's root
+          workingDir =
+              linux.isPresent()
+                  ? Path.of(configured)
+                  : Files.createDirectories(Path.of(configured));
         }
       } catch (IOException e) {
         throw new UncheckedIOException("cannot create the directories of " + name, e);
@@ -656,6 +762,46 @@ public final class ProcessRuntime implements PodRuntime {
     List<Process> processes() {
       Run run = current;
       return run.process == null ? List.of() : List.of(run.process);
+    }
+
+    /** Where a command of this container is started from on the host. */
+    Path hostDir() {
+      return linux.isPresent() ? dir : workingDir;
+    }
+
+    /**
+     * The command line that runs {@code command} ({@code $(VAR)} expanded) in this container, on a
+     * terminal of its own with {@code tty}: in its sandbox, once the sandbox is set up, where the
+     * terminal is one of the container's {@code /dev/pts}, so {@code tty} names it; unsandboxed,
+     * with its volumes mounted.
+     */
+    List<String> inContainer(List<String> command, boolean tty) {
+      List<String> expanded = command.stream().map(arg -> expand(arg, env)).toList();
+      if (linux.isEmpty()) {
+        List<String> line = Volumes.mounting(spec, volumes, expanded);
+        return tty ? TerminalCommand.wrap(line) : line;
+      }
+      if (tty) {
+        expanded = TerminalCommand.wrap(expanded);
+      }
+      Run run = current;
+      Process process = run.process;
+      long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+      while (process != null
+          && process.isAlive()
+          && !LinuxSandbox.ready(dir)
+          && System.nanoTime() < deadline) {
+        try {
+          Thread.sleep(10);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
+      if (process == null || !process.isAlive() || run.initPid <= 0 || !LinuxSandbox.ready(dir)) {
+        throw new IllegalStateException("container " + name + " is not running in its sandbox");
+      }
+      return LinuxSandbox.enter(run.initPid, security, workingDir.toString(), expanded);
     }
 
     RuntimeContainer snapshot() {
@@ -713,10 +859,51 @@ public final class ProcessRuntime implements PodRuntime {
                 + "\" is not in the node's image catalog and the container has no command";
         return run;
       }
-      ProcessBuilder builder = new ProcessBuilder(command.get());
-      environment(builder, environment);
+      if (security.refusal().isPresent()) {
+        run.reason = "CreateContainerConfigError";
+        run.message = security.refusal().get();
+        return run;
+      }
+      Optional<String> unsandboxable = linux.flatMap(LinuxSandbox::unavailable);
+      if (unsandboxable.isPresent()) {
+        run.reason = "CreateContainerError";
+        run.message =
+            "the process runtime cannot sandbox containers on this node: "
+                + unsandboxable.get()
+                + " (run the node as root on Linux with util-linux, or set "
+                + SANDBOX_VARIABLE
+                + "=off to run pods unsandboxed)";
+        return run;
+      }
+      String runGroup = group + "_" + attempt;
       try {
-        builder.directory(workingDir.toFile());
+        List<String> line = command.get();
+        if (linux.isPresent()) {
+          List<Path> procs = List.of();
+          if (cgroups.isPresent()) {
+            try {
+              procs = cgroups.get().prepare(runGroup, memoryLimit, cpuLimit);
+            } catch (IOException | RuntimeException e) {
+              LOG.warn("cannot limit container {} ({}): {}", name, runGroup, e.toString());
+            }
+          }
+          line =
+              linux
+                  .get()
+                  .container(
+                      spec,
+                      security,
+                      hostname,
+                      volumes,
+                      imageFiles,
+                      procs,
+                      dir,
+                      workingDir.toString(),
+                      line);
+        }
+        ProcessBuilder builder = new ProcessBuilder(line);
+        environment(builder, environment);
+        builder.directory(hostDir().toFile());
         builder.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         ContainerLogWriter log = ContainerLogWriter.open(dir.resolve(attempt + ".log"), clock);
         run.startedAt = clock.instant();
@@ -727,8 +914,11 @@ public final class ProcessRuntime implements PodRuntime {
           log.close();
           throw e;
         }
-        String runGroup = group + "_" + attempt;
-        cgroups.ifPresent(c -> c.limit(runGroup, process.pid(), memoryLimit, cpuLimit));
+        if (linux.isPresent()) {
+          run.initPid = initPid(process);
+        } else {
+          cgroups.ifPresent(c -> c.limit(runGroup, process.pid(), memoryLimit, cpuLimit));
+        }
         log.pump(process.getInputStream(), "stdout");
         log.pump(process.getErrorStream(), "stderr");
         run.process = process;
@@ -772,6 +962,10 @@ public final class ProcessRuntime implements PodRuntime {
     final String imageID;
     final int attempt;
     volatile Process process;
+
+    /** Sandboxed: the host pid of the container's PID 1, which exec enters; else 0. */
+    volatile long initPid;
+
     volatile Instant startedAt;
     volatile Instant finishedAt;
     volatile boolean oomKilled;
@@ -800,7 +994,7 @@ public final class ProcessRuntime implements PodRuntime {
             reason,
             message);
       }
-      String id = "process://" + p.pid();
+      String id = "process://" + (initPid > 0 ? initPid : p.pid());
       if (p.isAlive()) {
         return new RuntimeContainer(
             name, image, imageID, id, RuntimeContainer.State.RUNNING, startedAt, null, null);
@@ -949,6 +1143,12 @@ public final class ProcessRuntime implements PodRuntime {
               ? containerSpecs.stream().map(ProcessRuntime::initializing).toList()
               : started.stream().map(Slot::snapshot).toList();
       return new PodSandbox(id, podKey, podIP, createdAt, initStates, states);
+    }
+
+    List<Slot> allSlots() {
+      List<Slot> all = new ArrayList<>(inits);
+      all.addAll(slots);
+      return all;
     }
 
     List<Process> processes() {

@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
  * translates line ends as a real one does, which is what {@code kubectl exec -t} expects.
  *
  * <p>Resize: {@code script} only follows the size of its own terminal, and it has none; the size is
- * set on the command's terminal itself ({@code stty -F /dev/pts/N rows R cols C}, which the kernel
- * follows with SIGWINCH to the command), found as the stdin of {@code script}'s child.
+ * set on the command's terminal itself ({@code stty -F /proc/<pid>/fd/0 rows R cols C}, which the
+ * kernel follows with SIGWINCH to the command), found as the stdin of {@code script}'s child.
  */
 final class TerminalCommand extends PipedCommand {
 
@@ -72,23 +72,29 @@ final class TerminalCommand extends PipedCommand {
     }
   }
 
-  /** The command's terminal; its child may take a moment to start. */
+  /**
+   * The command's terminal, as {@code /proc/<pid>/fd/0} of the first descendant whose stdin is a
+   * pseudo-terminal: in a sandbox, {@code script} runs inside the container's namespaces, and the
+   * name {@code /dev/pts/N} is the container's, not the host's; the {@code /proc} link opens the
+   * terminal itself. Its child may take a moment to start.
+   */
   private Optional<Path> terminal() {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
     while (process.isAlive() && System.nanoTime() < deadline) {
       Optional<Path> found =
           process
-              .children()
+              .descendants()
               .map(child -> Path.of("/proc", Long.toString(child.pid()), "fd", "0"))
               .flatMap(
                   fd -> {
                     try {
-                      return Stream.of(Files.readSymbolicLink(fd));
+                      return Files.readSymbolicLink(fd).toString().startsWith("/dev/pts/")
+                          ? Stream.of(fd)
+                          : Stream.empty();
                     } catch (IOException e) {
                       return Stream.empty();
                     }
                   })
-              .filter(target -> target.toString().startsWith("/dev/pts/"))
               .findFirst();
       if (found.isPresent()) {
         return found;

@@ -15,11 +15,16 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * A pod's volumes for the process runtime, and the mounts that put them where containers expect
@@ -35,10 +40,14 @@ import java.util.Map;
  * of its {@code volumeMounts} is bind-mounted at its {@code mountPath} ({@code subPath} inside the
  * volume, read-only when asked), then {@code exec}s the command, which keeps its pid.
  *
+ * <p>A sandboxed container's volumes are mounted by its sandbox's setup instead ({@link
+ * LinuxSandbox}), inside its own root; {@link #own} gives them to the pod's {@code fsGroup};
+ * emptyDirs are writable by every user, as kubelet makes them.
+ *
  * <p>Limits: the mounts need {@code unshare} (util-linux) and root; without them the container's
- * start fails. A {@code mountPath} missing on the host is created there (empty) so the mount has a
- * target; the mount itself is seen only by the container. Files are not refreshed when the
- * ConfigMap or Secret changes; {@code defaultMode} and {@code mode} are not applied;
+ * start fails. Unsandboxed, a {@code mountPath} missing on the host is created there (empty) so the
+ * mount has a target; the mount itself is seen only by the container. Files are not refreshed when
+ * the ConfigMap or Secret changes; {@code defaultMode} and {@code mode} are not applied;
  * persistentVolumeClaim volumes are refused.
  */
 final class Volumes {
@@ -86,7 +95,10 @@ final class Volumes {
           throw new IllegalStateException(
               "volume " + volume.getName() + ": persistentVolumeClaim is not supported");
         } else {
-          dirs.put(volume.getName(), Files.createDirectories(dir)); // emptyDir
+          // emptyDir: kubelet makes it writable by every user the pod's containers run as
+          Files.createDirectories(dir);
+          Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+          dirs.put(volume.getName(), dir);
         }
       }
     } catch (IOException e) {
@@ -209,6 +221,46 @@ final class Volumes {
             "streamplane-mounts"));
     line.addAll(command);
     return line;
+  }
+
+  /**
+   * Gives the pod's volumes to its {@code fsGroup}, as kubelet does for the volumes it makes
+   * (emptyDir, configMap, secret, projected; not hostPath): every file's group becomes {@code
+   * fsGroup}, readable and writable by it, directories setgid so new files keep the group.
+   */
+  static void own(Pod pod, Map<String, Path> dirs, long fsGroup) {
+    List<Volume> volumes = pod.getSpec() == null ? null : pod.getSpec().getVolumes();
+    if (volumes == null) {
+      return;
+    }
+    for (Volume volume : volumes) {
+      Path dir = dirs.get(volume.getName());
+      if (volume.getHostPath() != null || dir == null) {
+        continue;
+      }
+      try (Stream<Path> files = Files.walk(dir)) {
+        for (Path file : files.toList()) {
+          Files.setAttribute(file, "unix:gid", (int) fsGroup, LinkOption.NOFOLLOW_LINKS);
+          if (Files.isSymbolicLink(file)) {
+            continue;
+          }
+          Set<PosixFilePermission> mode = Files.getPosixFilePermissions(file);
+          mode.add(PosixFilePermission.GROUP_READ);
+          mode.add(PosixFilePermission.GROUP_WRITE);
+          if (Files.isDirectory(file)) {
+            mode.add(PosixFilePermission.GROUP_EXECUTE);
+          }
+          Files.setPosixFilePermissions(file, mode);
+          if (Files.isDirectory(file)) {
+            int bits = (Integer) Files.getAttribute(file, "unix:mode");
+            Files.setAttribute(file, "unix:mode", bits | 02000);
+          }
+        }
+      } catch (IOException | RuntimeException e) {
+        throw new IllegalStateException(
+            "cannot give volume " + volume.getName() + " to fsGroup " + fsGroup + ": " + e, e);
+      }
+    }
   }
 
   /** A text value of a Secret's data, as an environment variable holds it. */

@@ -12,6 +12,7 @@ import io.streamplane.api.EmptyDirVolumeSource;
 import io.streamplane.api.EnvFromSource;
 import io.streamplane.api.EnvVar;
 import io.streamplane.api.EnvVarSource;
+import io.streamplane.api.HostPathVolumeSource;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.Pod;
 import io.streamplane.api.PodSpec;
@@ -96,7 +97,8 @@ class ProcessRuntimeTest {
     PodSandbox sandbox = start(pod("p2", List.of(), List.of(c)));
     long pid = Long.parseLong(sandbox.containers().get(0).containerID().substring(10));
 
-    ProcessHandle.of(pid).orElseThrow().destroy();
+    // the id names the container's PID 1, which ignores a SIGTERM it has no handler for
+    ProcessHandle.of(pid).orElseThrow().destroyForcibly();
 
     await()
         .atMost(Duration.ofSeconds(10))
@@ -204,7 +206,13 @@ class ProcessRuntimeTest {
     second.setCommand(List.of("/bin/sh", "-c", "test -f ready && echo two >> ready"));
     Container main = container("main", "busybox");
     main.setCommand(List.of("/bin/sh", "-c", "cat ready && test \"$(cat ready)\" = \"one\ntwo\""));
-    PodSandbox sandbox = start(pod("p6", List.of(first, second), List.of(main)));
+    for (Container c : List.of(first, second, main)) {
+      c.setVolumeMounts(List.of(mount("shared", Path.of("/shared"), false)));
+      c.setWorkingDir("/shared"); // containers share only volumes, each has its own root
+    }
+    Pod pod = pod("p6", List.of(first, second), List.of(main));
+    pod.getSpec().setVolumes(List.of(emptyDir("shared")));
+    PodSandbox sandbox = start(pod);
 
     await()
         .atMost(Duration.ofSeconds(10))
@@ -221,12 +229,23 @@ class ProcessRuntimeTest {
 
   @Test
   void aFailingInitContainerHoldsTheContainersUntilARestartOfItSucceeds() throws Exception {
-    Path flag = root.resolve("init-may-pass");
+    Path flags = Files.createDirectories(root.resolve("flags"));
+    Path flag = flags.resolve("init-may-pass");
     Container init = container("init", "busybox");
-    init.setCommand(List.of("/bin/sh", "-c", "test -f " + flag));
+    init.setCommand(List.of("/bin/sh", "-c", "test -f /flags/init-may-pass"));
+    init.setVolumeMounts(List.of(mount("flags", Path.of("/flags"), true)));
     Container main = container("main", "busybox");
     main.setCommand(List.of("/bin/sh", "-c", "sleep 30"));
-    PodSandbox sandbox = start(pod("p7", List.of(init), List.of(main)));
+    Pod pod = pod("p7", List.of(init), List.of(main));
+    pod.getSpec()
+        .setVolumes(
+            List.of(
+                Volume.newBuilder()
+                    .setName("flags")
+                    .setHostPath(
+                        HostPathVolumeSource.newBuilder().setPath(flags.toString()).build())
+                    .build()));
+    PodSandbox sandbox = start(pod);
 
     await("the init container to fail")
         .atMost(Duration.ofSeconds(10))
@@ -409,6 +428,13 @@ class ProcessRuntimeTest {
     assertThat(hog.reason()).isEqualTo("OOMKilled");
     assertThat(hog.exitCode()).isEqualTo(137);
     assertThat(read(runtime.logFile(sandbox, "hog").orElseThrow())).doesNotContain("survived");
+  }
+
+  private static Volume emptyDir(String name) {
+    return Volume.newBuilder()
+        .setName(name)
+        .setEmptyDir(EmptyDirVolumeSource.newBuilder().build())
+        .build();
   }
 
   private static VolumeMount mount(String name, Path path, boolean readOnly) {
