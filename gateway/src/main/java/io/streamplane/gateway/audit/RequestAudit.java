@@ -292,7 +292,7 @@ public final class RequestAudit {
     if (bytes == null || bytes.length == 0) {
       return null;
     }
-    String media = contentType == null ? "" : contentType.split(";")[0].trim().toLowerCase();
+    String media = contentType == null ? "" : contentType.split(";", 2)[0].trim().toLowerCase();
     try {
       if (ProtobufBodies.isProtobuf(contentType)) {
         return ProtobufBodies.decode(bytes);

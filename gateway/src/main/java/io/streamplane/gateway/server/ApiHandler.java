@@ -605,7 +605,7 @@ final class ApiHandler implements HttpHandler {
 
   private static JsonNode decodeBody(HttpExchange exchange, byte[] raw) {
     String contentType = exchange.getRequestHeaders().getFirst("Content-Type");
-    String media = contentType == null ? "application/json" : contentType.split(";")[0].trim();
+    String media = contentType == null ? "application/json" : contentType.split(";", 2)[0].trim();
     if (ProtobufBodies.isProtobuf(contentType)) {
       return ProtobufBodies.decode(raw);
     }
