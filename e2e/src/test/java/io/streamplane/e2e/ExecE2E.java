@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -290,7 +291,7 @@ class ExecE2E {
     String admin =
         kubectl.run("auth", "whoami", "-o", "jsonpath={.status.userInfo.username}").out().trim();
     awaitBobReadsPods();
-    kubectl.run("exec", "web", "--", "true").expectSuccess();
+    kubectl.run("exec", "web", "--", "sh", "-c", "sleep 1").expectSuccess();
     assertThat(kubectl.run("exec", "--as=bob", "web", "--", "true").exitCode()).isNotZero();
     assertThat(kubectl.run("attach", "web").exitCode()).isNotZero();
     int port = Launcher.freePort();
@@ -313,15 +314,27 @@ class ExecE2E {
         .until(
             () -> {
               List<JsonNode> events = auditedStreams();
-              return find(events, "exec", admin, null).isPresent()
+              return events.stream()
+                      .anyMatch(e -> e.path("requestURI").asText().contains("command=sleep+1"))
                   && find(events, "exec", admin, "bob").isPresent()
                   && find(events, "attach", admin, null).isPresent()
                   && find(events, "portforward", admin, null).isPresent();
             });
     List<JsonNode> events = auditedStreams();
-    assertThat(find(events, "exec", admin, null).orElseThrow().at("/responseStatus/code").asInt())
-        .as("the upgrade")
-        .isEqualTo(101);
+    JsonNode exec =
+        events.stream()
+            .filter(e -> e.path("requestURI").asText().contains("command=sleep+1"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(exec.at("/user/username").asText()).isEqualTo(admin);
+    assertThat(exec.has("impersonatedUser")).isFalse();
+    assertThat(exec.at("/responseStatus/code").asInt()).as("the upgrade").isEqualTo(101);
+    assertThat(
+            Duration.between(
+                Instant.parse(exec.path("requestReceivedTimestamp").asText()),
+                Instant.parse(exec.path("stageTimestamp").asText())))
+        .as("ResponseComplete is written when the stream ends")
+        .isGreaterThanOrEqualTo(Duration.ofSeconds(1));
     JsonNode forbidden = find(events, "exec", admin, "bob").orElseThrow();
     assertThat(forbidden.at("/responseStatus/code").asInt()).isEqualTo(403);
     assertThat(forbidden.at("/annotations/authorization.k8s.io~1decision").asText())

@@ -4,6 +4,7 @@ import io.streamplane.gateway.api.ResourceRegistry;
 import io.streamplane.gateway.audit.Auditor;
 import java.time.Clock;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.util.Callback;
 
@@ -52,16 +53,16 @@ final class HandlerChain {
   }
 
   /**
-   * {@code callback}, running {@code done} once when the response completes, whether it succeeded
-   * or failed, before the callback itself (which may recycle the response).
+   * {@code callback}, running {@code done} once when the response completes, with why it failed
+   * (null when it succeeded), before the callback itself (which may recycle the response).
    */
-  static Callback onCompletion(Callback callback, Runnable done) {
+  static Callback onCompletion(Callback callback, Consumer<Throwable> done) {
     AtomicBoolean ran = new AtomicBoolean();
     return new Callback() {
       @Override
       public void succeeded() {
         if (ran.compareAndSet(false, true)) {
-          done.run();
+          done.accept(null);
         }
         callback.succeeded();
       }
@@ -69,7 +70,7 @@ final class HandlerChain {
       @Override
       public void failed(Throwable failure) {
         if (ran.compareAndSet(false, true)) {
-          done.run();
+          done.accept(failure);
         }
         callback.failed(failure);
       }

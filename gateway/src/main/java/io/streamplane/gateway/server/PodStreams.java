@@ -138,17 +138,20 @@ final class PodStreams extends Handler.Wrapper {
                     + "; supports "
                     + target.protocols()));
       }
+      WebSocketRelay relay =
+          new WebSocketRelay(nodesClient, target.node(), protocol, target.errorChannel());
+      request.setAttribute(RequestContext.STREAM, relay.ended());
       boolean upgraded =
           upgrades.upgrade(
               (upgradeRequest, upgradeResponse, upgradeCallback) -> {
                 upgradeResponse.setAcceptedSubProtocol(protocol);
-                return new WebSocketRelay(
-                    nodesClient, target.node(), protocol, target.errorChannel());
+                return relay;
               },
               request,
               response,
               callback);
       if (!upgraded) {
+        request.removeAttribute(RequestContext.STREAM);
         throw new ApiException(
             Statuses.badRequest("unable to upgrade connection: not a WebSocket handshake"));
       }

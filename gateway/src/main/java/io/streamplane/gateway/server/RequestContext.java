@@ -7,11 +7,13 @@ import java.net.InetSocketAddress;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
 
 /**
  * What the filters of the {@link HandlerChain} learn about a request and hand inward, kept in its
@@ -28,6 +30,12 @@ final class RequestContext {
   static final String QUERY = RequestContext.class.getName() + ".query";
   static final String INFO = RequestContext.class.getName() + ".info";
   static final String USER = RequestContext.class.getName() + ".user";
+
+  /**
+   * The stream an upgraded connection carries ({@link PodStreams}): a {@link CompletionStage} that
+   * completes when it ends.
+   */
+  static final String STREAM = RequestContext.class.getName() + ".stream";
 
   private RequestContext() {}
 
@@ -96,6 +104,22 @@ final class RequestContext {
         return headers;
       }
     };
+  }
+
+  /**
+   * Runs {@code done} when the response to {@code request} is over: now, or, when it upgraded the
+   * connection (101) to a stream ({@link #STREAM}), when that stream ends, as kube-apiserver's
+   * filters return only when the handler of a hijacked connection does. {@code failure} is why the
+   * response failed (null: it succeeded); a failed upgrade carries no stream.
+   */
+  static void whenOver(Request request, Response response, Throwable failure, Runnable done) {
+    if (failure == null
+        && response.getStatus() == 101
+        && request.getAttribute(STREAM) instanceof CompletionStage<?> stream) {
+      stream.whenComplete((ended, error) -> done.run());
+    } else {
+      done.run();
+    }
   }
 
   /** An attribute a filter outside the endpoint must have set: its absence is a wiring error. */

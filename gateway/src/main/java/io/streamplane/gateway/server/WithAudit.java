@@ -15,16 +15,14 @@ import org.eclipse.jetty.util.Callback;
  * kube-apiserver's {@code WithAudit}: every authenticated request leaves the audit events its
  * policy level asks for ({@link Auditor}), under its audit id. RequestReceived before anything
  * inside runs; ResponseStarted when a long-running request's response begins (for exec, attach and
- * port-forward: the 101 of the upgrade); ResponseComplete when the response completes; Panic, in
+ * port-forward: the 101 of the upgrade); ResponseComplete when the response completes (for an
+ * upgraded connection: when the stream it carries ends, {@link RequestContext#whenOver}); Panic, in
  * its place, when the handler inside throws, which is then thrown on to Jetty, whose error handler
  * answers a 500 Status. The request and response bodies are copied as they pass, for the levels
  * that record them and for error Statuses.
  *
  * <p>The filters inside add to the events: impersonation the impersonated user, authorization its
  * decision. An endpoint finds the audit under {@link RequestAudit#ATTRIBUTE}.
- *
- * <p>Limit: an upgraded connection's ResponseComplete is written when the upgrade completes, not
- * when the stream it carries ends.
  */
 final class WithAudit extends Handler.Wrapper {
 
@@ -55,7 +53,12 @@ final class WithAudit extends Handler.Wrapper {
               audit.recordsRequestBody() ? new ReadBody(request, audit) : request,
               new WrittenBody(request, response, audit),
               HandlerChain.onCompletion(
-                  callback, () -> audit.complete(Math.max(response.getStatus(), 0))));
+                  callback,
+                  failure -> {
+                    int code = Math.max(response.getStatus(), 0);
+                    audit.responseStarted(code);
+                    RequestContext.whenOver(request, response, failure, () -> audit.complete(code));
+                  }));
     } catch (Exception | Error e) {
       audit.panic(e.toString());
       throw e;

@@ -19,7 +19,7 @@ import org.eclipse.jetty.util.Callback;
  * authorization included, with the code it was answered. Outside authentication, as
  * kube-apiserver's latency trackers are. A long-running request (watch, log, exec, attach,
  * port-forward) counts as long-running until its response completes; for exec, attach and
- * port-forward that is when the connection is upgraded.
+ * port-forward, until the stream the upgraded connection carries ends.
  */
 final class WithMetrics extends Handler.Wrapper {
 
@@ -40,7 +40,12 @@ final class WithMetrics extends Handler.Wrapper {
               request,
               response,
               HandlerChain.onCompletion(
-                  callback, () -> measured.answered(Math.max(response.getStatus(), 0))));
+                  callback,
+                  failure -> {
+                    int code = Math.max(response.getStatus(), 0);
+                    RequestContext.whenOver(
+                        request, response, failure, () -> measured.answered(code));
+                  }));
     } catch (Exception | Error e) {
       measured.answered(500);
       throw e;
