@@ -3,6 +3,8 @@ package io.streamplane.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -11,8 +13,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -24,12 +29,16 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * {@code kubectl exec}, {@code cp} and {@code attach} with the real kubectl 1.32 against {@code
  * ./streamplane up --runtime process}: nginx runs as a real process on node-0, and a second node
- * process with the simulated runtime ({@code sim-0}) holds a pod that runs nothing.
+ * process with the simulated runtime ({@code sim-0}) holds a pod that runs nothing. Exec, attach
+ * and port-forward pass the gateway's filters as every request does: authorized as a create of
+ * their subresource, impersonable, and audited ({@code streamplane audit}); bob is bound to the
+ * view ClusterRole only.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ExecE2E {
 
   private static final Duration RUNNING = Duration.ofSeconds(120);
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private Path home;
   private LocalCluster cluster;
@@ -69,6 +78,9 @@ class ExecE2E {
                         .filter(l -> l.contains(" Ready "))
                         .count()
                     == 2);
+    kubectl
+        .run("create", "clusterrolebinding", "bob-view", "--clusterrole=view", "--user=bob")
+        .expectSuccess();
     runOn("web", "nginx", "node-0");
     runOn("sim", "nginx", "sim-0");
     for (String pod : List.of("web", "sim")) {
@@ -258,6 +270,129 @@ class ExecE2E {
     } finally {
       forward.destroyForcibly();
     }
+  }
+
+  @Test
+  void execAsAUserBoundOnlyToTheViewRoleIsForbiddenInKubeApiserversWords() throws Exception {
+    awaitBobReadsPods();
+
+    Kubectl.Result result = kubectl.run("exec", "--as=bob", "web", "--", "true");
+
+    assertThat(result.exitCode()).isNotZero();
+    assertThat(result.err())
+        .contains(
+            "pods \"web\" is forbidden: User \"bob\" cannot create resource \"pods/exec\" in"
+                + " API group \"\" in the namespace \"default\"");
+  }
+
+  @Test
+  void execAttachAndPortForwardAreInTheAuditLogWithTheirUserAndImpersonatedUser() throws Exception {
+    String admin =
+        kubectl.run("auth", "whoami", "-o", "jsonpath={.status.userInfo.username}").out().trim();
+    awaitBobReadsPods();
+    kubectl.run("exec", "web", "--", "sh", "-c", "sleep 1").expectSuccess();
+    assertThat(kubectl.run("exec", "--as=bob", "web", "--", "true").exitCode()).isNotZero();
+    assertThat(kubectl.run("attach", "web").exitCode()).isNotZero();
+    int port = Launcher.freePort();
+    Path out = home.resolve("port-forward-audited.out");
+    Process forward = kubectl.start(out, "port-forward", "pod/web", port + ":80");
+    try {
+      await("kubectl to listen on " + port)
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> Files.readString(out).contains("Forwarding from 127.0.0.1:" + port));
+    } finally {
+      forward.destroy();
+      forward.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    // streamplane audit reads sp.audit as an operator would; the events are written as each
+    // request completes, so it is asked again until all four are there.
+    await("the audit events of exec, attach and port-forward")
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofSeconds(2))
+        .until(
+            () -> {
+              List<JsonNode> events = auditedStreams();
+              return events.stream()
+                      .anyMatch(e -> e.path("requestURI").asText().contains("command=sleep+1"))
+                  && find(events, "exec", admin, "bob").isPresent()
+                  && find(events, "attach", admin, null).isPresent()
+                  && find(events, "portforward", admin, null).isPresent();
+            });
+    List<JsonNode> events = auditedStreams();
+    JsonNode exec =
+        events.stream()
+            .filter(e -> e.path("requestURI").asText().contains("command=sleep+1"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(exec.at("/user/username").asText()).isEqualTo(admin);
+    assertThat(exec.has("impersonatedUser")).isFalse();
+    assertThat(exec.at("/responseStatus/code").asInt()).as("the upgrade").isEqualTo(101);
+    assertThat(
+            Duration.between(
+                Instant.parse(exec.path("requestReceivedTimestamp").asText()),
+                Instant.parse(exec.path("stageTimestamp").asText())))
+        .as("ResponseComplete is written when the stream ends")
+        .isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+    JsonNode forbidden = find(events, "exec", admin, "bob").orElseThrow();
+    assertThat(forbidden.at("/responseStatus/code").asInt()).isEqualTo(403);
+    assertThat(forbidden.at("/annotations/authorization.k8s.io~1decision").asText())
+        .isEqualTo("forbid");
+    assertThat(find(events, "portforward", admin, null).orElseThrow().path("verb").asText())
+        .isEqualTo("create");
+  }
+
+  /**
+   * bob, bound to the view ClusterRole, reads pods: the gateway's RBAC cache has the binding.
+   * kubectl exec reads the pod before it connects, so only a user who may read it reaches
+   * pods/exec.
+   */
+  private void awaitBobReadsPods() {
+    await("bob to read pods through the view role")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> kubectl.run("get", "pod", "web", "--as=bob").exitCode() == 0);
+  }
+
+  /**
+   * The ResponseComplete events of pods' subresources, as {@code streamplane audit} prints them.
+   */
+  private List<JsonNode> auditedStreams() throws Exception {
+    Launcher audit =
+        Launcher.start(
+            "audit",
+            "--bootstrap-server",
+            cluster.kafkaBootstrap(),
+            "--resource",
+            "pods",
+            "--verb",
+            "create",
+            "--stage",
+            "ResponseComplete",
+            "-o",
+            "json");
+    assertThat(audit.awaitExit(Duration.ofSeconds(60))).isZero();
+    List<JsonNode> events = new ArrayList<>();
+    for (String line : audit.lines()) {
+      if (line.startsWith("{")) {
+        events.add(JSON.readTree(line));
+      }
+    }
+    return events;
+  }
+
+  /** The event of {@code subresource} by {@code user}, acting as {@code impersonated} (or not). */
+  private static Optional<JsonNode> find(
+      List<JsonNode> events, String subresource, String user, String impersonated) {
+    return events.stream()
+        .filter(e -> e.at("/objectRef/subresource").asText().equals(subresource))
+        .filter(e -> e.at("/objectRef/name").asText().equals("web"))
+        .filter(e -> e.at("/user/username").asText().equals(user))
+        .filter(
+            e ->
+                impersonated == null
+                    ? !e.has("impersonatedUser")
+                    : e.at("/impersonatedUser/username").asText().equals(impersonated))
+        .findFirst();
   }
 
   @Test

@@ -1,8 +1,8 @@
 package io.streamplane.gateway.audit;
 
-import com.sun.net.httpserver.HttpExchange;
 import io.streamplane.gateway.request.RequestInfo;
 import io.streamplane.log.UserInfo;
+import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -11,9 +11,11 @@ import java.util.Set;
 import java.util.UUID;
 
 /**
- * The audit link of the request chain (authenticate, audit, authorize, admit, command): decides
- * with the {@link AuditPolicy} at which level a request is recorded and starts its {@link
- * RequestAudit}, whose events go to an {@link AuditSink} (the cluster's {@code audit} topic).
+ * What the gateway's audit filter asks (it runs after authentication, before impersonation and
+ * authorization): decides with the {@link AuditPolicy} at which level a request is recorded and
+ * starts its {@link RequestAudit}, whose events go to an {@link AuditSink} (the cluster's {@code
+ * audit} topic). A request whose credentials were refused is recorded by {@link
+ * #failedAuthentication}.
  */
 public final class Auditor implements AutoCloseable {
 
@@ -40,11 +42,11 @@ public final class Auditor implements AutoCloseable {
   }
 
   /**
-   * The audit id of a request: the one the client sent in {@code Audit-ID} (kube-apiserver keeps
-   * it, so a proxy's id follows the request), else a new random UUID.
+   * The audit id of a request whose {@code Audit-ID} header is {@code sent} (null: none): the
+   * client's (kube-apiserver keeps it, so a proxy's id follows the request), else a new random
+   * UUID.
    */
-  public static String auditId(HttpExchange exchange) {
-    String sent = exchange.getRequestHeaders().getFirst(HEADER);
+  public static String auditId(String sent) {
     if (sent != null && !sent.isBlank() && sent.length() <= 128) {
       return sent.trim();
     }
@@ -97,29 +99,27 @@ public final class Auditor implements AutoCloseable {
     return String.join(", ", methods);
   }
 
-  /** What the audit records of {@code exchange}: its URI, source addresses and User-Agent. */
-  public static RequestAudit.RequestMeta meta(HttpExchange exchange) {
+  /**
+   * What the audit records of a request: its path and query ({@code rawPathAndQuery}, as sent), the
+   * addresses it came from ({@code X-Forwarded-For}, then the peer's), and its User-Agent.
+   */
+  public static RequestAudit.RequestMeta meta(
+      String rawPathAndQuery, String forwardedFor, InetSocketAddress peer, String userAgent) {
     List<String> ips = new ArrayList<>();
-    String forwarded = exchange.getRequestHeaders().getFirst("X-Forwarded-For");
-    if (forwarded != null) {
-      for (String ip : forwarded.split(",")) {
+    if (forwardedFor != null) {
+      for (String ip : forwardedFor.split(",")) {
         if (!ip.isBlank() && !ips.contains(ip.trim())) {
           ips.add(ip.trim());
         }
       }
     }
-    if (exchange.getRemoteAddress() != null && exchange.getRemoteAddress().getAddress() != null) {
-      String remote = exchange.getRemoteAddress().getAddress().getHostAddress();
+    if (peer != null && peer.getAddress() != null) {
+      String remote = peer.getAddress().getHostAddress();
       if (!ips.contains(remote)) {
         ips.add(remote);
       }
     }
-    // Jetty's exchange gives the absolute URI; kube-apiserver records the path and query only.
-    java.net.URI uri = exchange.getRequestURI();
-    return new RequestAudit.RequestMeta(
-        uri.getRawPath() + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery()),
-        ips,
-        exchange.getRequestHeaders().getFirst("User-Agent"));
+    return new RequestAudit.RequestMeta(rawPathAndQuery, ips, userAgent);
   }
 
   @Override

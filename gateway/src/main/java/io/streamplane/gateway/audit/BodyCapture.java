@@ -1,11 +1,7 @@
 package io.streamplane.gateway.audit;
 
 import java.io.ByteArrayOutputStream;
-import java.io.FilterInputStream;
-import java.io.FilterOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
+import java.nio.ByteBuffer;
 
 /**
  * A copy of the bytes a request body or response body passes, up to a limit: what the audit records
@@ -27,51 +23,18 @@ final class BodyCapture {
     return truncated ? null : copy.toByteArray();
   }
 
-  private synchronized void add(byte[] b, int off, int len) {
-    if (truncated || len <= 0) {
+  /** Copies what remains of {@code content}, leaving its position where it was. */
+  synchronized void add(ByteBuffer content) {
+    if (truncated || content == null || !content.hasRemaining()) {
       return;
     }
-    if (copy.size() + len > limit) {
+    if (copy.size() + content.remaining() > limit) {
       truncated = true;
       copy.reset();
       return;
     }
-    copy.write(b, off, len);
-  }
-
-  InputStream reading(InputStream in) {
-    return new FilterInputStream(in) {
-      @Override
-      public int read() throws IOException {
-        int b = super.read();
-        if (b >= 0) {
-          add(new byte[] {(byte) b}, 0, 1);
-        }
-        return b;
-      }
-
-      @Override
-      public int read(byte[] b, int off, int len) throws IOException {
-        int n = super.read(b, off, len);
-        add(b, off, n);
-        return n;
-      }
-    };
-  }
-
-  OutputStream writing(OutputStream out) {
-    return new FilterOutputStream(out) {
-      @Override
-      public void write(int b) throws IOException {
-        add(new byte[] {(byte) b}, 0, 1);
-        out.write(b);
-      }
-
-      @Override
-      public void write(byte[] b, int off, int len) throws IOException {
-        add(b, off, len);
-        out.write(b, off, len);
-      }
-    };
+    byte[] bytes = new byte[content.remaining()];
+    content.duplicate().get(bytes);
+    copy.write(bytes, 0, bytes.length);
   }
 }

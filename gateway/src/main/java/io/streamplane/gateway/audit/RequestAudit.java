@@ -11,6 +11,7 @@ import io.streamplane.log.ObjectRef;
 import io.streamplane.log.ResponseStatus;
 import io.streamplane.log.UserInfo;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -24,10 +25,13 @@ import java.util.Set;
  * long-running request (watch, log, exec, attach, port-forward) sends its headers, then exactly one
  * of {@link #complete} or {@link #panic}. Stages the policy omits, and everything at level None,
  * are not written. At level Request the request body is recorded (as JSON, whatever its encoding),
- * at RequestResponse the response body too ({@link #captureBodies}).
+ * at RequestResponse the response body too: the bodies are handed over as they pass ({@link
+ * #requestRead}, {@link #responseWritten}). The user is the authenticated one; an impersonated user
+ * is recorded apart ({@link #impersonated}), from the stage after RequestReceived on, as
+ * kube-apiserver records it.
  *
- * <p>Not thread-safe beyond what one request does: the stages are written from the request's
- * thread, in order.
+ * <p>Safe to call from the threads a request passes through (a watch's, Jetty's completing one);
+ * stages are written in order, each at most once.
  */
 public final class RequestAudit {
 
@@ -119,40 +123,62 @@ public final class RequestAudit {
   }
 
   /**
-   * Copies the bodies the level records as they pass: the request's from level Request on, the
-   * response's at RequestResponse (not for long-running requests, whose answer is a stream). A
-   * create's bodies are copied at Metadata too, to name the object it creates, as kube-apiserver
-   * fills the objectRef from the created object.
+   * Whether the request body is copied as it is read ({@link #requestRead}): from level Request on,
+   * and for a create at Metadata too, to name the object it creates, as kube-apiserver fills the
+   * objectRef from the created object.
    */
-  public void captureBodies(HttpExchange exchange) {
-    if (decision.level() == AuditLevel.None) {
+  public boolean recordsRequestBody() {
+    return decision.level().atLeast(AuditLevel.Request) || create;
+  }
+
+  /** Request bytes were read; {@code contentType} is the request's, to decode them. */
+  public synchronized void requestRead(String contentType, ByteBuffer content) {
+    if (!recordsRequestBody()) {
       return;
     }
-    exchange.setAttribute(ATTRIBUTE, this);
-    if (decision.level().atLeast(AuditLevel.Request) || create) {
+    if (requestBody == null) {
       requestBody = new BodyCapture(MAX_CAPTURE);
-      requestContentType = exchange.getRequestHeaders().getFirst("Content-Type");
-      exchange.setStreams(requestBody.reading(exchange.getRequestBody()), null);
+      requestContentType = contentType;
     }
-    if ((decision.level() == AuditLevel.RequestResponse || create) && !longRunning) {
-      responseBody = new BodyCapture(MAX_CAPTURE);
-      exchange.setStreams(null, responseBody.writing(exchange.getResponseBody()));
+    requestBody.add(content);
+  }
+
+  /**
+   * Response bytes went out with {@code code}, the headers with the first of them. They are copied
+   * at level RequestResponse and for a create (not for a long-running request, whose answer is a
+   * stream), and whenever the code is an error, whose body is the Status the event records.
+   */
+  public synchronized void responseWritten(int code, ByteBuffer content) {
+    if (responseBody == null) {
+      if (((decision.level() == AuditLevel.RequestResponse || create) && !longRunning)
+          || code >= 400) {
+        responseBody = new BodyCapture(MAX_CAPTURE);
+      }
+      responseStarted(code);
     }
+    if (responseBody != null) {
+      responseBody.add(content);
+    }
+  }
+
+  /** The user the request acts as, named by its impersonation headers. */
+  public synchronized void impersonated(UserInfo user) {
+    event.setImpersonatedUser(user);
   }
 
   /** Adds an annotation to the events still to be written. */
-  public void annotate(String key, String value) {
+  public synchronized void annotate(String key, String value) {
     annotations.put(key, value);
   }
 
-  public void received() {
+  public synchronized void received() {
     event.setStage(AuditStage.RequestReceived.name());
     event.setStageTimestamp(event.getRequestReceivedTimestamp());
     write(AuditStage.RequestReceived);
   }
 
   /** The headers of a long-running request's response went out with {@code code}. */
-  public void responseStarted(int code) {
+  public synchronized void responseStarted(int code) {
     if (started || finished) {
       return;
     }
@@ -166,10 +192,10 @@ public final class RequestAudit {
   }
 
   /**
-   * The response is complete with {@code code}; {@code status} is the Status body sent, when the
-   * answer was one (null otherwise).
+   * The response is complete with {@code code}; its Status, when the answer was one, is read from
+   * the body written.
    */
-  public void complete(int code, JsonNode status) {
+  public synchronized void complete(int code) {
     if (finished) {
       return;
     }
@@ -178,9 +204,8 @@ public final class RequestAudit {
     }
     finished = true;
     JsonNode response = parsed(responseBody, "application/json");
-    if (status == null && response != null && "Status".equals(response.path("kind").asText())) {
-      status = response;
-    }
+    JsonNode status =
+        response != null && "Status".equals(response.path("kind").asText()) ? response : null;
     event.setResponseStatus(responseStatus(code, status));
     nameCreatedObject(response);
     if (decision.level().atLeast(AuditLevel.Request)) {
@@ -195,7 +220,7 @@ public final class RequestAudit {
   }
 
   /** The request failed with an unexpected exception, answered 500 InternalError. */
-  public void panic(String message) {
+  public synchronized void panic(String message) {
     if (finished) {
       return;
     }
@@ -216,7 +241,7 @@ public final class RequestAudit {
    * A request whose credentials were refused: kube-apiserver writes one event, at ResponseStarted,
    * with the 401 and which methods were attempted, and no user.
    */
-  void failedAuthentication(int code, String attempted) {
+  synchronized void failedAuthentication(int code, String attempted) {
     finished = true;
     event.setResponseStatus(
         ResponseStatus.newBuilder()
@@ -267,7 +292,7 @@ public final class RequestAudit {
     if (bytes == null || bytes.length == 0) {
       return null;
     }
-    String media = contentType == null ? "" : contentType.split(";")[0].trim().toLowerCase();
+    String media = contentType == null ? "" : contentType.split(";", 2)[0].trim().toLowerCase();
     try {
       if (ProtobufBodies.isProtobuf(contentType)) {
         return ProtobufBodies.decode(bytes);

@@ -175,7 +175,7 @@ public final class ProtobufBodies {
   /** Whether a Content-Type names Kubernetes protobuf (parameters ignored). */
   public static boolean isProtobuf(String contentType) {
     return contentType != null
-        && contentType.split(";")[0].trim().toLowerCase(Locale.ROOT).equals(MEDIA_TYPE);
+        && contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT).equals(MEDIA_TYPE);
   }
 
   /**

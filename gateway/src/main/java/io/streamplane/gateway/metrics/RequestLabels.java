@@ -78,7 +78,7 @@ public record RequestLabels(
       verb = scope.equals("resource") ? "GET" : "LIST";
     } else if (upper.equals("PATCH")
         && contentType != null
-        && contentType.split(";")[0].trim().equals(APPLY_PATCH)) {
+        && contentType.split(";", 2)[0].trim().equals(APPLY_PATCH)) {
       verb = "APPLY";
     } else {
       verb = upper;

@@ -27,6 +27,16 @@ public record RequestInfo(
 
   private static final Set<String> NAMESPACE_SUBRESOURCES = Set.of("status", "finalize");
 
+  /**
+   * The subresources of a pod that stream to its node. Connecting to one is a {@code create},
+   * whatever the method: kube-apiserver 1.32 resolves kubectl's WebSocket upgrade (a GET) to {@code
+   * get} and so lets a user with {@code get} on {@code pods/exec} run commands, a hole it closes
+   * from 1.35 by checking {@code create} as well (the {@code
+   * AuthorizePodWebsocketUpgradeCreatePermission} feature); the gateway asks {@code create} only,
+   * as kube-apiserver has always asked of a SPDY upgrade (a POST).
+   */
+  private static final Set<String> STREAMING_SUBRESOURCES = Set.of("exec", "attach", "portforward");
+
   public static RequestInfo parse(String method, String path, Map<String, String> query) {
     List<String> segments = new ArrayList<>();
     for (String s : path.split("/")) {
@@ -89,6 +99,14 @@ public record RequestInfo(
           case "delete" -> name == null ? "deletecollection" : "delete";
           default -> lowerMethod;
         };
+    if (prefix.equals("api")
+        && resource.equals("pods")
+        && name != null
+        && subresource != null
+        && STREAMING_SUBRESOURCES.contains(subresource)
+        && List.of("get", "head", "post").contains(lowerMethod)) {
+      verb = "create";
+    }
     return new RequestInfo(
         true, path, verb, prefix, group, version, namespace, resource, name, subresource, rest);
   }

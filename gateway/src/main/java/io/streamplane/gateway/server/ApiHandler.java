@@ -17,7 +17,6 @@ import io.streamplane.gateway.api.Selectors;
 import io.streamplane.gateway.api.Statuses;
 import io.streamplane.gateway.api.table.TableConverter;
 import io.streamplane.gateway.apply.ApplyStatuses;
-import io.streamplane.gateway.audit.Auditor;
 import io.streamplane.gateway.audit.RequestAudit;
 import io.streamplane.gateway.authz.AccessReviews;
 import io.streamplane.gateway.cache.CacheUnavailableException;
@@ -25,8 +24,6 @@ import io.streamplane.gateway.cache.ListVersion;
 import io.streamplane.gateway.cache.TooOldResourceVersionException;
 import io.streamplane.gateway.cache.WatchCache;
 import io.streamplane.gateway.codec.ProtobufBodies;
-import io.streamplane.gateway.metrics.GatewayMetrics;
-import io.streamplane.gateway.metrics.RequestLabels;
 import io.streamplane.gateway.request.QueryBooleans;
 import io.streamplane.gateway.request.RequestInfo;
 import io.streamplane.gateway.storage.ReadAt;
@@ -39,34 +36,27 @@ import io.streamplane.log.UserInfo;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.eclipse.jetty.io.EndPoint;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Kubernetes REST API over HTTP: routes each request (discovery, OpenAPI, resources and their
- * status, scale and log subresources, watch) to the parts that answer it, and turns every failure
- * into a Kubernetes {@code Status} body. The request chain is visible in {@link #handle}: identify
- * the user, decode, then read or write through the {@link ResourceService}. Every request is
- * measured ({@link GatewayMetrics}), and {@code /metrics} serves the JVM's default Prometheus
- * registry, as kube-apiserver serves its metrics on its own port.
- *
- * <p>Every request first passes the {@link RequestChain}: authenticated, audited ({@link Auditor}:
- * its events go to the {@code audit} topic, with the id answered in the {@code Audit-Id} header and
- * carried by its commands), then authorized; writes are admitted inside the {@link
- * ResourceService}.
+ * The Kubernetes REST API over HTTP, the endpoint inside the {@link HandlerChain}: routes each
+ * request (discovery, OpenAPI, probes, {@code /metrics}, resources and their status, scale and log
+ * subresources, watch) to the parts that answer it, and turns every failure into a Kubernetes
+ * {@code Status} body. A request reaches it authenticated, audited, impersonated and authorized; it
+ * reads the request's {@link RequestInfo}, query, acting user and audit id from the {@link
+ * RequestContext}, then reads or writes through the {@link ResourceService}, where writes are
+ * admitted and carry the audit id into their commands. {@code /metrics} serves the JVM's default
+ * Prometheus registry, as kube-apiserver serves its metrics on its own port.
  */
 final class ApiHandler implements HttpHandler {
 
@@ -77,9 +67,6 @@ final class ApiHandler implements HttpHandler {
       List.of("create", "update", "patch", "delete", "deletecollection");
   private static final YAMLMapper YAML = new YAMLMapper();
   private static final String APPLY_PATCH = "application/apply-patch";
-  private static final String DECISION_ANNOTATION = "authorization.k8s.io/decision";
-  private final RequestChain chain;
-  private final Auditor auditor;
   private final ResourceRegistry registry;
   private final ResourceService service;
   private final WatchCache cache;
@@ -106,30 +93,6 @@ final class ApiHandler implements HttpHandler {
       OpenApiV3 openApi,
       TableConverter tables,
       AuthenticationApi authenticationApi) {
-    this(
-        chain,
-        Auditor.none(),
-        registry,
-        service,
-        cache,
-        discovery,
-        openApi,
-        tables,
-        authenticationApi);
-  }
-
-  ApiHandler(
-      RequestChain chain,
-      Auditor auditor,
-      ResourceRegistry registry,
-      ResourceService service,
-      WatchCache cache,
-      Discovery discovery,
-      OpenApiV3 openApi,
-      TableConverter tables,
-      AuthenticationApi authenticationApi) {
-    this.chain = chain;
-    this.auditor = auditor;
     this.authenticationApi = authenticationApi;
     this.registry = registry;
     this.service = service;
@@ -146,58 +109,33 @@ final class ApiHandler implements HttpHandler {
   @Override
   public void handle(HttpExchange exchange) throws IOException {
     try (exchange) {
-      java.net.URI uri;
+      RequestInfo info = RequestContext.info(exchange);
       try {
-        uri = exchange.getRequestURI();
-      } catch (RuntimeException e) {
-        // Jetty's exchange builds the URI on demand and fails on a broken escape in the query.
-        Responses.status(exchange, Statuses.badRequest("invalid URL: " + e.getMessage()));
-        return;
-      }
-      String request = exchange.getRequestMethod() + " " + uri;
-      Instant received = auditor.now();
-      String auditId = Auditor.auditId(exchange);
-      exchange.getResponseHeaders().set(Auditor.HEADER, auditId);
-      GatewayMetrics.Request measured = null;
-      RequestAudit audit = null;
-      JsonNode failure = null;
-      try {
-        Map<String, String> query = query(uri.getRawQuery());
-        RequestInfo info = RequestInfo.parse(exchange.getRequestMethod(), uri.getPath(), query);
-        measured = GatewayMetrics.started(labels(exchange, info, query));
-        UserInfo authenticated = authenticate(exchange, info, auditId, received);
-        audit = auditor.begin(auditId, received, info, authenticated, Auditor.meta(exchange));
-        audit.captureBodies(exchange);
-        UserInfo user = chain.impersonate(authenticated, exchange);
-        authorize(user, info, audit);
         if (info.resourceRequest()) {
-          resource(exchange, info, query, user, auditId);
+          resource(
+              exchange,
+              info,
+              RequestContext.query(exchange),
+              RequestContext.user(exchange),
+              RequestContext.auditId(exchange));
         } else {
-          nonResource(exchange, info, query);
+          nonResource(exchange, info, RequestContext.query(exchange));
         }
       } catch (ApiException e) {
-        failure = e.status();
-        Responses.status(exchange, failure);
+        Responses.status(exchange, e.status());
       } catch (TooOldResourceVersionException e) {
-        failure = Statuses.tooOldResourceVersion(e.requested(), e.current());
-        Responses.status(exchange, failure);
+        Responses.status(exchange, Statuses.tooOldResourceVersion(e.requested(), e.current()));
       } catch (CacheUnavailableException e) {
-        failure = Statuses.timeout(e.getMessage(), 1);
-        Responses.status(exchange, failure);
+        Responses.status(exchange, Statuses.timeout(e.getMessage(), 1));
       } catch (RuntimeException e) {
-        LOG.error("{} failed", request, e);
+        // Answered here, as a Status without the stack trace; the audit records it as a panic.
+        LOG.error("{} {} failed", exchange.getRequestMethod(), info.path(), e);
+        RequestAudit audit = RequestAudit.of(exchange);
         if (audit != null) {
           audit.panic(e.toString());
         }
         Responses.status(
             exchange, Statuses.internalError(e.getClass().getSimpleName() + ": " + e.getMessage()));
-      } finally {
-        if (measured != null) {
-          measured.answered(Math.max(exchange.getResponseCode(), 0));
-        }
-        if (audit != null) {
-          audit.complete(Math.max(exchange.getResponseCode(), 0), failure);
-        }
       }
     } catch (IOException e) {
       // The client went away; nothing to answer.
@@ -210,65 +148,6 @@ final class ApiHandler implements HttpHandler {
       }
       LOG.debug("client connection closed", e);
     }
-  }
-
-  /**
-   * The chain's authentication; a refused request is audited here, with no user, since it never
-   * reaches the audit link.
-   */
-  private UserInfo authenticate(
-      HttpExchange exchange, RequestInfo info, String auditId, Instant received) {
-    String authorization = exchange.getRequestHeaders().getFirst("Authorization");
-    try {
-      return chain.authenticate(exchange);
-    } catch (ApiException e) {
-      if (e.code() == 401) {
-        auditor.failedAuthentication(
-            auditId,
-            received,
-            info,
-            Auditor.meta(exchange),
-            authorization,
-            !RequestChain.clientCertificates(
-                    exchange.getAttribute(EndPoint.SslSessionData.ATTRIBUTE))
-                .isEmpty(),
-            e.code());
-      }
-      throw e;
-    }
-  }
-
-  /** The chain's authorization, its decision annotated on the audit as kube-apiserver does. */
-  private void authorize(UserInfo user, RequestInfo info, RequestAudit audit) {
-    try {
-      chain.authorize(user, info);
-      audit.annotate(DECISION_ANNOTATION, "allow");
-    } catch (ApiException e) {
-      if (e.code() == 403) {
-        audit.annotate(DECISION_ANNOTATION, "forbid");
-      }
-      throw e;
-    }
-  }
-
-  /** The request's metric labels; what the gateway does not serve is not a label value. */
-  private RequestLabels labels(HttpExchange exchange, RequestInfo info, Map<String, String> query) {
-    Optional<ResourceType> type =
-        info.resourceRequest()
-            ? registry
-                .byResource(info.group(), info.resource())
-                .filter(t -> t.version().equals(info.version()) && t.stored())
-            : Optional.empty();
-    boolean subresourceServed =
-        info.subresource() == null
-            || type.flatMap(t -> t.subresource(info.subresource())).isPresent();
-    return RequestLabels.of(
-        info,
-        exchange.getRequestMethod(),
-        exchange.getRequestHeaders().getFirst("Content-Type"),
-        query.get("dryRun"),
-        type.isPresent(),
-        subresourceServed);
   }
 
   // ---------------------------------------------------------------- non-resource paths
@@ -726,7 +605,7 @@ final class ApiHandler implements HttpHandler {
 
   private static JsonNode decodeBody(HttpExchange exchange, byte[] raw) {
     String contentType = exchange.getRequestHeaders().getFirst("Content-Type");
-    String media = contentType == null ? "application/json" : contentType.split(";")[0].trim();
+    String media = contentType == null ? "application/json" : contentType.split(";", 2)[0].trim();
     if (ProtobufBodies.isProtobuf(contentType)) {
       return ProtobufBodies.decode(raw);
     }
@@ -775,30 +654,6 @@ final class ApiHandler implements HttpHandler {
       return Long.parseLong(value);
     } catch (NumberFormatException e) {
       throw new ApiException(Statuses.badRequest("not a number: \"" + value + "\""));
-    }
-  }
-
-  private static Map<String, String> query(String raw) {
-    Map<String, String> query = new HashMap<>();
-    if (raw == null || raw.isEmpty()) {
-      return query;
-    }
-    for (String pair : raw.split("&")) {
-      int eq = pair.indexOf('=');
-      String key = decodeQuery(eq < 0 ? pair : pair.substring(0, eq));
-      String value = eq < 0 ? "" : decodeQuery(pair.substring(eq + 1));
-      query.putIfAbsent(key, value);
-    }
-    return query;
-  }
-
-  /** One query component; a broken escape is a bad request, as Go's url.ParseQuery refuses it. */
-  private static String decodeQuery(String component) {
-    try {
-      return URLDecoder.decode(component, StandardCharsets.UTF_8);
-    } catch (IllegalArgumentException e) {
-      throw new ApiException(
-          Statuses.badRequest("invalid URL escape in query: \"" + component + "\""));
     }
   }
 

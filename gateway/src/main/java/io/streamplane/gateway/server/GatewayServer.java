@@ -61,11 +61,13 @@ import org.slf4j.LoggerFactory;
  * cluster; each reads its own partition of {@code results} ({@code replyPartition}). {@code
  * /metrics} on the same port serves every metric of the process, the JVM's included.
  *
- * <p>The HTTP server is Jetty: {@link ApiHandler} is a {@code com.sun.net.httpserver} handler run
- * by Jetty's {@code jetty-http-spi}, and in front of it {@link PodStreams} takes the requests that
- * upgrade the connection to WebSocket ({@code pods/exec}, {@code pods/attach}, {@code
- * pods/portforward}), which the JDK's own server cannot do. A blocking thread per request, as
- * before: watches and followed logs hold theirs while they stream.
+ * <p>The HTTP server is Jetty. Every request first passes the filters of the {@link HandlerChain}
+ * (request info, metrics, authentication, audit, impersonation, authorization); then {@link
+ * PodStreams} takes the requests that upgrade the connection to WebSocket ({@code pods/exec},
+ * {@code pods/attach}, {@code pods/portforward}), which the JDK's own server cannot do, and {@link
+ * ApiHandler}, a {@code com.sun.net.httpserver} handler run by Jetty's {@code jetty-http-spi},
+ * answers the rest. A blocking thread per request: watches and followed logs hold theirs while they
+ * stream.
  */
 public final class GatewayServer implements AutoCloseable {
 
@@ -439,7 +441,6 @@ public final class GatewayServer implements AutoCloseable {
     ApiHandler handler =
         new ApiHandler(
             chain,
-            auditor,
             registry,
             service,
             cache,
@@ -447,19 +448,7 @@ public final class GatewayServer implements AutoCloseable {
             new OpenApiV3(registry),
             new TableConverter(Clock.systemUTC()),
             authenticationApi);
-    QueuedThreadPool threads = new QueuedThreadPool(MAX_THREADS, 8);
-    threads.setName("gateway");
-    Server server = new Server(threads);
-    server.setErrorHandler(new StatusErrorHandler());
-    ContextHandlerCollection contexts = new ContextHandlerCollection();
-    WebSocketUpgradeHandler upgrades =
-        WebSocketUpgradeHandler.from(server, c -> PodStreams.configure(c, IDLE_TIMEOUT));
-    PodStreams streams =
-        new PodStreams(
-            registry, service, chain, upgrades.getServerWebSocketContainer(), IDLE_TIMEOUT);
-    streams.setHandler(contexts);
-    upgrades.setHandler(streams);
-    server.setHandler(upgrades);
+    Server server = httpServer(handler, registry, service, chain, auditor);
     HttpConfiguration configuration = new HttpConfiguration();
     configuration.setSendServerVersion(false);
     boolean tls = security != null && security.tls();
@@ -481,6 +470,34 @@ public final class GatewayServer implements AutoCloseable {
     }
     return new GatewayServer(
         server, connector, tls, cache, history, commands, service, registry, auditor);
+  }
+
+  /**
+   * The gateway's Jetty server, without connectors: every request passes the {@link HandlerChain}
+   * and then reaches {@link PodStreams} (exec, attach, port-forward) or, through jetty-http-spi's
+   * context at {@code /} (which the caller creates with {@link JettyHttpServer}), {@code api}.
+   * WebSocket upgrades are enabled outermost, where Jetty looks for them; they only happen when
+   * {@link PodStreams} asks, inside the chain.
+   */
+  static Server httpServer(
+      ApiHandler api,
+      ResourceRegistry registry,
+      ResourceService service,
+      RequestChain chain,
+      Auditor auditor) {
+    QueuedThreadPool threads = new QueuedThreadPool(MAX_THREADS, 8);
+    threads.setName("gateway");
+    Server server = new Server(threads);
+    server.setErrorHandler(new StatusErrorHandler());
+    ContextHandlerCollection contexts = new ContextHandlerCollection();
+    WebSocketUpgradeHandler upgrades =
+        WebSocketUpgradeHandler.from(server, c -> PodStreams.configure(c, IDLE_TIMEOUT));
+    PodStreams streams =
+        new PodStreams(registry, service, upgrades.getServerWebSocketContainer(), IDLE_TIMEOUT);
+    streams.setHandler(contexts);
+    upgrades.setHandler(HandlerChain.build(streams, chain, auditor, registry, Clock.systemUTC()));
+    server.setHandler(upgrades);
+    return server;
   }
 
   /**

@@ -4,22 +4,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.gateway.api.ApiException;
 import io.streamplane.gateway.api.Statuses;
-import io.streamplane.gateway.authn.Credentials;
+import io.streamplane.gateway.audit.RequestAudit;
 import io.streamplane.gateway.request.QueryBooleans;
-import io.streamplane.gateway.request.RequestInfo;
 import io.streamplane.gateway.storage.ResourceService;
 import io.streamplane.kinds.ResourceRegistry;
 import io.streamplane.kinds.ResourceType;
-import io.streamplane.log.UserInfo;
-import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +21,6 @@ import java.util.StringJoiner;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -57,9 +50,10 @@ import org.slf4j.LoggerFactory;
  * subprotocols is answered 400. A node that cannot be dialled ends an exec or attach with a 500
  * Status on the error channel ({@code error dialing backend: ...}), a port-forward by closing.
  *
- * <p>The caller is authenticated and authorized as every request is ({@link RequestChain}), the
- * upgrade as a {@code create} of {@code pods/exec}, {@code pods/attach} or {@code
- * pods/portforward}.
+ * <p>An endpoint inside the {@link HandlerChain}: a request reaches it authenticated, audited,
+ * impersonated and authorized, the upgrade as a {@code create} of {@code pods/exec}, {@code
+ * pods/attach} or {@code pods/portforward} whatever its method; the caller's credentials and
+ * impersonation headers are not passed on to the node.
  *
  * <p>Limits: no SPDY upgrade (kubectl before 1.30 for exec, 1.31 for port-forward); plain WebSocket
  * to the node, no TLS; the {@code base64.channel.k8s.io} protocols are not offered.
@@ -81,7 +75,6 @@ final class PodStreams extends Handler.Wrapper {
   static final int MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
   private final ResourceService service;
-  private final RequestChain chain;
   private final ResourceType pods;
   private final ResourceType nodes;
   private final ServerWebSocketContainer upgrades;
@@ -90,11 +83,9 @@ final class PodStreams extends Handler.Wrapper {
   PodStreams(
       ResourceRegistry registry,
       ResourceService service,
-      RequestChain chain,
       ServerWebSocketContainer upgrades,
       Duration idleTimeout) {
     this.service = service;
-    this.chain = chain;
     this.pods = registry.byResource("", "pods").orElseThrow();
     this.nodes = registry.byResource("", "nodes").orElseThrow();
     this.upgrades = upgrades;
@@ -122,20 +113,6 @@ final class PodStreams extends Handler.Wrapper {
       return super.handle(request, response, callback);
     }
     try {
-      // kube-apiserver authorizes a WebSocket upgrade of exec, attach and port-forward as a
-      // create of the subresource (AuthorizePodWebsocketUpgradeCreatePermission), whatever the
-      // method.
-      UserInfo user =
-          chain.authenticate(
-              new Credentials(
-                  request.getHeaders().get(HttpHeader.AUTHORIZATION),
-                  RequestChain.clientCertificates(
-                      request.getAttribute(EndPoint.SslSessionData.ATTRIBUTE)),
-                  request.getConnectionMetaData().getRemoteSocketAddress()
-                          instanceof InetSocketAddress peer
-                      ? peer
-                      : null));
-      chain.authorize(user, RequestInfo.parse("POST", request.getHttpURI().getPath(), Map.of()));
       Target target =
           target(
               request.getMethod(),
@@ -161,25 +138,32 @@ final class PodStreams extends Handler.Wrapper {
                     + "; supports "
                     + target.protocols()));
       }
+      WebSocketRelay relay =
+          new WebSocketRelay(nodesClient, target.node(), protocol, target.errorChannel());
+      request.setAttribute(RequestContext.STREAM, relay.ended());
       boolean upgraded =
           upgrades.upgrade(
               (upgradeRequest, upgradeResponse, upgradeCallback) -> {
                 upgradeResponse.setAcceptedSubProtocol(protocol);
-                return new WebSocketRelay(
-                    nodesClient, target.node(), protocol, target.errorChannel());
+                return relay;
               },
               request,
               response,
               callback);
       if (!upgraded) {
+        request.removeAttribute(RequestContext.STREAM);
         throw new ApiException(
             Statuses.badRequest("unable to upgrade connection: not a WebSocket handshake"));
       }
     } catch (ApiException e) {
-      status(response, callback, e.status());
+      Responses.status(response, callback, e.status());
     } catch (RuntimeException e) {
+      // Answered here, as a Status without the stack trace; the audit records it as a panic.
       LOG.error("{} {} failed", request.getMethod(), request.getHttpURI(), e);
-      status(
+      if (request.getAttribute(RequestAudit.ATTRIBUTE) instanceof RequestAudit audit) {
+        audit.panic(e.toString());
+      }
+      Responses.status(
           response,
           callback,
           Statuses.internalError(e.getClass().getSimpleName() + ": " + e.getMessage()));
@@ -282,19 +266,6 @@ final class PodStreams extends Handler.Wrapper {
       }
     }
     return offered;
-  }
-
-  private static void status(Response response, Callback callback, JsonNode status) {
-    try {
-      byte[] json = Responses.JSON.writeValueAsBytes(status);
-      byte[] line = Arrays.copyOf(json, json.length + 1);
-      line[json.length] = '\n';
-      response.setStatus(status.path("code").asInt(500));
-      response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
-      response.write(true, ByteBuffer.wrap(line), callback);
-    } catch (IOException e) {
-      callback.failed(e);
-    }
   }
 
   private static String encode(String segment) {

@@ -5,8 +5,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
 
 /**
  * Writing answers: JSON bodies, Status errors (with their code), plain text. A JSON body ends with
@@ -50,6 +54,23 @@ final class Responses {
     exchange.sendResponseHeaders(code, body.length == 0 ? -1 : body.length);
     try (OutputStream out = exchange.getResponseBody()) {
       out.write(body);
+    }
+  }
+
+  /**
+   * A Status body, sent with the HTTP code it carries, by a Jetty handler (a filter of the {@link
+   * HandlerChain}, or {@link PodStreams}); the response is complete when {@code callback} is.
+   */
+  static void status(Response response, Callback callback, JsonNode status) {
+    try {
+      byte[] json = JSON.writeValueAsBytes(status);
+      byte[] line = Arrays.copyOf(json, json.length + 1);
+      line[json.length] = '\n';
+      response.setStatus(status.path("code").asInt(500));
+      response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+      response.write(true, ByteBuffer.wrap(line), callback);
+    } catch (IOException e) {
+      callback.failed(e);
     }
   }
 }

@@ -6,6 +6,7 @@ import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpConnectTimeoutException;
 import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeoutException;
 import org.eclipse.jetty.websocket.api.Callback;
@@ -37,6 +38,7 @@ public final class WebSocketRelay implements Session.Listener {
   private final boolean errorChannel;
   private volatile Session caller;
   private volatile Session backend;
+  private final CompletableFuture<Void> ended = new CompletableFuture<>();
 
   WebSocketRelay(WebSocketClient client, URI node, String protocol, boolean errorChannel) {
     this.client = client;
@@ -123,12 +125,19 @@ public final class WebSocketRelay implements Session.Listener {
   @Override
   public void onWebSocketClose(int code, String reason) {
     closeOther(backend, code, reason);
+    ended.complete(null);
   }
 
   @Override
   public void onWebSocketError(Throwable cause) {
     LOG.debug("caller stream to {} failed", node, cause);
     closeOther(backend, StatusCode.SERVER_ERROR, "caller failed");
+    ended.complete(null);
+  }
+
+  /** Completes when the caller's side of the stream has closed or failed. */
+  CompletableFuture<Void> ended() {
+    return ended;
   }
 
   /** The node's side of the relay. */

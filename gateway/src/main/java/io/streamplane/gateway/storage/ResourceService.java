@@ -803,7 +803,7 @@ public final class ResourceService {
 
   private ObjectNode applyPatch(
       ResourceType type, ObjectNode current, String contentType, JsonNode patch) {
-    String mediaType = contentType == null ? "" : contentType.split(";")[0].trim();
+    String mediaType = contentType == null ? "" : contentType.split(";", 2)[0].trim();
     try {
       JsonNode patched =
           switch (mediaType) {

@@ -53,9 +53,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Requests to a real gateway (real store, embedded broker) produce their audit events on the {@code
  * audit} topic: the stages, level, user, objectRef, response status and bodies the policy asks for,
- * under the id the gateway answers in {@code Audit-Id} and writes into the command. Two gateways:
- * one where every request is alice (in system:masters), one that accepts no credentials at all
- * (every request 401).
+ * under the id the gateway answers in {@code Audit-Id} and writes into the command, exec, attach
+ * and port-forward included. Two gateways: one where every request is alice (in system:masters, so
+ * she may impersonate anyone; nobody else is allowed anything), one that accepts no credentials at
+ * all (every request 401).
  */
 @ExtendWith(KafkaBrokerExtension.class)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -256,6 +257,77 @@ class AuditIT {
         .as("the watch lasted its timeout")
         .isAfterOrEqualTo(stages.get(1).getStageTimestamp().plusMillis(900));
     assertThat(stages.get(2).getResponseObject()).as("a stream is no object").isNull();
+  }
+
+  @Test
+  void anExecImpersonatingAUserWithoutPermissionIsForbiddenAndAuditedWithBothUsers()
+      throws Exception {
+    HttpResponse<String> refused =
+        http(
+            HttpRequest.newBuilder(
+                    URI.create(
+                        gateway.url()
+                            + "/api/v1/namespaces/default/pods/x/exec?command=sh&stdout=true"))
+                .header("Impersonate-User", "bob")
+                .GET()
+                .build());
+    assertThat(refused.statusCode()).isEqualTo(403);
+    assertThat(JSON.readTree(refused.body()).path("message").asText())
+        .isEqualTo(
+            "pods \"x\" is forbidden: User \"bob\" cannot create resource \"pods/exec\" in API"
+                + " group \"\" in the namespace \"default\"");
+
+    List<AuditEvent> stages =
+        awaitStages(refused.headers().firstValue("Audit-Id").orElseThrow(), 3);
+    assertThat(stages)
+        .extracting(AuditEvent::getStage)
+        .containsExactly("RequestReceived", "ResponseStarted", "ResponseComplete");
+    AuditEvent complete = stages.get(2);
+    assertThat(complete.getVerb()).isEqualTo("create");
+    assertThat(complete.getObjectRef().getSubresource()).isEqualTo("exec");
+    assertThat(complete.getObjectRef().getName()).isEqualTo("x");
+    assertThat(complete.getUser().getUsername()).isEqualTo("alice");
+    assertThat(complete.getImpersonatedUser().getUsername()).isEqualTo("bob");
+    assertThat(complete.getResponseStatus().getCode()).isEqualTo(403);
+    assertThat(complete.getResponseStatus().getReason()).isEqualTo("Forbidden");
+    assertThat(complete.getAnnotations()).containsEntry("authorization.k8s.io/decision", "forbid");
+  }
+
+  @Test
+  void execAttachAndPortForwardOfAnAllowedUserAreAuditedAsACreateOfTheirSubresource() {
+    for (String subresource : List.of("exec", "attach", "portforward")) {
+      HttpResponse<String> answer =
+          http(
+              HttpRequest.newBuilder(
+                      URI.create(
+                          gateway.url()
+                              + "/api/v1/namespaces/default/pods/absent/"
+                              + subresource
+                              + "?command=sh&stdout=true"))
+                  .header("Impersonate-User", "carol")
+                  .header("Impersonate-Group", "system:masters")
+                  .method(
+                      subresource.equals("portforward") ? "POST" : "GET",
+                      HttpRequest.BodyPublishers.noBody())
+                  .build());
+      assertThat(answer.statusCode()).as(answer.body()).isEqualTo(404);
+
+      List<AuditEvent> stages =
+          awaitStages(answer.headers().firstValue("Audit-Id").orElseThrow(), 3);
+      assertThat(stages)
+          .extracting(AuditEvent::getStage)
+          .containsExactly("RequestReceived", "ResponseStarted", "ResponseComplete");
+      AuditEvent complete = stages.get(2);
+      assertThat(complete.getVerb()).isEqualTo("create");
+      assertThat(complete.getObjectRef().getResource()).isEqualTo("pods");
+      assertThat(complete.getObjectRef().getSubresource()).isEqualTo(subresource);
+      assertThat(complete.getUser().getUsername()).isEqualTo("alice");
+      assertThat(complete.getImpersonatedUser().getUsername()).isEqualTo("carol");
+      assertThat(complete.getImpersonatedUser().getGroups())
+          .containsExactly("system:masters", "system:authenticated");
+      assertThat(complete.getAnnotations()).containsEntry("authorization.k8s.io/decision", "allow");
+      assertThat(complete.getResponseStatus().getReason()).isEqualTo("NotFound");
+    }
   }
 
   @Test

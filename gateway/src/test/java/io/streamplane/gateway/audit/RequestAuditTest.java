@@ -40,7 +40,7 @@ class RequestAuditTest {
                 META);
 
     audit.panic("NullPointerException: boom");
-    audit.complete(500, null);
+    audit.complete(500);
 
     assertThat(written)
         .extracting(AuditEvent::getStage)
@@ -70,7 +70,7 @@ class RequestAuditTest {
                 ALICE,
                 META);
 
-    audit.complete(410, null);
+    audit.complete(410);
 
     assertThat(written)
         .extracting(AuditEvent::getStage)
@@ -94,8 +94,8 @@ class RequestAuditTest {
     RequestInfo get = RequestInfo.parse("GET", "/api/v1/namespaces/a/pods/p", Map.of());
     UserInfo bob = UserInfo.newBuilder().setUsername("bob").build();
 
-    auditor(policy).begin("id-3", T0, get, ALICE, META).complete(200, null);
-    auditor(policy).begin("id-4", T0, get, bob, META).complete(200, null);
+    auditor(policy).begin("id-3", T0, get, ALICE, META).complete(200);
+    auditor(policy).begin("id-4", T0, get, bob, META).complete(200);
 
     assertThat(written).hasSize(1);
     assertThat(written.get(0).getAuditID()).isEqualTo("id-3");

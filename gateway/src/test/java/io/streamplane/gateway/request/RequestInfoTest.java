@@ -32,6 +32,34 @@ class RequestInfoTest {
     assertThat(info.verb()).isEqualTo("get");
   }
 
+  @ParameterizedTest
+  @CsvSource({
+    "GET, exec",
+    "POST, exec",
+    "GET, attach",
+    "POST, attach",
+    "GET, portforward",
+    "POST, portforward"
+  })
+  void connectingToAPodsStreamIsACreateOfItsSubresourceWhateverTheMethod(
+      String method, String subresource) {
+    RequestInfo info =
+        RequestInfo.parse(
+            method, "/api/v1/namespaces/default/pods/web/" + subresource, Map.of("stdout", "1"));
+
+    assertThat(info.verb()).isEqualTo("create");
+    assertThat(info.resource()).isEqualTo("pods");
+    assertThat(info.subresource()).isEqualTo(subresource);
+  }
+
+  @Test
+  void aPodsLogAndOtherMethodsOnItsStreamsKeepTheirVerbs() {
+    assertThat(get("/api/v1/namespaces/default/pods/web/log").verb()).isEqualTo("get");
+    assertThat(RequestInfo.parse("DELETE", "/api/v1/namespaces/default/pods/web/exec", Map.of()))
+        .extracting(RequestInfo::verb)
+        .isEqualTo("delete");
+  }
+
   @Test
   void namespacedCollectionPathIsAList() {
     RequestInfo info = get("/api/v1/namespaces/default/pods");

@@ -1,19 +1,18 @@
 package io.streamplane.gateway.server;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpServer;
 import io.streamplane.gateway.admission.Admission;
 import io.streamplane.gateway.admission.ClusterObjects;
 import io.streamplane.gateway.admission.NamespaceLifecycle;
 import io.streamplane.gateway.api.Discovery;
 import io.streamplane.gateway.api.OpenApiV3;
 import io.streamplane.gateway.api.table.TableConverter;
+import io.streamplane.gateway.audit.Auditor;
 import io.streamplane.gateway.storage.ResourceService;
 import io.streamplane.kinds.ResourceRegistry;
 import io.streamplane.log.UserInfo;
 import io.streamplane.schema.convert.KubeJson;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -23,10 +22,16 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import org.eclipse.jetty.http.spi.JettyHttpServer;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
 
 /**
- * The gateway's {@link ApiHandler} on a free local port with no broker behind it: for what it
- * answers before storage is reached.
+ * The gateway's Jetty server ({@link GatewayServer#httpServer}: the {@link HandlerChain} in front
+ * of {@link ApiHandler}) on a free local port with no broker behind it: for what it answers before
+ * storage is reached. Every request is the admin's; nothing is audited.
  */
 final class BrokerlessHandler implements AutoCloseable {
 
@@ -53,7 +58,8 @@ final class BrokerlessHandler implements AutoCloseable {
   }
 
   private final HttpClient client = HttpClient.newHttpClient();
-  private final HttpServer server;
+  private final Server server;
+  private final ServerConnector connector;
 
   BrokerlessHandler() throws IOException {
     this(
@@ -87,9 +93,18 @@ final class BrokerlessHandler implements AutoCloseable {
             new TableConverter(Clock.systemUTC()),
             new AuthenticationApi(
                 registry, service, Optional.empty(), chain.authentication(), Clock.systemUTC()));
-    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 16);
-    server.createContext("/", handler);
-    server.start();
+    server = GatewayServer.httpServer(handler, registry, service, chain, Auditor.none());
+    HttpConfiguration configuration = new HttpConfiguration();
+    connector = new ServerConnector(server, new HttpConnectionFactory(configuration));
+    connector.setHost("127.0.0.1");
+    connector.setPort(0);
+    server.addConnector(connector);
+    new JettyHttpServer(server, true, configuration).createContext("/", handler);
+    try {
+      server.start();
+    } catch (Exception e) {
+      throw new IOException(e);
+    }
   }
 
   HttpResponse<String> send(String method, String path) throws Exception {
@@ -99,8 +114,7 @@ final class BrokerlessHandler implements AutoCloseable {
   /** A request with this {@code Accept} header. */
   HttpResponse<String> send(String method, String path, String accept) throws Exception {
     return client.send(
-        HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + server.getAddress().getPort() + path))
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + connector.getLocalPort() + path))
             .method(method, HttpRequest.BodyPublishers.noBody())
             .header("Accept", accept)
             .build(),
@@ -110,8 +124,7 @@ final class BrokerlessHandler implements AutoCloseable {
   /** A request carrying a JSON body. */
   HttpResponse<String> sendJson(String method, String path, String body) throws Exception {
     return client.send(
-        HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + server.getAddress().getPort() + path))
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + connector.getLocalPort() + path))
             .method(method, HttpRequest.BodyPublishers.ofString(body))
             .header("Content-Type", "application/json")
             .build(),
@@ -119,11 +132,15 @@ final class BrokerlessHandler implements AutoCloseable {
   }
 
   int port() {
-    return server.getAddress().getPort();
+    return connector.getLocalPort();
   }
 
   @Override
   public void close() {
-    server.stop(0);
+    try {
+      server.stop();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
   }
 }

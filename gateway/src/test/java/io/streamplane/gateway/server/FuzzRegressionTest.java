@@ -62,6 +62,24 @@ class FuzzRegressionTest {
   }
 
   @Test
+  void aPatchWhoseContentTypeIsOnlySemicolonsIsAnsweredNotFailed() throws Exception {
+    HttpResponse<String> patched =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(
+                        URI.create(
+                            "http://127.0.0.1:"
+                                + handler.port()
+                                + "/api/v1/namespaces/default/nothings/x"))
+                    .method("PATCH", HttpRequest.BodyPublishers.ofString("{}"))
+                    .header("Content-Type", ";;;")
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+
+    assertThat(patched.statusCode()).as(patched.body()).isEqualTo(404);
+  }
+
+  @Test
   void aBrokenEscapeInTheQueryIsABadRequest() throws Exception {
     String answer = raw(handler.port(), "GET /api/v1/pods?limit=%zz HTTP/1.1");
 
