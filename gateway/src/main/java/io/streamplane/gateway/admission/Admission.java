@@ -1,5 +1,6 @@
 package io.streamplane.gateway.admission;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -21,13 +22,21 @@ public final class Admission {
     return new Admission(List.of(), List.of());
   }
 
-  /** Runs the chain over {@code request}; its object may be changed in place. */
-  public void admit(AdmissionRequest request) {
+  /**
+   * Runs the chain over {@code request}, whose object may be changed in place; returns the warnings
+   * the admitted write is answered with.
+   */
+  public List<String> admit(AdmissionRequest request) {
     for (MutatingAdmission plugin : mutating) {
       plugin.admit(request);
     }
     for (ValidatingAdmission plugin : validating) {
       plugin.validate(request);
     }
+    List<String> warnings = new ArrayList<>();
+    for (ValidatingAdmission plugin : validating) {
+      warnings.addAll(plugin.warnings(request));
+    }
+    return warnings;
   }
 }

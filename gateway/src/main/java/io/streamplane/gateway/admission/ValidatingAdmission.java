@@ -1,5 +1,7 @@
 package io.streamplane.gateway.admission;
 
+import java.util.List;
+
 /**
  * A plugin that accepts or refuses a write as it will be stored, after every mutating plugin; it
  * refuses by throwing an {@link io.streamplane.gateway.api.ApiException} with the Status.
@@ -7,4 +9,12 @@ package io.streamplane.gateway.admission;
 public interface ValidatingAdmission {
 
   void validate(AdmissionRequest request);
+
+  /**
+   * What the write is admitted with but warned about, answered as {@code Warning} headers (a
+   * PodSecurity level in {@code warn} mode); asked after every plugin has validated it.
+   */
+  default List<String> warnings(AdmissionRequest request) {
+    return List.of();
+  }
 }

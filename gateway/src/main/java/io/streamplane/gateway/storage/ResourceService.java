@@ -298,17 +298,18 @@ public final class ResourceService {
       metadata.remove("namespace");
     }
     Defaults.apply(type, object, true);
-    admission.admit(
-        new AdmissionRequest(
-            Operation.CREATE,
-            type,
-            "",
-            namespace,
-            metadata.path("name").asText(""),
-            object,
-            null,
-            options.actor(),
-            options.dryRun()));
+    List<String> admitted =
+        admission.admit(
+            new AdmissionRequest(
+                Operation.CREATE,
+                type,
+                "",
+                namespace,
+                metadata.path("name").asText(""),
+                object,
+                null,
+                options.actor(),
+                options.dryRun()));
     Defaults.prepareForCreate(type, object);
     if (manage) {
       object =
@@ -330,7 +331,7 @@ public final class ResourceService {
       if (generated && result.getCode() == 409 && attempt < GENERATE_NAME_ATTEMPTS) {
         continue;
       }
-      return answer(type, name, result, warnings(decoded, options));
+      return answer(type, name, result, warnings(decoded, options, admitted));
     }
   }
 
@@ -436,17 +437,18 @@ public final class ResourceService {
       }
       Defaults.apply(type, object, false);
     }
-    admission.admit(
-        new AdmissionRequest(
-            Operation.UPDATE,
-            type,
-            subresource,
-            namespace,
-            name,
-            object,
-            live,
-            options.actor(),
-            options.dryRun()));
+    List<String> admitted =
+        admission.admit(
+            new AdmissionRequest(
+                Operation.UPDATE,
+                type,
+                subresource,
+                namespace,
+                name,
+                object,
+                live,
+                options.actor(),
+                options.dryRun()));
     if (manage && live != null) {
       object =
           FieldManager.update(
@@ -466,7 +468,7 @@ public final class ResourceService {
                 name,
                 decoded.record(),
                 options));
-    return answer(type, name, result, warnings(decoded, options));
+    return answer(type, name, result, warnings(decoded, options, admitted));
   }
 
   /**
@@ -868,6 +870,13 @@ public final class ResourceService {
                   + String.join(", ", problems)));
     }
     return decoded;
+  }
+
+  private static List<String> warnings(
+      Decoded<?> decoded, WriteOptions options, List<String> admitted) {
+    List<String> warnings = new ArrayList<>(warnings(decoded, options));
+    warnings.addAll(admitted);
+    return warnings;
   }
 
   private static List<String> warnings(Decoded<?> decoded, WriteOptions options) {
