@@ -33,9 +33,11 @@ public final class Topics {
   public static final String BIND_REQUESTS = "bind-requests";
   public static final String BIND_REJECTIONS = "bind-rejections";
   public static final String NODE_USAGE = "node-usage";
+  public static final String CONTROLLER_REQUESTS = "controller-requests";
 
   private static final long RESULTS_RETENTION_MS = Duration.ofHours(1).toMillis();
   private static final long AUDIT_RETENTION_MS = Duration.ofDays(30).toMillis();
+  private static final long CONTROLLER_REQUESTS_RETENTION_MS = Duration.ofDays(1).toMillis();
 
   private final TopicLayout layout;
   private final SchemaCatalog catalog;
@@ -48,6 +50,7 @@ public final class Topics {
   private final Topic<String, BindRequest> bindRequests;
   private final Topic<String, BindRejection> bindRejections;
   private final Topic<String, NodeUsage> nodeUsage;
+  private final Topic<String, ResourceCommand> controllerRequests;
 
   public Topics(TopicLayout layout, SchemaCatalog catalog) {
     this.layout = layout;
@@ -94,6 +97,14 @@ public final class Topics {
             spec(NODE_USAGE, layout.logPartitions(), compacted()),
             keys,
             new AvroSerde<>(NodeUsage.class, catalog));
+    this.controllerRequests =
+        new Topic<>(
+            spec(
+                CONTROLLER_REQUESTS,
+                layout.logPartitions(),
+                deletedAfter(CONTROLLER_REQUESTS_RETENTION_MS)),
+            keys,
+            new AvroSerde<>(ResourceCommand.class, catalog));
   }
 
   public TopicLayout layout() {
@@ -150,6 +161,16 @@ public final class Topics {
     return nodeUsage;
   }
 
+  /**
+   * The writes the controllers ask for, keyed by resource key: the gateways execute them through
+   * their registry (decoding, defaulting, admission), so they reach {@code commands} as admitted as
+   * a client's. Kept a day: a request no gateway executed by then is decided again by its
+   * controller, which resyncs.
+   */
+  public Topic<String, ResourceCommand> controllerRequests() {
+    return controllerRequests;
+  }
+
   public List<TopicSpec> all() {
     return List.of(
         commands.spec(),
@@ -160,7 +181,8 @@ public final class Topics {
         schemas.spec(),
         bindRequests.spec(),
         bindRejections.spec(),
-        nodeUsage.spec());
+        nodeUsage.spec(),
+        controllerRequests.spec());
   }
 
   /** The schemas topic's spec for a layout, needed before a catalog (and so Topics) exists. */

@@ -4,21 +4,21 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.gateway.api.ApiException;
 import io.streamplane.gateway.api.Statuses;
 import io.streamplane.gateway.cache.CacheUnavailableException;
-import io.streamplane.gateway.cache.WatchCache;
+import io.streamplane.gateway.cache.StoredObjects;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * {@link ClusterObjects} over the gateway's {@link WatchCache}; a cache that cannot catch up within
- * {@code timeout} is a 504, as every other read that needs it.
+ * {@link ClusterObjects} over the gateway's {@link StoredObjects} (its watch cache); a cache that
+ * cannot catch up within {@code timeout} is a 504, as every other read that needs it.
  */
 public final class CachedObjects implements ClusterObjects {
 
-  private final WatchCache cache;
+  private final StoredObjects cache;
   private final Duration timeout;
 
-  public CachedObjects(WatchCache cache, Duration timeout) {
+  public CachedObjects(StoredObjects cache, Duration timeout) {
     this.cache = cache;
     this.timeout = timeout;
   }

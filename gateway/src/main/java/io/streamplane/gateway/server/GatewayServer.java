@@ -16,6 +16,8 @@ import io.streamplane.gateway.authz.Authorization;
 import io.streamplane.gateway.authz.BootstrapPolicy;
 import io.streamplane.gateway.cache.WatchCache;
 import io.streamplane.gateway.controller.AdmissionControllers;
+import io.streamplane.gateway.controller.ControllerRequests;
+import io.streamplane.gateway.controller.ControllerRequestsConsumer;
 import io.streamplane.gateway.history.HistoryIndex;
 import io.streamplane.gateway.pki.CertificateAuthority;
 import io.streamplane.gateway.pki.Pem;
@@ -137,6 +139,7 @@ public final class GatewayServer implements AutoCloseable {
   private final ResourceService service;
   private final ResourceRegistry registry;
   private volatile AdmissionControllers controllers;
+  private volatile ControllerRequestsConsumer controllerRequests;
   private final Auditor auditor;
   private final ScheduledExecutorService systemNamespaces =
       Executors.newSingleThreadScheduledExecutor(
@@ -322,6 +325,11 @@ public final class GatewayServer implements AutoCloseable {
     gateway.controllers =
         AdmissionControllers.start(
             cache, service, registry, CONTROLLER_MANAGER, null, ADMISSION_CONTROLLERS_RESYNC);
+    gateway.controllerRequests =
+        ControllerRequestsConsumer.start(
+            bootstrapServers,
+            topics,
+            new ControllerRequests(service, registry, json, Clock.systemUTC()));
     if (security == null) {
       gateway.publishRootCa(unverifiedRootCa());
     }
@@ -657,6 +665,9 @@ public final class GatewayServer implements AutoCloseable {
   @Override
   public void close() {
     systemNamespaces.shutdownNow();
+    if (controllerRequests != null) {
+      controllerRequests.close();
+    }
     if (controllers != null) {
       controllers.close();
     }

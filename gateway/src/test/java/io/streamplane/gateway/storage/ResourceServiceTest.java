@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.gateway.admission.Admission;
 import io.streamplane.gateway.api.ApiException;
+import io.streamplane.gateway.testing.InMemoryStore;
 import io.streamplane.kinds.ResourceRegistry;
 import io.streamplane.kinds.ResourceType;
 import io.streamplane.log.CommandVerb;

@@ -1,4 +1,4 @@
-package io.streamplane.gateway.storage;
+package io.streamplane.gateway.testing;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.gateway.cache.ListVersion;
@@ -29,7 +29,7 @@ import java.util.function.Predicate;
  * another writer change an object just before the registry's next command ({@link
  * #beforeNextCommand}), as a concurrent client would.
  */
-final class InMemoryStore implements CommandLog, StoredObjects {
+public final class InMemoryStore implements CommandLog, StoredObjects {
 
   private static final Instant T0 = Instant.parse("2026-11-26T10:00:00Z");
 
@@ -40,12 +40,12 @@ final class InMemoryStore implements CommandLog, StoredObjects {
   private long offset;
 
   /** Runs {@code write} (once) just before the next command is decided. */
-  void beforeNextCommand(Runnable write) {
+  public void beforeNextCommand(Runnable write) {
     this.beforeNext = write;
   }
 
   /** The commands decided so far, in order. */
-  List<ResourceCommand> commands() {
+  public List<ResourceCommand> commands() {
     return commands;
   }
 

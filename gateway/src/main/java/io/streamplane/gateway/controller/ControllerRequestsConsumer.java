@@ -1,0 +1,96 @@
+package io.streamplane.gateway.controller;
+
+import io.streamplane.kafka.KafkaClientSettings;
+import io.streamplane.log.ResourceCommand;
+import io.streamplane.topics.Topics;
+import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Every gateway's share of {@code controller-requests}: one consumer group of all the cluster's
+ * gateways, so the partitions spread over them and move when one stops. Each request is executed
+ * ({@link ControllerRequests}) before its offset is committed: a gateway that dies mid-batch leaves
+ * its requests to the next owner of the partition, which executes them again — harmless, since a
+ * controller's writes are idempotent (deterministic names, preconditions on version or uid).
+ */
+public final class ControllerRequestsConsumer implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ControllerRequestsConsumer.class);
+
+  private final KafkaConsumer<String, ResourceCommand> consumer;
+  private final ControllerRequests requests;
+  private final Thread thread;
+  private volatile boolean running = true;
+
+  private ControllerRequestsConsumer(
+      KafkaConsumer<String, ResourceCommand> consumer, ControllerRequests requests) {
+    this.consumer = consumer;
+    this.requests = requests;
+    this.thread = new Thread(this::run, "controller-requests");
+    this.thread.setDaemon(true);
+  }
+
+  public static ControllerRequestsConsumer start(
+      String bootstrapServers, Topics topics, ControllerRequests requests) {
+    Properties props = new Properties();
+    props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    KafkaClientSettings.applyTo(props);
+    props.put(ConsumerConfig.GROUP_ID_CONFIG, topics.controllerRequests().name() + ".gateways");
+    props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 200);
+    // The broker answers a waiting fetch as soon as records arrive: a long wait costs no latency.
+    props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 500);
+    KafkaConsumer<String, ResourceCommand> consumer =
+        new KafkaConsumer<>(
+            props,
+            new StringDeserializer(),
+            topics.controllerRequests().valueSerde().deserializer());
+    consumer.subscribe(List.of(topics.controllerRequests().name()));
+    ControllerRequestsConsumer started = new ControllerRequestsConsumer(consumer, requests);
+    started.thread.start();
+    return started;
+  }
+
+  private void run() {
+    try {
+      while (running) {
+        var records = consumer.poll(Duration.ofSeconds(1));
+        for (ConsumerRecord<String, ResourceCommand> record : records) {
+          if (record.value() != null) {
+            requests.execute(record.value());
+          }
+        }
+        if (!records.isEmpty()) {
+          consumer.commitSync();
+        }
+      }
+    } catch (WakeupException e) {
+      // closing
+    } catch (RuntimeException e) {
+      LOG.error("the gateway stopped executing controller requests", e);
+    } finally {
+      consumer.close(Duration.ofSeconds(5));
+    }
+  }
+
+  @Override
+  public void close() {
+    running = false;
+    consumer.wakeup();
+    try {
+      thread.join(10_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
