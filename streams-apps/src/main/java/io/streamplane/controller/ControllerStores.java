@@ -74,12 +74,12 @@ final class ControllerStores {
   static void forward(
       ProcessorContext<String, ResourceCommand> context,
       Expectations expectations,
-      List<OwnerReconciler.Decision> decisions,
+      List<Controller.Decision> decisions,
       String seed,
       Instant now) {
     int sending = Math.min(decisions.size(), expectations.room());
     for (int i = 0; i < sending; i++) {
-      OwnerReconciler.Decision decision = decisions.get(i);
+      Controller.Decision decision = decisions.get(i);
       ResourceCommand command = decision.intent().toCommand(commandId(seed, i), decision.actor());
       expectations.expect(decision.intent(), now.toEpochMilli());
       context.forward(

@@ -4,14 +4,11 @@ import io.streamplane.controller.nodelifecycle.NodeLifecycleConfig;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleController;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
-import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.topics.Topics;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
-import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.Repartitioned;
@@ -38,13 +35,9 @@ import org.apache.kafka.streams.state.Stores;
  */
 public final class ControllersTopology {
 
-  public static final String OWNER_OBJECTS = "owner-objects";
-  public static final String OWNER_QUEUE = "owner-queue";
-  public static final String OWNER_EXPECTATIONS = "owner-expectations";
   public static final String NAMESPACE_OBJECTS = "namespace-objects";
   public static final String NAMESPACE_QUEUE = "namespace-queue";
   public static final String NAMESPACE_EXPECTATIONS = "namespace-expectations";
-  static final String BY_OWNER = "by-owner";
   static final String BY_NAMESPACE = "by-namespace";
   static final String BY_NODE = "node-lifecycle-by-node";
 
@@ -56,14 +49,13 @@ public final class ControllersTopology {
 
   public static Topology buildTopology(Topics topics, NodeLifecycleConfig nodeLifecycle) {
     StreamsBuilder builder = new StreamsBuilder();
+    ControllerManager controllers = new ControllerManager(builder, topics);
+    controllers.register(new OwnerControllers());
     Serde<ResourceEvent> eventSerde = topics.events().valueSerde();
-    for (String name : new String[] {OWNER_OBJECTS, NAMESPACE_OBJECTS}) {
-      builder.addStateStore(
-          Stores.keyValueStoreBuilder(
-              Stores.persistentKeyValueStore(name), Serdes.String(), eventSerde));
-    }
-    for (String name :
-        new String[] {OWNER_QUEUE, OWNER_EXPECTATIONS, NAMESPACE_QUEUE, NAMESPACE_EXPECTATIONS}) {
+    builder.addStateStore(
+        Stores.keyValueStoreBuilder(
+            Stores.persistentKeyValueStore(NAMESPACE_OBJECTS), Serdes.String(), eventSerde));
+    for (String name : new String[] {NAMESPACE_QUEUE, NAMESPACE_EXPECTATIONS}) {
       builder.addStateStore(
           Stores.keyValueStoreBuilder(
               Stores.persistentKeyValueStore(name), Serdes.String(), Serdes.String()));
@@ -80,21 +72,7 @@ public final class ControllersTopology {
             Serdes.Long()));
     Produced<String, ResourceCommand> toCommands =
         Produced.with(Serdes.String(), topics.commands().valueSerde());
-    KStream<String, ResourceEvent> events =
-        builder.stream(topics.events().name(), Consumed.with(Serdes.String(), eventSerde))
-            .filter((key, event) -> event != null && KindObjects.of(event) != null);
-    events
-        .flatMap(
-            (key, event) ->
-                ControllerRoutes.ownerKeys(event).stream()
-                    .map(owner -> KeyValue.pair(owner, event))
-                    .toList())
-        .repartition(
-            Repartitioned.<String, ResourceEvent>as(BY_OWNER)
-                .withKeySerde(Serdes.String())
-                .withValueSerde(eventSerde))
-        .process(OwnerControllers::new, OWNER_OBJECTS, OWNER_QUEUE, OWNER_EXPECTATIONS)
-        .to(topics.commands().name(), toCommands);
+    KStream<String, ResourceEvent> events = controllers.events();
     events
         .filter((key, event) -> ControllerRoutes.namespaceKey(event) != null)
         .selectKey((key, event) -> ControllerRoutes.namespaceKey(event))

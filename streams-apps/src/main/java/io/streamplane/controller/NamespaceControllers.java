@@ -179,10 +179,10 @@ final class NamespaceControllers
       String namespace, List<Intent> intents, UserInfo actor, Instant now, String seed) {
     Expectations expectations = Expectations.decode(pending.get(namespace));
     expectations.expire(now.toEpochMilli());
-    List<OwnerReconciler.Decision> toSend =
+    List<Controller.Decision> toSend =
         intents.stream()
             .filter(intent -> !expectations.pending(intent))
-            .map(intent -> new OwnerReconciler.Decision(intent, actor))
+            .map(intent -> new Controller.Decision(intent, actor))
             .toList();
     ControllerStores.forward(context, expectations, toSend, seed, now);
     ControllerStores.save(pending, namespace, expectations);
