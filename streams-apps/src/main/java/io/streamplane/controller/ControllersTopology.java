@@ -2,14 +2,12 @@ package io.streamplane.controller;
 
 import io.streamplane.controller.nodelifecycle.NodeLifecycleConfig;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleController;
-import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.topics.Topics;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
-import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.Repartitioned;
 import org.apache.kafka.streams.state.Stores;
@@ -39,7 +37,6 @@ public final class ControllersTopology {
   public static final String NAMESPACE_QUEUE = "namespace-queue";
   public static final String NAMESPACE_EXPECTATIONS = "namespace-expectations";
   static final String BY_NAMESPACE = "by-namespace";
-  static final String BY_NODE = "node-lifecycle-by-node";
 
   private ControllersTopology() {}
 
@@ -60,20 +57,8 @@ public final class ControllersTopology {
           Stores.keyValueStoreBuilder(
               Stores.persistentKeyValueStore(name), Serdes.String(), Serdes.String()));
     }
-    builder.addStateStore(
-        Stores.keyValueStoreBuilder(
-            Stores.persistentKeyValueStore(NodeLifecycleController.OBJECTS),
-            Serdes.String(),
-            eventSerde));
-    builder.addStateStore(
-        Stores.keyValueStoreBuilder(
-            Stores.persistentKeyValueStore(NodeLifecycleController.TAINTS_SEEN),
-            Serdes.String(),
-            Serdes.Long()));
-    Produced<String, ResourceCommand> toCommands =
-        Produced.with(Serdes.String(), topics.commands().valueSerde());
-    KStream<String, ResourceEvent> events = controllers.events();
-    events
+    controllers
+        .events()
         .filter((key, event) -> ControllerRoutes.namespaceKey(event) != null)
         .selectKey((key, event) -> ControllerRoutes.namespaceKey(event))
         .repartition(
@@ -82,20 +67,10 @@ public final class ControllersTopology {
                 .withValueSerde(eventSerde))
         .process(
             NamespaceControllers::new, NAMESPACE_OBJECTS, NAMESPACE_QUEUE, NAMESPACE_EXPECTATIONS)
-        .to(topics.commands().name(), toCommands);
-    events
-        .filter((key, event) -> NodeLifecycleController.nodeOf(event) != null)
-        .selectKey((key, event) -> NodeLifecycleController.nodeOf(event))
-        .mapValues(NodeLifecycleController::routed)
-        .repartition(
-            Repartitioned.<String, ResourceEvent>as(BY_NODE)
-                .withKeySerde(Serdes.String())
-                .withValueSerde(eventSerde))
-        .process(
-            () -> new NodeLifecycleController(nodeLifecycle),
-            NodeLifecycleController.OBJECTS,
-            NodeLifecycleController.TAINTS_SEEN)
-        .to(topics.commands().name(), toCommands);
+        .to(
+            topics.commands().name(),
+            Produced.with(Serdes.String(), topics.commands().valueSerde()));
+    controllers.register(new NodeLifecycleController(nodeLifecycle));
     return builder.build();
   }
 }
