@@ -374,6 +374,85 @@ class ControllersTopologyTest {
   }
 
   @Test
+  void anOrphanPodIsAdoptedByTheFirstMatchingReplicaSetInNameOrder() {
+    ReplicaSet second = replicaSet(0);
+    ReplicaSet first = replicaSet(0);
+    first.getMetadata().setName("aaa");
+    first.getMetadata().setUid("aaa-uid");
+    send(EventType.ADDED, "replicasets", "apps", second);
+    send(EventType.ADDED, "replicasets", "apps", first);
+    commands.readValuesToList();
+
+    send(EventType.ADDED, "pods", "", orphan("loose", LABELS));
+
+    assertThat(adoptions())
+        .containsExactly(org.assertj.core.groups.Tuple.tuple("loose", "aaa-uid"));
+  }
+
+  @Test
+  void aNewReplicaSetAdoptsTheMatchingOrphansOnce() {
+    send(EventType.ADDED, "pods", "", orphan("a", LABELS));
+    send(EventType.ADDED, "pods", "", orphan("b", LABELS));
+    send(EventType.ADDED, "pods", "", orphan("other", Map.of("tier", "backend")));
+    assertThat(adoptions()).isEmpty();
+
+    send(EventType.ADDED, "replicasets", "apps", replicaSet(0));
+    assertThat(adoptions())
+        .containsExactlyInAnyOrder(
+            org.assertj.core.groups.Tuple.tuple("a", "rs-uid"),
+            org.assertj.core.groups.Tuple.tuple("b", "rs-uid"));
+
+    send(EventType.MODIFIED, "pods", "", orphan("a", LABELS));
+    assertThat(adoptions()).as("the adoption is pending").isEmpty();
+  }
+
+  @Test
+  void anAdoptionNeverSeenIsTriedAgainWhenThePodNextChangesNotBefore() {
+    // Events stamped a minute apart: the pod's next change comes after the adoption expired.
+    events = eventsAdvancing(Expectations.TIMEOUT.plusSeconds(1));
+    send(EventType.ADDED, "replicasets", "apps", replicaSet(0));
+    send(EventType.ADDED, "pods", "", orphan("a", LABELS));
+    assertThat(adoptions()).hasSize(1);
+
+    driver.advanceWallClockTime(Expectations.TIMEOUT.multipliedBy(2).plusSeconds(10));
+    assertThat(adoptions()).isEmpty();
+
+    send(EventType.MODIFIED, "pods", "", orphan("a", LABELS));
+    assertThat(adoptions()).containsExactly(org.assertj.core.groups.Tuple.tuple("a", "rs-uid"));
+  }
+
+  /** The pods updated with a controller reference since the last call: (pod, owner uid). */
+  private List<org.assertj.core.groups.Tuple> adoptions() {
+    return commands.readValuesToList().stream()
+        .filter(c -> c.getResource().equals("pods") && c.getVerb() == CommandVerb.UPDATE)
+        .map(c -> ((Pod) KindObjects.of(c)).getMetadata())
+        .map(
+            meta ->
+                org.assertj.core.groups.Tuple.tuple(
+                    meta.getName(), Owners.controllerOf(meta).getUid()))
+        .toList();
+  }
+
+  private static Pod orphan(String name, Map<String, String> labels) {
+    return Pod.newBuilder()
+        .setApiVersion("v1")
+        .setKind("Pod")
+        .setMetadata(
+            ObjectMeta.newBuilder()
+                .setName(name)
+                .setNamespace("default")
+                .setUid("uid-" + name)
+                .setLabels(labels)
+                .build())
+        .setSpec(
+            PodSpec.newBuilder()
+                .setContainers(
+                    List.of(Container.newBuilder().setName("c").setImage("nginx").build()))
+                .build())
+        .build();
+  }
+
+  @Test
   void aTerminatingNamespaceIsEmptiedThenFinalized() {
     Namespace namespace = namespace(false);
     send(EventType.ADDED, "namespaces", "", namespace);
