@@ -69,11 +69,6 @@ public final class ControllerManager {
     return this;
   }
 
-  /** The events every controller reads, for a shell not yet registered as a controller. */
-  KStream<String, ResourceEvent> events() {
-    return events;
-  }
-
   private String add(StoreBuilder<?> store) {
     builder.addStateStore(store);
     return store.name();

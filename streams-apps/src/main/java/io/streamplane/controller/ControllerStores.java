@@ -21,7 +21,9 @@ import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.apache.kafka.streams.state.KeyValueStore;
 
-/** What the controller shells share: store keys, expectations in their store, ids and metrics. */
+/**
+ * What {@link ControllerProcessor} does with its stores: store keys, expectations, ids and metrics.
+ */
 final class ControllerStores {
 
   /** Kafka Streams metric group of the controllers' own metrics. */

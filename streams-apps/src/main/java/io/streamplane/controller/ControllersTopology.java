@@ -2,28 +2,23 @@ package io.streamplane.controller;
 
 import io.streamplane.controller.nodelifecycle.NodeLifecycleConfig;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleController;
-import io.streamplane.log.ResourceEvent;
 import io.streamplane.topics.Topics;
-import org.apache.kafka.common.serialization.Serde;
-import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
-import org.apache.kafka.streams.kstream.Produced;
-import org.apache.kafka.streams.kstream.Repartitioned;
-import org.apache.kafka.streams.state.Stores;
 
 /**
- * The controllers as one Kafka Streams application, three sub-topologies over one consumer of
- * {@code events}:
+ * The controllers as one Kafka Streams application: each {@link Controller} registered in one line
+ * with the {@link ControllerManager}, all of them over one consumer of {@code events}, each on its
+ * own re-keyed topic and sub-topology:
  *
  * <ul>
- *   <li>re-keyed by owner uid ({@link ControllerRoutes#ownerKeys}) → {@link OwnerControllers}: the
+ *   <li>{@link OwnerControllers}, keyed by owner uid ({@link ControllerRoutes#ownerKeys}): the
  *       ReplicaSet and Deployment controllers and the garbage collector, each owner seen with its
  *       dependents;
- *   <li>re-keyed by namespace ({@link ControllerRoutes#namespaceKey}) → {@link
- *       NamespaceControllers}: namespace teardown and ReplicaSet adoption of orphan pods;
- *   <li>re-keyed by node name → {@link NodeLifecycleController}: node health, unreachable taints,
- *       taint eviction.
+ *   <li>{@link NamespaceControllers}, keyed by namespace ({@link ControllerRoutes#namespaceKey}):
+ *       namespace teardown and ReplicaSet adoption of orphan pods;
+ *   <li>{@link NodeLifecycleController}, keyed by node name: node health, unreachable taints, taint
+ *       eviction.
  * </ul>
  *
  * <p>Scaling is by partitions of the re-keyed topics: owners spread over every partition and
@@ -33,11 +28,6 @@ import org.apache.kafka.streams.state.Stores;
  */
 public final class ControllersTopology {
 
-  public static final String NAMESPACE_OBJECTS = "namespace-objects";
-  public static final String NAMESPACE_QUEUE = "namespace-queue";
-  public static final String NAMESPACE_EXPECTATIONS = "namespace-expectations";
-  static final String BY_NAMESPACE = "by-namespace";
-
   private ControllersTopology() {}
 
   public static Topology buildTopology(Topics topics) {
@@ -46,31 +36,10 @@ public final class ControllersTopology {
 
   public static Topology buildTopology(Topics topics, NodeLifecycleConfig nodeLifecycle) {
     StreamsBuilder builder = new StreamsBuilder();
-    ControllerManager controllers = new ControllerManager(builder, topics);
-    controllers.register(new OwnerControllers());
-    Serde<ResourceEvent> eventSerde = topics.events().valueSerde();
-    builder.addStateStore(
-        Stores.keyValueStoreBuilder(
-            Stores.persistentKeyValueStore(NAMESPACE_OBJECTS), Serdes.String(), eventSerde));
-    for (String name : new String[] {NAMESPACE_QUEUE, NAMESPACE_EXPECTATIONS}) {
-      builder.addStateStore(
-          Stores.keyValueStoreBuilder(
-              Stores.persistentKeyValueStore(name), Serdes.String(), Serdes.String()));
-    }
-    controllers
-        .events()
-        .filter((key, event) -> ControllerRoutes.namespaceKey(event) != null)
-        .selectKey((key, event) -> ControllerRoutes.namespaceKey(event))
-        .repartition(
-            Repartitioned.<String, ResourceEvent>as(BY_NAMESPACE)
-                .withKeySerde(Serdes.String())
-                .withValueSerde(eventSerde))
-        .process(
-            NamespaceControllers::new, NAMESPACE_OBJECTS, NAMESPACE_QUEUE, NAMESPACE_EXPECTATIONS)
-        .to(
-            topics.commands().name(),
-            Produced.with(Serdes.String(), topics.commands().valueSerde()));
-    controllers.register(new NodeLifecycleController(nodeLifecycle));
+    new ControllerManager(builder, topics)
+        .register(new OwnerControllers())
+        .register(new NamespaceControllers())
+        .register(new NodeLifecycleController(nodeLifecycle));
     return builder.build();
   }
 }

@@ -402,8 +402,25 @@ class ControllersTopologyTest {
             org.assertj.core.groups.Tuple.tuple("a", "rs-uid"),
             org.assertj.core.groups.Tuple.tuple("b", "rs-uid"));
 
+    send(EventType.ADDED, "pods", "", orphan("c", LABELS));
+    assertThat(adoptions())
+        .as("a and b are pending")
+        .containsExactly(org.assertj.core.groups.Tuple.tuple("c", "rs-uid"));
+  }
+
+  @Test
+  void aPodThatChangesWhileItsAdoptionIsInFlightIsAdoptedAgainAtItsNewVersion() {
+    send(EventType.ADDED, "replicasets", "apps", replicaSet(0));
+    send(EventType.ADDED, "pods", "", orphan("a", LABELS));
+    List<ResourceCommand> first = adoptionCommands();
+    assertThat(first).hasSize(1);
+
     send(EventType.MODIFIED, "pods", "", orphan("a", LABELS));
-    assertThat(adoptions()).as("the adoption is pending").isEmpty();
+
+    List<ResourceCommand> second = adoptionCommands();
+    assertThat(second).as("the first one would be a Conflict").hasSize(1);
+    assertThat(((Pod) KindObjects.of(second.get(0))).getMetadata().getResourceVersion())
+        .isNotEqualTo(((Pod) KindObjects.of(first.get(0))).getMetadata().getResourceVersion());
   }
 
   @Test
@@ -423,13 +440,18 @@ class ControllersTopologyTest {
 
   /** The pods updated with a controller reference since the last call: (pod, owner uid). */
   private List<org.assertj.core.groups.Tuple> adoptions() {
-    return commands.readValuesToList().stream()
-        .filter(c -> c.getResource().equals("pods") && c.getVerb() == CommandVerb.UPDATE)
+    return adoptionCommands().stream()
         .map(c -> ((Pod) KindObjects.of(c)).getMetadata())
         .map(
             meta ->
                 org.assertj.core.groups.Tuple.tuple(
                     meta.getName(), Owners.controllerOf(meta).getUid()))
+        .toList();
+  }
+
+  private List<ResourceCommand> adoptionCommands() {
+    return commands.readValuesToList().stream()
+        .filter(c -> c.getResource().equals("pods") && c.getVerb() == CommandVerb.UPDATE)
         .toList();
   }
 
