@@ -108,7 +108,12 @@ final class NamespaceControllers implements Controller<NamespaceControllers.Name
     return adopting || NamespaceReconciler.terminating(namespace(cache, namespace));
   }
 
-  /** Keeps an orphan pod, and asks for its adoption; forgets a pod no longer orphan. */
+  /**
+   * Keeps an orphan pod, and asks for its adoption if a ReplicaSet of the namespace would adopt it
+   * (as Kubernetes' pod event handlers queue the ReplicaSets that match a pod); forgets a pod no
+   * longer orphan. A pod created by hand that no ReplicaSet matches costs a store write and a look
+   * at the namespace's ReplicaSets, and no reconcile.
+   */
   private static boolean indexOrphan(
       ControllerCache cache, String namespace, ResourceEvent event, Pod pod) {
     String key = namespace + "/o/" + event.getName();
@@ -117,12 +122,26 @@ final class NamespaceControllers implements Controller<NamespaceControllers.Name
         || meta.getDeletionTimestamp() != null
         || Owners.controllerOf(meta) != null) {
       cache.delete(key);
-      cache.delete(namespace + ADOPT_POD + event.getName());
+      forgetAdoption(cache, namespace + ADOPT_POD + event.getName());
       return false;
     }
     cache.put(key, event);
-    cache.put(namespace + ADOPT_POD + event.getName(), event);
-    return true;
+    boolean adoptable =
+        objects(cache.values(namespace + "/m/replicasets.apps/"), ReplicaSet.class).stream()
+            .anyMatch(rs -> adopts(rs, pod));
+    if (adoptable) {
+      cache.put(namespace + ADOPT_POD + event.getName(), event);
+    } else {
+      forgetAdoption(cache, namespace + ADOPT_POD + event.getName());
+    }
+    return adoptable;
+  }
+
+  /** Deletes an adoption request if there is one, without a tombstone for every pod event. */
+  private static void forgetAdoption(ControllerCache cache, String key) {
+    if (cache.get(key) != null) {
+      cache.delete(key);
+    }
   }
 
   @Override

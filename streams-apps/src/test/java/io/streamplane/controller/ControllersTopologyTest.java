@@ -409,6 +409,22 @@ class ControllersTopologyTest {
   }
 
   @Test
+  void aPodCreatedByHandThatNoReplicaSetMatchesIsNeverReconciled() {
+    send(EventType.ADDED, "namespaces", "", namespace(false));
+    send(EventType.ADDED, "replicasets", "apps", replicaSet(0));
+    send(EventType.ADDED, "pods", "", orphan("by-hand", Map.of("tier", "backend")));
+    commands.readValuesToList();
+    double before = objectsRead();
+
+    for (int i = 0; i < 10; i++) {
+      send(EventType.MODIFIED, "pods", "", orphan("by-hand", Map.of("tier", "backend")));
+    }
+
+    assertThat(objectsRead() - before).as("no view built for its namespace").isZero();
+    assertThat(adoptions()).isEmpty();
+  }
+
+  @Test
   void aPodThatChangesWhileItsAdoptionIsInFlightIsAdoptedAgainAtItsNewVersion() {
     send(EventType.ADDED, "replicasets", "apps", replicaSet(0));
     send(EventType.ADDED, "pods", "", orphan("a", LABELS));
