@@ -178,7 +178,7 @@ class ControllerProcessorTest {
    */
   @Test
   void aKeyQueuedForLaterIsReconciledByTheProcessorThatTakesOverItsStores() {
-    Map<String, KeyValueStore<?, ?>> stores = new java.util.HashMap<>();
+    Map<String, KeyValueStore<String, ?>> stores = new java.util.HashMap<>();
     MockTask first = new MockTask(stores, T0);
     first.process(configMap("a", T0.plusSeconds(30)));
     first.advanceTo(T0.plusSeconds(1));
@@ -193,6 +193,45 @@ class ControllerProcessorTest {
     assertThat(second.context.forwarded())
         .singleElement()
         .satisfies(f -> assertThat(f.record().value().getVerb()).isEqualTo(CommandVerb.DELETE));
+  }
+
+  /**
+   * Streams checks its timers between batches of input; a key arriving in every batch must not put
+   * off the reconcile of those queued before.
+   */
+  @Test
+  void keysArrivingBeforeEachCheckOfTheClockDoNotPutOffTheQueuedOnes() {
+    MockTask task = new MockTask(new java.util.HashMap<>(), T0);
+    task.process(configMap("a", T0));
+    task.clockAt(T0.plusMillis(5));
+    task.process(configMap("b", T0));
+
+    task.advanceTo(T0.plusMillis(5));
+
+    assertThat(controller.reconciled).containsExactlyInAnyOrder("default/a", "default/b");
+  }
+
+  /**
+   * A store written before the queue existed (an upgrade), or a controller whose decisions depend
+   * on when it started watching: the keys its controller resyncs are reconciled when a task starts.
+   */
+  @Test
+  void aTaskThatStartsReconcilesTheKeysItsControllerResyncs() {
+    Map<String, KeyValueStore<String, ?>> stores = new java.util.HashMap<>();
+    MockTask first = new MockTask(stores, T0);
+    first.process(configMap("a", T0.plusSeconds(30)));
+    first.advanceTo(T0.plusSeconds(1));
+    first.close();
+    stores.get("expiring-queue").delete("default/a");
+
+    MockTask second = new MockTask(stores, T0.plusSeconds(40));
+    second.advanceTo(T0.plusSeconds(41));
+    // the first punctuation queues the keys, the next reconciles them
+    second.advanceTo(T0.plusSeconds(42));
+
+    assertThat(second.context.forwarded())
+        .singleElement()
+        .satisfies(f -> assertThat(f.record().value().getName()).isEqualTo("a"));
   }
 
   // ------------------------------------------------------------------------------ fixtures
@@ -228,6 +267,11 @@ class ControllerProcessorTest {
     }
 
     @Override
+    public List<String> resync(ControllerCache cache) {
+      return cache.scan("default/").stream().map(entry -> entry.key).toList();
+    }
+
+    @Override
     public ConfigMap view(String key, ControllerCache cache) {
       ResourceEvent event = cache.get(key);
       return event == null ? null : (ConfigMap) KindObjects.of(event);
@@ -259,7 +303,7 @@ class ControllerProcessorTest {
         new ArrayList<>();
     private long offset;
 
-    MockTask(Map<String, KeyValueStore<?, ?>> stores, Instant startedAt) {
+    MockTask(Map<String, KeyValueStore<String, ?>> stores, Instant startedAt) {
       context.setCurrentSystemTimeMs(startedAt.toEpochMilli());
       store(stores, "expiring-objects", true);
       store(stores, "expiring-queue", false);
@@ -268,12 +312,12 @@ class ControllerProcessorTest {
       track();
     }
 
-    private void store(Map<String, KeyValueStore<?, ?>> stores, String name, boolean events) {
-      KeyValueStore<?, ?> store =
+    private void store(Map<String, KeyValueStore<String, ?>> stores, String name, boolean events) {
+      KeyValueStore<String, ?> store =
           stores.computeIfAbsent(
               name,
               n -> {
-                KeyValueStore<?, ?> created =
+                KeyValueStore<String, ?> created =
                     events
                         ? Stores.keyValueStoreBuilder(
                                 Stores.inMemoryKeyValueStore(n),
@@ -299,6 +343,11 @@ class ControllerProcessorTest {
               event(EventType.ADDED, object),
               context.currentSystemTimeMs()));
       track();
+    }
+
+    /** Moves the wall clock to {@code when} without looking at the timers (input in between). */
+    void clockAt(Instant when) {
+      context.setCurrentSystemTimeMs(when.toEpochMilli());
     }
 
     /** Moves the wall clock to {@code when}, firing each timer due by then, as Streams would. */
