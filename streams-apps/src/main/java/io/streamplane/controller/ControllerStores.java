@@ -21,7 +21,9 @@ import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.apache.kafka.streams.state.KeyValueStore;
 
-/** What the controller shells share: store keys, expectations in their store, ids and metrics. */
+/**
+ * What {@link ControllerProcessor} does with its stores: store keys, expectations, ids and metrics.
+ */
 final class ControllerStores {
 
   /** Kafka Streams metric group of the controllers' own metrics. */
@@ -74,12 +76,12 @@ final class ControllerStores {
   static void forward(
       ProcessorContext<String, ResourceCommand> context,
       Expectations expectations,
-      List<OwnerReconciler.Decision> decisions,
+      List<Controller.Decision> decisions,
       String seed,
       Instant now) {
     int sending = Math.min(decisions.size(), expectations.room());
     for (int i = 0; i < sending; i++) {
-      OwnerReconciler.Decision decision = decisions.get(i);
+      Controller.Decision decision = decisions.get(i);
       ResourceCommand command = decision.intent().toCommand(commandId(seed, i), decision.actor());
       expectations.expect(decision.intent(), now.toEpochMilli());
       context.forward(

@@ -2,33 +2,23 @@ package io.streamplane.controller;
 
 import io.streamplane.controller.nodelifecycle.NodeLifecycleConfig;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleController;
-import io.streamplane.log.ResourceCommand;
-import io.streamplane.log.ResourceEvent;
-import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.topics.Topics;
-import org.apache.kafka.common.serialization.Serde;
-import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
-import org.apache.kafka.streams.kstream.Consumed;
-import org.apache.kafka.streams.kstream.KStream;
-import org.apache.kafka.streams.kstream.Produced;
-import org.apache.kafka.streams.kstream.Repartitioned;
-import org.apache.kafka.streams.state.Stores;
 
 /**
- * The controllers as one Kafka Streams application, three sub-topologies over one consumer of
- * {@code events}:
+ * The controllers as one Kafka Streams application: each {@link Controller} registered in one line
+ * with the {@link ControllerManager}, all of them over one consumer of {@code events}, each on its
+ * own re-keyed topic and sub-topology:
  *
  * <ul>
- *   <li>re-keyed by owner uid ({@link ControllerRoutes#ownerKeys}) → {@link OwnerControllers}: the
+ *   <li>{@link OwnerControllers}, keyed by owner uid ({@link ControllerRoutes#ownerKeys}): the
  *       ReplicaSet and Deployment controllers and the garbage collector, each owner seen with its
  *       dependents;
- *   <li>re-keyed by namespace ({@link ControllerRoutes#namespaceKey}) → {@link
- *       NamespaceControllers}: namespace teardown and ReplicaSet adoption of orphan pods;
- *   <li>re-keyed by node name → {@link NodeLifecycleController}: node health, unreachable taints,
- *       taint eviction.
+ *   <li>{@link NamespaceControllers}, keyed by namespace ({@link ControllerRoutes#namespaceKey}):
+ *       namespace teardown and ReplicaSet adoption of orphan pods;
+ *   <li>{@link NodeLifecycleController}, keyed by node name: node health, unreachable taints, taint
+ *       eviction.
  * </ul>
  *
  * <p>Scaling is by partitions of the re-keyed topics: owners spread over every partition and
@@ -38,16 +28,6 @@ import org.apache.kafka.streams.state.Stores;
  */
 public final class ControllersTopology {
 
-  public static final String OWNER_OBJECTS = "owner-objects";
-  public static final String OWNER_QUEUE = "owner-queue";
-  public static final String OWNER_EXPECTATIONS = "owner-expectations";
-  public static final String NAMESPACE_OBJECTS = "namespace-objects";
-  public static final String NAMESPACE_QUEUE = "namespace-queue";
-  public static final String NAMESPACE_EXPECTATIONS = "namespace-expectations";
-  static final String BY_OWNER = "by-owner";
-  static final String BY_NAMESPACE = "by-namespace";
-  static final String BY_NODE = "node-lifecycle-by-node";
-
   private ControllersTopology() {}
 
   public static Topology buildTopology(Topics topics) {
@@ -56,68 +36,10 @@ public final class ControllersTopology {
 
   public static Topology buildTopology(Topics topics, NodeLifecycleConfig nodeLifecycle) {
     StreamsBuilder builder = new StreamsBuilder();
-    Serde<ResourceEvent> eventSerde = topics.events().valueSerde();
-    for (String name : new String[] {OWNER_OBJECTS, NAMESPACE_OBJECTS}) {
-      builder.addStateStore(
-          Stores.keyValueStoreBuilder(
-              Stores.persistentKeyValueStore(name), Serdes.String(), eventSerde));
-    }
-    for (String name :
-        new String[] {OWNER_QUEUE, OWNER_EXPECTATIONS, NAMESPACE_QUEUE, NAMESPACE_EXPECTATIONS}) {
-      builder.addStateStore(
-          Stores.keyValueStoreBuilder(
-              Stores.persistentKeyValueStore(name), Serdes.String(), Serdes.String()));
-    }
-    builder.addStateStore(
-        Stores.keyValueStoreBuilder(
-            Stores.persistentKeyValueStore(NodeLifecycleController.OBJECTS),
-            Serdes.String(),
-            eventSerde));
-    builder.addStateStore(
-        Stores.keyValueStoreBuilder(
-            Stores.persistentKeyValueStore(NodeLifecycleController.TAINTS_SEEN),
-            Serdes.String(),
-            Serdes.Long()));
-    Produced<String, ResourceCommand> toCommands =
-        Produced.with(Serdes.String(), topics.commands().valueSerde());
-    KStream<String, ResourceEvent> events =
-        builder.stream(topics.events().name(), Consumed.with(Serdes.String(), eventSerde))
-            .filter((key, event) -> event != null && KindObjects.of(event) != null);
-    events
-        .flatMap(
-            (key, event) ->
-                ControllerRoutes.ownerKeys(event).stream()
-                    .map(owner -> KeyValue.pair(owner, event))
-                    .toList())
-        .repartition(
-            Repartitioned.<String, ResourceEvent>as(BY_OWNER)
-                .withKeySerde(Serdes.String())
-                .withValueSerde(eventSerde))
-        .process(OwnerControllers::new, OWNER_OBJECTS, OWNER_QUEUE, OWNER_EXPECTATIONS)
-        .to(topics.commands().name(), toCommands);
-    events
-        .filter((key, event) -> ControllerRoutes.namespaceKey(event) != null)
-        .selectKey((key, event) -> ControllerRoutes.namespaceKey(event))
-        .repartition(
-            Repartitioned.<String, ResourceEvent>as(BY_NAMESPACE)
-                .withKeySerde(Serdes.String())
-                .withValueSerde(eventSerde))
-        .process(
-            NamespaceControllers::new, NAMESPACE_OBJECTS, NAMESPACE_QUEUE, NAMESPACE_EXPECTATIONS)
-        .to(topics.commands().name(), toCommands);
-    events
-        .filter((key, event) -> NodeLifecycleController.nodeOf(event) != null)
-        .selectKey((key, event) -> NodeLifecycleController.nodeOf(event))
-        .mapValues(NodeLifecycleController::routed)
-        .repartition(
-            Repartitioned.<String, ResourceEvent>as(BY_NODE)
-                .withKeySerde(Serdes.String())
-                .withValueSerde(eventSerde))
-        .process(
-            () -> new NodeLifecycleController(nodeLifecycle),
-            NodeLifecycleController.OBJECTS,
-            NodeLifecycleController.TAINTS_SEEN)
-        .to(topics.commands().name(), toCommands);
+    new ControllerManager(builder, topics)
+        .register(new OwnerControllers())
+        .register(new NamespaceControllers())
+        .register(new NodeLifecycleController(nodeLifecycle));
     return builder.build();
   }
 }

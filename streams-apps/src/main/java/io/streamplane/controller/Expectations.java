@@ -133,7 +133,12 @@ public final class Expectations {
 
   /** Forgets what was sent longer than {@link #TIMEOUT} before {@code nowMs}. */
   public void expire(long nowMs) {
-    pending.values().removeIf(p -> nowMs - p.sentAtMs() > TIMEOUT.toMillis());
+    expire(nowMs, TIMEOUT);
+  }
+
+  /** Forgets what was sent longer than {@code timeout} before {@code nowMs}. */
+  public void expire(long nowMs, Duration timeout) {
+    pending.values().removeIf(p -> nowMs - p.sentAtMs() > timeout.toMillis());
   }
 
   public boolean pending(Intent intent) {
@@ -169,8 +174,15 @@ public final class Expectations {
 
   /** The earliest moment a pending write expires, or {@code Long.MAX_VALUE}. */
   public long nextExpiry() {
+    return nextExpiry(TIMEOUT);
+  }
+
+  /**
+   * The earliest moment a pending write expires after {@code timeout}, or {@code Long.MAX_VALUE}.
+   */
+  public long nextExpiry(Duration timeout) {
     return pending.values().stream()
-        .mapToLong(p -> p.sentAtMs() + TIMEOUT.toMillis() + 1)
+        .mapToLong(p -> p.sentAtMs() + timeout.toMillis() + 1)
         .min()
         .orElse(Long.MAX_VALUE);
   }

@@ -7,140 +7,203 @@ import io.streamplane.api.ReplicaSet;
 import io.streamplane.controller.namespace.NamespaceReconciler;
 import io.streamplane.controller.replicaset.ReplicaSetReconciler;
 import io.streamplane.log.EventType;
-import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.log.UserInfo;
 import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.KubeObjects;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.avro.specific.SpecificRecord;
-import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.processor.api.Processor;
-import org.apache.kafka.streams.processor.api.ProcessorContext;
-import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * The controllers that need a whole namespace, keyed by namespace name and fed only what they need
- * ({@link ControllerRoutes#namespaceKey}): the namespace controller (a Terminating namespace is
- * emptied, then finalized) over the namespace's members, and ReplicaSet adoption over an index of
- * the namespace's ReplicaSets and orphan pods. Neither sees pod status changes, so a busy namespace
- * costs them one store write per creation and deletion.
+ * The controllers that need a whole namespace as one {@link Controller}, keyed by namespace name
+ * and fed only what they need ({@link ControllerRoutes#namespaceKey}): the namespace controller (a
+ * Terminating namespace is emptied, then finalized) over the namespace's members, and ReplicaSet
+ * adoption over an index of the namespace's ReplicaSets and orphan pods. Neither sees pod status
+ * changes, so a busy namespace costs them one store write per creation and deletion.
  *
- * <p>Store layout: {@code <ns>/~ns} → the Namespace's last event; {@code <ns>/m/<target>} → each
+ * <p>Cache layout: {@code <ns>/~ns} → the Namespace's last event; {@code <ns>/m/<target>} → each
  * member's creation (or deletion-marking) event; {@code <ns>/o/<pod>} → each orphan pod that may be
- * adopted. ReplicaSets are found among the members, their selectors being immutable.
+ * adopted. ReplicaSets are found among the members, their selectors being immutable. What arrived
+ * since the last reconcile and asks for an adoption: {@code <ns>/a/pod/<pod>} → an orphan pod's
+ * event (the first matching ReplicaSet adopts it), {@code <ns>/a/rs/<rs>} → a new ReplicaSet's (it
+ * adopts the matching orphans); a reconcile decides on them and forgets them.
  *
- * <p>Limits: a pod is adopted by the first matching ReplicaSet in name order; an adoption refused
- * by the store for another reason than a conflict is tried again when the pod next changes.
+ * <p>Adoption is decided for what arrived, not for every orphan of the namespace at each reconcile:
+ * a namespace of many pods without a controller (pods created by hand) would otherwise re-examine
+ * all of them on each one's change. Limits: a pod is adopted by the first matching ReplicaSet in
+ * name order; an adoption refused by the store for another reason than a conflict is tried again
+ * when the pod next changes.
  */
-final class NamespaceControllers
-    implements Processor<String, ResourceEvent, String, ResourceCommand> {
+final class NamespaceControllers implements Controller<NamespaceControllers.NamespaceView> {
 
   private static final UserInfo NAMESPACE_CONTROLLER =
       ControllerActors.serviceAccount("namespace-controller");
   private static final String NAMESPACE = "/~ns";
+  private static final String ADOPT_POD = "/a/pod/";
+  private static final String ADOPT_BY_RS = "/a/rs/";
 
-  private ProcessorContext<String, ResourceCommand> context;
-  private KeyValueStore<String, ResourceEvent> objects;
-  private KeyValueStore<String, String> pending;
-  private WorkQueue queue;
+  /**
+   * What the namespace controllers know of one namespace: the Namespace (null if unseen or gone);
+   * its members, read only while it is Terminating; the orphan pods that arrived since the last
+   * reconcile with the namespace's ReplicaSets (read only if there are such pods); the ReplicaSets
+   * that arrived with the namespace's orphan pods (read only if there are such ReplicaSets).
+   */
+  record NamespaceView(
+      Namespace namespace,
+      List<ResourceEvent> members,
+      List<Pod> arrivedOrphans,
+      List<ReplicaSet> replicaSets,
+      List<ReplicaSet> arrivedReplicaSets,
+      List<Pod> orphans) {}
 
   @Override
-  public void init(ProcessorContext<String, ResourceCommand> context) {
-    this.context = context;
-    this.objects = context.getStateStore(ControllersTopology.NAMESPACE_OBJECTS);
-    this.pending = context.getStateStore(ControllersTopology.NAMESPACE_EXPECTATIONS);
-    this.queue =
-        new WorkQueue(
-            context,
-            context.getStateStore(ControllersTopology.NAMESPACE_QUEUE),
-            "namespace",
-            this::reconcile);
+  public String name() {
+    return "namespace";
   }
 
   @Override
-  public void close() {
-    queue.close();
+  public String rekeyedAs() {
+    return "by-namespace";
   }
 
   @Override
-  public void process(Record<String, ResourceEvent> record) {
-    String namespace = record.key();
-    ResourceEvent event = record.value();
+  public List<String> keysOf(ResourceEvent event) {
+    String namespace = ControllerRoutes.namespaceKey(event);
+    return namespace == null ? List.of() : List.of(namespace);
+  }
+
+  @Override
+  public boolean observe(
+      String namespace, ResourceEvent event, long timestampMs, ControllerCache cache) {
     SpecificRecord object = (SpecificRecord) KindObjects.of(event);
     ObjectMeta meta = KubeObjects.meta(object);
     boolean deleted = event.getType() == EventType.DELETED;
-    String seed = ControllerStores.seed(context, record);
+    boolean adopting = false;
     if (object instanceof Namespace) {
       if (deleted) {
-        objects.delete(namespace + NAMESPACE);
+        cache.delete(namespace + NAMESPACE);
       } else {
-        objects.put(namespace + NAMESPACE, event);
+        cache.put(namespace + NAMESPACE, event);
       }
     } else {
       String member = namespace + "/m/" + ControllerStores.target(event);
       if (deleted) {
-        objects.delete(member);
+        cache.delete(member);
       } else if (event.getType() == EventType.ADDED || meta.getDeletionTimestamp() != null) {
-        objects.put(member, event);
+        cache.put(member, event);
       }
-      Instant now = Instant.ofEpochMilli(record.timestamp());
       if (object instanceof Pod pod) {
-        indexOrphan(namespace, event, pod, now, seed + "/adopt");
-      } else if (object instanceof ReplicaSet rs
+        adopting = indexOrphan(cache, namespace, event, pod);
+      } else if (object instanceof ReplicaSet
           && event.getType() == EventType.ADDED
           && meta.getDeletionTimestamp() == null) {
-        adoptOrphans(namespace, rs, now, seed + "/adopt");
+        cache.put(namespace + ADOPT_BY_RS + event.getName(), event);
+        adopting = true;
       }
     }
-    ControllerStores.observe(pending, namespace, event);
-    if (NamespaceReconciler.terminating(namespace(namespace))) {
-      queue.add(namespace, 0, record.timestamp(), seed);
-    }
+    return adopting || NamespaceReconciler.terminating(namespace(cache, namespace));
   }
 
-  private void indexOrphan(
-      String namespace, ResourceEvent event, Pod pod, Instant now, String seed) {
+  /**
+   * Keeps an orphan pod, and asks for its adoption if a ReplicaSet of the namespace would adopt it
+   * (as Kubernetes' pod event handlers queue the ReplicaSets that match a pod); forgets a pod no
+   * longer orphan. A pod created by hand that no ReplicaSet matches costs a store write and a look
+   * at the namespace's ReplicaSets, and no reconcile.
+   */
+  private static boolean indexOrphan(
+      ControllerCache cache, String namespace, ResourceEvent event, Pod pod) {
     String key = namespace + "/o/" + event.getName();
     ObjectMeta meta = pod.getMetadata();
     if (event.getType() == EventType.DELETED
         || meta.getDeletionTimestamp() != null
         || Owners.controllerOf(meta) != null) {
-      objects.delete(key);
-      return;
+      cache.delete(key);
+      forgetAdoption(cache, namespace + ADOPT_POD + event.getName());
+      return false;
     }
-    objects.put(key, event);
-    try (KeyValueIterator<String, ResourceEvent> it =
-        objects.prefixScan(namespace + "/m/replicasets.apps/", Serdes.String().serializer())) {
-      while (it.hasNext()) {
-        if (KindObjects.of(it.next().value) instanceof ReplicaSet rs && adopts(rs, pod)) {
-          send(
-              namespace,
-              List.of(adoption(pod, rs)),
-              OwnerReconciler.REPLICASET_CONTROLLER,
-              now,
-              seed);
-          return;
-        }
-      }
+    cache.put(key, event);
+    boolean adoptable =
+        objects(cache.values(namespace + "/m/replicasets.apps/"), ReplicaSet.class).stream()
+            .anyMatch(rs -> adopts(rs, pod));
+    if (adoptable) {
+      cache.put(namespace + ADOPT_POD + event.getName(), event);
+    } else {
+      forgetAdoption(cache, namespace + ADOPT_POD + event.getName());
+    }
+    return adoptable;
+  }
+
+  /** Deletes an adoption request if there is one, without a tombstone for every pod event. */
+  private static void forgetAdoption(ControllerCache cache, String key) {
+    if (cache.get(key) != null) {
+      cache.delete(key);
     }
   }
 
-  private void adoptOrphans(String namespace, ReplicaSet rs, Instant now, String seed) {
+  @Override
+  public NamespaceView view(String name, ControllerCache cache) {
+    Namespace namespace = namespace(cache, name);
+    List<ResourceEvent> members =
+        NamespaceReconciler.terminating(namespace) ? cache.values(name + "/m/") : List.of();
+    List<Pod> arrivedOrphans = objects(cache.values(name + ADOPT_POD), Pod.class);
+    List<ReplicaSet> replicaSets =
+        arrivedOrphans.isEmpty()
+            ? List.of()
+            : objects(cache.values(name + "/m/replicasets.apps/"), ReplicaSet.class);
+    List<ReplicaSet> arrivedReplicaSets =
+        objects(cache.values(name + ADOPT_BY_RS), ReplicaSet.class);
+    List<Pod> orphans =
+        arrivedReplicaSets.isEmpty() ? List.of() : objects(cache.values(name + "/o/"), Pod.class);
+    return new NamespaceView(
+        namespace, members, arrivedOrphans, replicaSets, arrivedReplicaSets, orphans);
+  }
+
+  /**
+   * Adoptions of the orphan pods that arrived (each by the first matching ReplicaSet) and by the
+   * ReplicaSets that arrived (each of the matching orphans), at most one per pod; then, for a
+   * Terminating namespace, {@link NamespaceReconciler}'s deletes and finalization.
+   */
+  @Override
+  public Result reconcile(String name, NamespaceView view, Expectations expectations, Instant now) {
     List<Intent> adoptions = new ArrayList<>();
-    try (KeyValueIterator<String, ResourceEvent> it =
-        objects.prefixScan(namespace + "/o/", Serdes.String().serializer())) {
-      while (it.hasNext()) {
-        if (KindObjects.of(it.next().value) instanceof Pod pod && adopts(rs, pod)) {
+    Set<String> adopted = new HashSet<>();
+    for (Pod pod : view.arrivedOrphans()) {
+      for (ReplicaSet rs : view.replicaSets()) {
+        if (adopts(rs, pod)) {
+          adoptions.add(adoption(pod, rs));
+          adopted.add(pod.getMetadata().getName());
+          break;
+        }
+      }
+    }
+    for (ReplicaSet rs : view.arrivedReplicaSets()) {
+      for (Pod pod : view.orphans()) {
+        if (adopts(rs, pod) && adopted.add(pod.getMetadata().getName())) {
           adoptions.add(adoption(pod, rs));
         }
       }
     }
-    send(namespace, adoptions, OwnerReconciler.REPLICASET_CONTROLLER, now, seed);
+    List<Decision> decisions =
+        new ArrayList<>(Result.by(OwnerReconciler.REPLICASET_CONTROLLER, adoptions));
+    decisions.addAll(
+        Result.by(
+            NAMESPACE_CONTROLLER, NamespaceReconciler.reconcile(view.namespace(), view.members())));
+    Result result = Result.of(decisions, null);
+    return view.arrivedOrphans().isEmpty() && view.arrivedReplicaSets().isEmpty()
+        ? result
+        : result.forgetting();
+  }
+
+  /** Forgets the orphan pods and ReplicaSets that asked for an adoption: it has been decided. */
+  @Override
+  public void forget(String name, ControllerCache cache) {
+    for (String prefix : List.of(name + ADOPT_POD, name + ADOPT_BY_RS)) {
+      cache.scan(prefix).forEach(entry -> cache.delete(entry.key));
+    }
   }
 
   private static boolean adopts(ReplicaSet rs, Pod pod) {
@@ -153,44 +216,18 @@ final class NamespaceControllers
     return Intent.update("pods", "", ReplicaSetReconciler.adopt(pod, rs.getMetadata()));
   }
 
-  private void reconcile(WorkQueue.Item item, Instant now) {
-    String namespace = item.key();
-    List<ResourceEvent> members = new ArrayList<>();
-    try (KeyValueIterator<String, ResourceEvent> it =
-        objects.prefixScan(namespace + "/m/", Serdes.String().serializer())) {
-      it.forEachRemaining(entry -> members.add(entry.value));
+  private static <T> List<T> objects(List<ResourceEvent> events, Class<T> type) {
+    List<T> objects = new ArrayList<>();
+    for (ResourceEvent event : events) {
+      if (type.isInstance(KindObjects.of(event))) {
+        objects.add(type.cast(KindObjects.of(event)));
+      }
     }
-    ControllerStores.objectsRead(context, members.size() + 1);
-    Expectations expectations =
-        send(
-            namespace,
-            NamespaceReconciler.reconcile(namespace(namespace), members),
-            NAMESPACE_CONTROLLER,
-            now,
-            item.seed());
-    if (expectations.nextExpiry() != Long.MAX_VALUE) {
-      long next = expectations.nextExpiry();
-      queue.add(namespace, next, 0, "clock/" + namespace + "/" + next);
-    }
+    return objects;
   }
 
-  /** Sends what is not already pending, and records it as pending; returns the expectations. */
-  private Expectations send(
-      String namespace, List<Intent> intents, UserInfo actor, Instant now, String seed) {
-    Expectations expectations = Expectations.decode(pending.get(namespace));
-    expectations.expire(now.toEpochMilli());
-    List<OwnerReconciler.Decision> toSend =
-        intents.stream()
-            .filter(intent -> !expectations.pending(intent))
-            .map(intent -> new OwnerReconciler.Decision(intent, actor))
-            .toList();
-    ControllerStores.forward(context, expectations, toSend, seed, now);
-    ControllerStores.save(pending, namespace, expectations);
-    return expectations;
-  }
-
-  private Namespace namespace(String name) {
-    ResourceEvent event = objects.get(name + NAMESPACE);
+  private static Namespace namespace(ControllerCache cache, String name) {
+    ResourceEvent event = cache.get(name + NAMESPACE);
     return event == null ? null : (Namespace) KindObjects.of(event);
   }
 }

@@ -3,6 +3,7 @@ package io.streamplane.controller;
 import io.streamplane.api.Deployment;
 import io.streamplane.api.Pod;
 import io.streamplane.api.ReplicaSet;
+import io.streamplane.controller.Controller.Decision;
 import io.streamplane.controller.deployment.DeploymentReconciler;
 import io.streamplane.controller.gc.GarbageCollector;
 import io.streamplane.controller.replicaset.ReplicaSetReconciler;
@@ -20,8 +21,9 @@ import org.apache.avro.specific.SpecificRecord;
 /**
  * The controllers of one owner key as a pure function: given what is known of the owner and its
  * dependents and which writes are still pending, decide the commands to send (ReplicaSet,
- * Deployment, garbage collector) and when to look again if only time can change the answer. Intents
- * whose write is already pending are left out: a write is sent once and then waited for.
+ * Deployment, garbage collector) and when to look again if only time can change the answer. The
+ * {@link ControllerProcessor} leaves out intents whose write is already pending: a write is sent
+ * once and then waited for.
  */
 public final class OwnerReconciler {
 
@@ -37,13 +39,8 @@ public final class OwnerReconciler {
 
   private OwnerReconciler() {}
 
-  /** One command to send, and who sends it. */
-  public record Decision(Intent intent, UserInfo actor) {}
-
-  /** The commands to send, and the moment to reconcile again (null: only when input arrives). */
-  public record Result(List<Decision> decisions, Instant requeueAt) {}
-
-  public static Result reconcile(OwnerView view, Expectations expectations, Instant now) {
+  public static Controller.Result reconcile(
+      OwnerView view, Expectations expectations, Instant now) {
     List<Decision> decisions = new ArrayList<>();
     Instant requeueAt = null;
     SpecificRecord owner = view.liveOwner();
@@ -65,13 +62,7 @@ public final class OwnerReconciler {
       }
     }
     GarbageCollector.collect(view).forEach(i -> decisions.add(new Decision(i, GARBAGE_COLLECTOR)));
-    List<Decision> toSend = new ArrayList<>();
-    for (Decision decision : decisions) {
-      if (!expectations.pending(decision.intent())) {
-        toSend.add(decision);
-      }
-    }
-    return new Result(toSend, requeueAt);
+    return Controller.Result.of(decisions, requeueAt);
   }
 
   private static String target(OwnerView view) {

@@ -54,6 +54,7 @@ final class WorkQueue implements AutoCloseable {
   }
 
   private final Reconcile reconcile;
+  private final ProcessorContext<?, ?> context;
   private final WallClockTimer timer;
 
   /**
@@ -68,6 +69,7 @@ final class WorkQueue implements AutoCloseable {
       Reconcile reconcile) {
     this.store = store;
     this.reconcile = reconcile;
+    this.context = context;
     this.timer = new WallClockTimer(context, this::drain);
     this.metrics = Workqueue.named(name);
     this.depth = metrics.trackDepth(queued::size);
@@ -94,15 +96,20 @@ final class WorkQueue implements AutoCloseable {
     } else if (dueMs < current.dueMs()) {
       byDue.remove(current);
       put(new Item(key, dueMs, Math.max(inputMs, current.inputMs()), seed));
-    } else if (inputMs > current.inputMs()) {
-      // Only the in-memory copy: the input time refines "now" for the reconcile, and after a
-      // restart the stored one is close enough.
-      byDue.remove(current);
-      Item refreshed = new Item(key, current.dueMs(), inputMs, seed);
-      queued.put(key, refreshed);
-      byDue.add(refreshed);
+    } else {
+      if (inputMs > current.inputMs()) {
+        // Only the in-memory copy: the input time refines "now" for the reconcile, and after a
+        // restart the stored one is close enough.
+        byDue.remove(current);
+        Item refreshed = new Item(key, current.dueMs(), inputMs, seed);
+        queued.put(key, refreshed);
+        byDue.add(refreshed);
+      }
+      return;
     }
-    timer.at(dueMs);
+    // A timer already due fires at the next check: asking for "now" again must not put it off,
+    // or keys arriving in every batch would keep the queue from being drained.
+    timer.at(Math.max(dueMs, context.currentSystemTimeMs()));
   }
 
   private void put(Item item) {

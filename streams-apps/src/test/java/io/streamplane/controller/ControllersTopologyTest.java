@@ -374,6 +374,123 @@ class ControllersTopologyTest {
   }
 
   @Test
+  void anOrphanPodIsAdoptedByTheFirstMatchingReplicaSetInNameOrder() {
+    ReplicaSet second = replicaSet(0);
+    ReplicaSet first = replicaSet(0);
+    first.getMetadata().setName("aaa");
+    first.getMetadata().setUid("aaa-uid");
+    send(EventType.ADDED, "replicasets", "apps", second);
+    send(EventType.ADDED, "replicasets", "apps", first);
+    commands.readValuesToList();
+
+    send(EventType.ADDED, "pods", "", orphan("loose", LABELS));
+
+    assertThat(adoptions())
+        .containsExactly(org.assertj.core.groups.Tuple.tuple("loose", "aaa-uid"));
+  }
+
+  @Test
+  void aNewReplicaSetAdoptsTheMatchingOrphansOnce() {
+    send(EventType.ADDED, "pods", "", orphan("a", LABELS));
+    send(EventType.ADDED, "pods", "", orphan("b", LABELS));
+    send(EventType.ADDED, "pods", "", orphan("other", Map.of("tier", "backend")));
+    assertThat(adoptions()).isEmpty();
+
+    send(EventType.ADDED, "replicasets", "apps", replicaSet(0));
+    assertThat(adoptions())
+        .containsExactlyInAnyOrder(
+            org.assertj.core.groups.Tuple.tuple("a", "rs-uid"),
+            org.assertj.core.groups.Tuple.tuple("b", "rs-uid"));
+
+    send(EventType.ADDED, "pods", "", orphan("c", LABELS));
+    assertThat(adoptions())
+        .as("a and b are pending")
+        .containsExactly(org.assertj.core.groups.Tuple.tuple("c", "rs-uid"));
+  }
+
+  @Test
+  void aPodCreatedByHandThatNoReplicaSetMatchesIsNeverReconciled() {
+    send(EventType.ADDED, "namespaces", "", namespace(false));
+    send(EventType.ADDED, "replicasets", "apps", replicaSet(0));
+    send(EventType.ADDED, "pods", "", orphan("by-hand", Map.of("tier", "backend")));
+    commands.readValuesToList();
+    double before = objectsRead();
+
+    for (int i = 0; i < 10; i++) {
+      send(EventType.MODIFIED, "pods", "", orphan("by-hand", Map.of("tier", "backend")));
+    }
+
+    assertThat(objectsRead() - before).as("no view built for its namespace").isZero();
+    assertThat(adoptions()).isEmpty();
+  }
+
+  @Test
+  void aPodThatChangesWhileItsAdoptionIsInFlightIsAdoptedAgainAtItsNewVersion() {
+    send(EventType.ADDED, "replicasets", "apps", replicaSet(0));
+    send(EventType.ADDED, "pods", "", orphan("a", LABELS));
+    List<ResourceCommand> first = adoptionCommands();
+    assertThat(first).hasSize(1);
+
+    send(EventType.MODIFIED, "pods", "", orphan("a", LABELS));
+
+    List<ResourceCommand> second = adoptionCommands();
+    assertThat(second).as("the first one would be a Conflict").hasSize(1);
+    assertThat(((Pod) KindObjects.of(second.get(0))).getMetadata().getResourceVersion())
+        .isNotEqualTo(((Pod) KindObjects.of(first.get(0))).getMetadata().getResourceVersion());
+  }
+
+  @Test
+  void anAdoptionNeverSeenIsTriedAgainWhenThePodNextChangesNotBefore() {
+    // Events stamped a minute apart: the pod's next change comes after the adoption expired.
+    events = eventsAdvancing(Expectations.TIMEOUT.plusSeconds(1));
+    send(EventType.ADDED, "replicasets", "apps", replicaSet(0));
+    send(EventType.ADDED, "pods", "", orphan("a", LABELS));
+    assertThat(adoptions()).hasSize(1);
+
+    driver.advanceWallClockTime(Expectations.TIMEOUT.multipliedBy(2).plusSeconds(10));
+    assertThat(adoptions()).isEmpty();
+
+    send(EventType.MODIFIED, "pods", "", orphan("a", LABELS));
+    assertThat(adoptions()).containsExactly(org.assertj.core.groups.Tuple.tuple("a", "rs-uid"));
+  }
+
+  /** The pods updated with a controller reference since the last call: (pod, owner uid). */
+  private List<org.assertj.core.groups.Tuple> adoptions() {
+    return adoptionCommands().stream()
+        .map(c -> ((Pod) KindObjects.of(c)).getMetadata())
+        .map(
+            meta ->
+                org.assertj.core.groups.Tuple.tuple(
+                    meta.getName(), Owners.controllerOf(meta).getUid()))
+        .toList();
+  }
+
+  private List<ResourceCommand> adoptionCommands() {
+    return commands.readValuesToList().stream()
+        .filter(c -> c.getResource().equals("pods") && c.getVerb() == CommandVerb.UPDATE)
+        .toList();
+  }
+
+  private static Pod orphan(String name, Map<String, String> labels) {
+    return Pod.newBuilder()
+        .setApiVersion("v1")
+        .setKind("Pod")
+        .setMetadata(
+            ObjectMeta.newBuilder()
+                .setName(name)
+                .setNamespace("default")
+                .setUid("uid-" + name)
+                .setLabels(labels)
+                .build())
+        .setSpec(
+            PodSpec.newBuilder()
+                .setContainers(
+                    List.of(Container.newBuilder().setName("c").setImage("nginx").build()))
+                .build())
+        .build();
+  }
+
+  @Test
   void aTerminatingNamespaceIsEmptiedThenFinalized() {
     Namespace namespace = namespace(false);
     send(EventType.ADDED, "namespaces", "", namespace);

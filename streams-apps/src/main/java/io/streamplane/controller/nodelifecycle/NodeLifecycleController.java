@@ -7,16 +7,14 @@ import io.streamplane.api.Pod;
 import io.streamplane.api.PodSpec;
 import io.streamplane.api.PodStatus;
 import io.streamplane.api.Taint;
+import io.streamplane.controller.Controller;
 import io.streamplane.controller.ControllerActors;
-import io.streamplane.controller.Intent;
+import io.streamplane.controller.ControllerCache;
+import io.streamplane.controller.Expectations;
 import io.streamplane.log.EventType;
-import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.log.UserInfo;
 import io.streamplane.schema.objects.KindObjects;
-import io.streamplane.schema.objects.KubeObjects;
-import io.streamplane.schema.objects.ResourceKey;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -25,54 +23,81 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
+import java.util.function.Function;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.processor.PunctuationType;
-import org.apache.kafka.streams.processor.api.Processor;
-import org.apache.kafka.streams.processor.api.ProcessorContext;
-import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.Stores;
 
 /**
- * The shell of the node lifecycle controller: events re-keyed by node name (the Node, its Lease in
- * {@code kube-node-lease}, the pods bound to it) kept in a state store, and a wall-clock punctuator
- * that every second runs {@link NodeLifecycleReconciler} over each node of the task and forwards
- * its intents as commands.
+ * Kubernetes' node lifecycle and taint-eviction controllers as one {@link Controller} keyed by node
+ * name: the Node, its Lease in {@code kube-node-lease} and the pods bound to it are kept in its
+ * cache, and each node is reconciled by {@link NodeLifecycleReconciler} when one of them changes
+ * and again when only time can change the answer — when the node has gone a grace period unheard
+ * from, when a pod's toleration of its NoExecute taints runs out ({@link
+ * NodeLifecycleReconciler#recheckAt}).
  *
- * <p>Store layout ({@link #OBJECTS}): {@code n/<node>} → the Node's last event, {@code l/<node>} →
- * its Lease's, {@code p/<node>/<namespace>/<pod>} → a running pod bound to it, reduced to what
- * eviction reads ({@link #routed}). {@link #TAINTS_SEEN}: {@code <node>/<key>=<value>:<effect>} →
- * when a NoExecute taint without {@code timeAdded} (one added by hand) was first seen, from the
- * event's timestamp, which is when its toleration seconds start counting.
+ * <p>Cache layout: {@code n/<node>} → the Node's last event, {@code l/<node>} → its Lease's, {@code
+ * p/<node>/<namespace>/<pod>} → a running pod bound to it, reduced to what eviction reads ({@link
+ * #routed}). {@link #TAINTS_SEEN}: {@code <node>/<key>=<value>:<effect>} → when a NoExecute taint
+ * without {@code timeAdded} (one added by hand) was first seen, from the event's timestamp, which
+ * is when its toleration seconds start counting.
  *
- * <p>Only the punctuator decides, since only the passing of time changes a node's health. It
- * remembers for {@link #REPEAT_AFTER} what it has sent, in memory, so that a decision whose effect
- * has not come back through the events yet is not sent every second; repeats would be harmless
- * (Conflicts, deletes of a pod already terminating, an Event that AlreadyExists), only noisy.
+ * <p>A node is heard from no earlier than when its task started ({@link
+ * ControllerCache#startedAt}), and every node is reconciled when a task starts ({@link #resync}): a
+ * controller that was down does not condemn the whole fleet at once, and a node that went silent
+ * meanwhile is still looked at. A write sent is not sent again for {@link #REPEAT_AFTER} unless the
+ * events show it done; repeats would be harmless (Conflicts, deletes of a pod already terminating,
+ * an Event that AlreadyExists), only noisy.
  */
-public final class NodeLifecycleController
-    implements Processor<String, ResourceEvent, String, ResourceCommand> {
+public final class NodeLifecycleController implements Controller<NodeLifecycleController.NodeView> {
 
-  public static final String OBJECTS = "node-lifecycle-objects";
   public static final String TAINTS_SEEN = "node-lifecycle-taints-seen";
-  static final Duration INTERVAL = Duration.ofSeconds(1);
   static final Duration REPEAT_AFTER = Duration.ofSeconds(10);
   private static final UserInfo NODE_CONTROLLER =
       ControllerActors.serviceAccount("node-controller");
   private static final UserInfo TAINT_EVICTION =
       ControllerActors.serviceAccount("taint-eviction-controller");
 
+  /**
+   * What the controller knows of one node: the Node (null if unseen or deleted), its Lease, the
+   * running pods bound to it (read only while it has NoExecute taints), when each NoExecute taint
+   * without timeAdded was first seen, and when the task started watching.
+   */
+  public record NodeView(
+      Node node,
+      Lease lease,
+      List<Pod> pods,
+      Map<String, Instant> taintsFirstSeen,
+      Instant watchingSince) {}
+
   private final NodeLifecycleConfig config;
-  private final Map<String, Long> recentlySent = new HashMap<>();
-  private ProcessorContext<String, ResourceCommand> context;
-  private KeyValueStore<String, ResourceEvent> objects;
-  private KeyValueStore<String, Long> taintsSeen;
-  private Instant watchingSince;
 
   public NodeLifecycleController(NodeLifecycleConfig config) {
     this.config = config;
+  }
+
+  @Override
+  public String name() {
+    return "node-lifecycle";
+  }
+
+  @Override
+  public String rekeyedAs() {
+    return "node-lifecycle-by-node";
+  }
+
+  @Override
+  public List<String> keysOf(ResourceEvent event) {
+    String node = nodeOf(event);
+    return node == null ? List.of() : List.of(node);
+  }
+
+  @Override
+  public ResourceEvent reduce(ResourceEvent event) {
+    return routed(event);
   }
 
   /**
@@ -123,51 +148,47 @@ public final class NodeLifecycleController
   }
 
   @Override
-  public void init(ProcessorContext<String, ResourceCommand> context) {
-    this.context = context;
-    this.objects = context.getStateStore(OBJECTS);
-    this.taintsSeen = context.getStateStore(TAINTS_SEEN);
-    this.watchingSince = Instant.ofEpochMilli(context.currentSystemTimeMs());
-    context.schedule(INTERVAL, PunctuationType.WALL_CLOCK_TIME, this::onWallClock);
-  }
-
-  @Override
-  public void process(Record<String, ResourceEvent> record) {
-    String node = record.key();
-    ResourceEvent event = record.value();
+  public boolean observe(
+      String node, ResourceEvent event, long timestampMs, ControllerCache cache) {
     boolean deleted = event.getType() == EventType.DELETED;
     if (KindObjects.of(event) instanceof Node n) {
       if (deleted) {
-        objects.delete("n/" + node);
+        cache.delete("n/" + node);
       } else {
-        objects.put("n/" + node, event);
+        cache.put("n/" + node, event);
       }
-      rememberTaints(node, deleted ? List.of() : NodeLifecycleReconciler.taints(n), record);
+      rememberTaints(
+          cache.store(TAINTS_SEEN),
+          node,
+          deleted ? List.of() : NodeLifecycleReconciler.taints(n),
+          timestampMs);
     } else if (KindObjects.of(event) instanceof Lease) {
       if (deleted) {
-        objects.delete("l/" + node);
+        cache.delete("l/" + node);
       } else {
-        objects.put("l/" + node, event);
+        cache.put("l/" + node, event);
       }
     } else if (KindObjects.of(event) instanceof Pod pod) {
       String key = "p/" + node + "/" + event.getNamespace() + "/" + event.getName();
       if (deleted || !NodeLifecycleReconciler.running(pod)) {
-        objects.delete(key);
+        cache.delete(key);
       } else {
-        objects.put(key, event);
+        cache.put(key, event);
       }
     }
+    return true;
   }
 
   /** Records when each NoExecute taint without timeAdded was first seen; forgets removed ones. */
-  private void rememberTaints(String node, List<Taint> taints, Record<String, ResourceEvent> at) {
+  private static void rememberTaints(
+      KeyValueStore<String, Long> taintsSeen, String node, List<Taint> taints, long atMs) {
     Set<String> current = new HashSet<>();
     for (Taint taint : taints) {
       if (TaintEviction.NO_EXECUTE.equals(taint.getEffect()) && taint.getTimeAdded() == null) {
         String key = seenKey(node, taint);
         current.add(key);
         if (taintsSeen.get(key) == null) {
-          taintsSeen.put(key, at.timestamp());
+          taintsSeen.put(key, atMs);
         }
       }
     }
@@ -184,76 +205,76 @@ public final class NodeLifecycleController
     gone.forEach(taintsSeen::delete);
   }
 
-  private void onWallClock(long wallClockMs) {
-    Instant now = Instant.ofEpochMilli(wallClockMs);
-    recentlySent.values().removeIf(sent -> wallClockMs - sent >= REPEAT_AFTER.toMillis());
-    List<Node> nodes = new ArrayList<>();
-    try (KeyValueIterator<String, ResourceEvent> it =
-        objects.prefixScan("n/", Serdes.String().serializer())) {
-      it.forEachRemaining(entry -> nodes.add((Node) KindObjects.of(entry.value)));
+  @Override
+  public NodeView view(String name, ControllerCache cache) {
+    ResourceEvent nodeEvent = cache.get("n/" + name);
+    if (nodeEvent == null) {
+      return new NodeView(null, null, List.of(), Map.of(), cache.startedAt());
     }
-    for (Node node : nodes) {
-      String name = node.getMetadata().getName();
-      ResourceEvent leaseEvent = objects.get("l/" + name);
-      Lease lease = leaseEvent == null ? null : (Lease) KindObjects.of(leaseEvent);
-      boolean noExecute =
-          NodeLifecycleReconciler.taints(node).stream()
-              .anyMatch(t -> TaintEviction.NO_EXECUTE.equals(t.getEffect()));
-      List<Pod> pods = noExecute ? pods(name) : List.of();
-      NodeLifecycleReconciler.Decision decision =
-          NodeLifecycleReconciler.reconcile(
-              node, lease, pods, taint -> addedAt(name, taint), now, watchingSince, config);
-      String seed = "node-lifecycle/" + name + "/" + wallClockMs;
-      int index = 0;
-      for (Intent intent : decision.node()) {
-        send(intent, NODE_CONTROLLER, seed, index++, wallClockMs);
-      }
-      for (Intent intent : decision.evictions()) {
-        send(intent, TAINT_EVICTION, seed, index++, wallClockMs);
-      }
-    }
-  }
-
-  private List<Pod> pods(String node) {
+    Node node = (Node) KindObjects.of(nodeEvent);
+    ResourceEvent leaseEvent = cache.get("l/" + name);
+    Lease lease = leaseEvent == null ? null : (Lease) KindObjects.of(leaseEvent);
+    boolean noExecute =
+        NodeLifecycleReconciler.taints(node).stream()
+            .anyMatch(t -> TaintEviction.NO_EXECUTE.equals(t.getEffect()));
     List<Pod> pods = new ArrayList<>();
-    try (KeyValueIterator<String, ResourceEvent> it =
-        objects.prefixScan("p/" + node + "/", Serdes.String().serializer())) {
+    if (noExecute) {
+      cache.values("p/" + name + "/").forEach(event -> pods.add((Pod) KindObjects.of(event)));
+    }
+    Map<String, Instant> firstSeen = new HashMap<>();
+    KeyValueStore<String, Long> taintsSeen = cache.store(TAINTS_SEEN);
+    try (KeyValueIterator<String, Long> it =
+        taintsSeen.prefixScan(name + "/", Serdes.String().serializer())) {
       while (it.hasNext()) {
-        KeyValue<String, ResourceEvent> entry = it.next();
-        pods.add((Pod) KindObjects.of(entry.value));
+        KeyValue<String, Long> entry = it.next();
+        firstSeen.put(entry.key, Instant.ofEpochMilli(entry.value));
       }
     }
-    return pods;
+    return new NodeView(node, lease, pods, firstSeen, cache.startedAt());
   }
 
-  private Instant addedAt(String node, Taint taint) {
-    if (taint.getTimeAdded() != null) {
-      return taint.getTimeAdded();
+  /**
+   * {@link NodeLifecycleReconciler}'s decision for the node — its status or taints as the
+   * node-controller, evictions as the taint-eviction-controller — and the next moment time alone
+   * can change it.
+   */
+  @Override
+  public Result reconcile(String name, NodeView view, Expectations expectations, Instant now) {
+    if (view.node() == null) {
+      return Result.nothing();
     }
-    Long seen = taintsSeen.get(seenKey(node, taint));
-    return seen == null ? watchingSince : Instant.ofEpochMilli(seen);
+    Function<Taint, Instant> addedAt =
+        taint ->
+            taint.getTimeAdded() != null
+                ? taint.getTimeAdded()
+                : view.taintsFirstSeen().getOrDefault(seenKey(name, taint), view.watchingSince());
+    NodeLifecycleReconciler.Decision decision =
+        NodeLifecycleReconciler.reconcile(
+            view.node(), view.lease(), view.pods(), addedAt, now, view.watchingSince(), config);
+    List<Decision> decisions = new ArrayList<>(Result.by(NODE_CONTROLLER, decision.node()));
+    decisions.addAll(Result.by(TAINT_EVICTION, decision.evictions()));
+    return Result.of(
+        decisions,
+        NodeLifecycleReconciler.recheckAt(
+            view.node(), view.lease(), view.pods(), addedAt, now, view.watchingSince(), config));
   }
 
-  private void send(Intent intent, UserInfo actor, String seed, int index, long wallClockMs) {
-    String version =
-        intent.object() == null ? "" : KubeObjects.meta(intent.object()).getResourceVersion();
-    String identity =
-        intent.verb()
-            + "/"
-            + intent.resource()
-            + "/"
-            + intent.namespace()
-            + "/"
-            + intent.name()
-            + "@"
-            + (intent.preconditions() == null ? version : intent.preconditions().getUid());
-    if (recentlySent.putIfAbsent(identity, wallClockMs) != null) {
-      return;
-    }
-    String id =
-        UUID.nameUUIDFromBytes((seed + "/" + index).getBytes(StandardCharsets.UTF_8)).toString();
-    ResourceCommand command = intent.toCommand(id, actor);
-    context.forward(new Record<>(ResourceKey.of(command).toString(), command, wallClockMs));
+  /** Every node: each is given a full grace period from the task's start, then looked at. */
+  @Override
+  public List<String> resync(ControllerCache cache) {
+    return cache.scan("n/").stream().map(entry -> entry.key.substring("n/".length())).toList();
+  }
+
+  @Override
+  public Duration expectationTimeout() {
+    return REPEAT_AFTER;
+  }
+
+  @Override
+  public List<StoreBuilder<?>> stores() {
+    return List.of(
+        Stores.keyValueStoreBuilder(
+            Stores.persistentKeyValueStore(TAINTS_SEEN), Serdes.String(), Serdes.Long()));
   }
 
   private static String seenKey(String node, Taint taint) {

@@ -101,6 +101,45 @@ public final class NodeLifecycleReconciler {
     return new Decision(nodeIntents, evictions(node, pods, addedAt, now, config));
   }
 
+  /**
+   * The next moment after {@code now} at which {@link #reconcile} can decide differently with no
+   * other change than the time: when the node will have gone a grace period unheard from, or when
+   * the next running pod's toleration of the node's NoExecute taints runs out; null if neither lies
+   * ahead.
+   */
+  public static Instant recheckAt(
+      Node node,
+      Lease lease,
+      List<Pod> pods,
+      Function<Taint, Instant> addedAt,
+      Instant now,
+      Instant watchingSince,
+      NodeLifecycleConfig config) {
+    Instant next = null;
+    // reconcile asks whether now is after heardFrom + grace: the first such millisecond.
+    Instant unheard =
+        heardFrom(node, lease, watchingSince).plus(config.nodeMonitorGracePeriod()).plusMillis(1);
+    if (unheard.isAfter(now)) {
+      next = unheard;
+    }
+    List<Taint> noExecute =
+        taints(node).stream().filter(t -> TaintEviction.NO_EXECUTE.equals(t.getEffect())).toList();
+    if (noExecute.isEmpty()) {
+      return next;
+    }
+    for (Pod pod : pods) {
+      if (!running(pod)) {
+        continue;
+      }
+      Optional<Instant> at =
+          TaintEviction.evictAt(pod, noExecute, addedAt, config.defaultTolerationSeconds());
+      if (at.isPresent() && at.get().isAfter(now) && (next == null || at.get().isBefore(next))) {
+        next = at.get();
+      }
+    }
+    return next;
+  }
+
   /** The latest sign of life: Lease renewal, Ready heartbeat, creation; never before watching. */
   static Instant heardFrom(Node node, Lease lease, Instant watchingSince) {
     Instant latest = watchingSince;

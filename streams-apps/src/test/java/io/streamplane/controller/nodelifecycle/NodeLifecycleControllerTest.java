@@ -263,6 +263,43 @@ class NodeLifecycleControllerTest {
     assertThat(evicted()).containsExactly("tolerates-20");
   }
 
+  @Test
+  void aNodeIsQueuedForTheMomentItsGracePeriodRunsOutNotLookedAtEverySecond() {
+    send(EventType.ADDED, "nodes", null, readyNode("n1", T0));
+    send(EventType.ADDED, "leases", "kube-node-lease", lease("n1", T0));
+    advanceTo(T0.plusSeconds(1));
+    // and the task's start, which looks at every node once more
+    advanceTo(T0.plusSeconds(2));
+
+    assertThat(driver.getKeyValueStore("node-lifecycle-queue").get("n1"))
+        .as("the node's due time, as state")
+        .asString()
+        .startsWith(T0.plusSeconds(40).plusMillis(1).toEpochMilli() + "|");
+
+    advanceTo(T0.plusSeconds(30));
+    send(EventType.MODIFIED, "leases", "kube-node-lease", lease("n1", T0.plusSeconds(30)));
+    advanceTo(T0.plusSeconds(31));
+
+    assertThat(driver.getKeyValueStore("node-lifecycle-queue").get("n1"))
+        .as("a renewal moves it")
+        .asString()
+        .startsWith(T0.plusSeconds(70).plusMillis(1).toEpochMilli() + "|");
+  }
+
+  @Test
+  void aNodeWriteNeverSeenInTheEventsIsSentAgainTenSecondsLater() {
+    send(EventType.ADDED, "nodes", null, readyNode("n1", T0));
+    send(EventType.ADDED, "leases", "kube-node-lease", lease("n1", T0));
+    advanceTo(T0.plusSeconds(41));
+    assertThat(single(commands.readValuesToList()).getVerb()).isEqualTo(CommandVerb.UPDATE_STATUS);
+
+    advanceTo(T0.plusSeconds(50));
+    assertThat(commands.readValuesToList()).as("pending").isEmpty();
+    advanceTo(T0.plusSeconds(52));
+
+    assertThat(single(commands.readValuesToList()).getVerb()).isEqualTo(CommandVerb.UPDATE_STATUS);
+  }
+
   // ------------------------------------------------------------------------------ fixtures
 
   /** The pods deleted since the last call; the store marks each terminating, as it would. */

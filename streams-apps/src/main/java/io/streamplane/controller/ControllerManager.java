@@ -1,0 +1,88 @@
+package io.streamplane.controller;
+
+import io.streamplane.log.ResourceCommand;
+import io.streamplane.log.ResourceEvent;
+import io.streamplane.schema.objects.KindObjects;
+import io.streamplane.topics.Topics;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.KStream;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.Repartitioned;
+import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.Stores;
+
+/**
+ * Where controllers are registered, as kube-controller-manager lists its controllers and
+ * java-operator-sdk's {@code Operator.register} takes a reconciler: {@link #register} adds one
+ * {@link Controller} to the topology with everything it runs on — its re-keying of {@code events},
+ * its stores, a {@link ControllerProcessor}, and its commands to {@code commands}.
+ *
+ * <p>Every controller reads the same consumer of {@code events} (one subscription, one transaction
+ * per commit for all of them) and gets its own sub-topology from its re-keyed topic on, so its
+ * partitions spread over the instances on their own.
+ */
+public final class ControllerManager {
+
+  private final StreamsBuilder builder;
+  private final Serde<ResourceEvent> eventSerde;
+  private final KStream<String, ResourceEvent> events;
+  private final Produced<String, ResourceCommand> toCommands;
+  private final String commands;
+
+  public ControllerManager(StreamsBuilder builder, Topics topics) {
+    this.builder = builder;
+    this.eventSerde = topics.events().valueSerde();
+    this.events =
+        builder.stream(topics.events().name(), Consumed.with(Serdes.String(), eventSerde))
+            .filter((key, event) -> event != null && KindObjects.of(event) != null);
+    this.toCommands = Produced.with(Serdes.String(), topics.commands().valueSerde());
+    this.commands = topics.commands().name();
+  }
+
+  /** Runs {@code controller} on the events, re-keyed by {@link Controller#keysOf}. */
+  public <V> ControllerManager register(Controller<V> controller) {
+    List<String> stores = new ArrayList<>();
+    stores.add(add(objectsStore(controller)));
+    stores.add(add(stringStore(ControllerProcessor.queueStore(controller))));
+    stores.add(add(stringStore(ControllerProcessor.expectationsStore(controller))));
+    for (StoreBuilder<?> own : controller.stores()) {
+      stores.add(add(own));
+    }
+    events
+        .flatMap(
+            (key, event) ->
+                controller.keysOf(event).stream()
+                    .map(rekeyed -> KeyValue.pair(rekeyed, controller.reduce(event)))
+                    .toList())
+        .repartition(
+            Repartitioned.<String, ResourceEvent>as(controller.rekeyedAs())
+                .withKeySerde(Serdes.String())
+                .withValueSerde(eventSerde))
+        .process(() -> new ControllerProcessor<>(controller), stores.toArray(String[]::new))
+        .to(commands, toCommands);
+    return this;
+  }
+
+  private String add(StoreBuilder<?> store) {
+    builder.addStateStore(store);
+    return store.name();
+  }
+
+  private StoreBuilder<?> objectsStore(Controller<?> controller) {
+    return Stores.keyValueStoreBuilder(
+        Stores.persistentKeyValueStore(ControllerProcessor.objectsStore(controller)),
+        Serdes.String(),
+        eventSerde);
+  }
+
+  private static StoreBuilder<?> stringStore(String name) {
+    return Stores.keyValueStoreBuilder(
+        Stores.persistentKeyValueStore(name), Serdes.String(), Serdes.String());
+  }
+}
