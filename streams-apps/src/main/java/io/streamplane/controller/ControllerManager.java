@@ -3,6 +3,7 @@ package io.streamplane.controller;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.schema.objects.KindObjects;
+import io.streamplane.topics.Topic;
 import io.streamplane.topics.Topics;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,7 +22,10 @@ import org.apache.kafka.streams.state.Stores;
  * Where controllers are registered, as kube-controller-manager lists its controllers and
  * java-operator-sdk's {@code Operator.register} takes a reconciler: {@link #register} adds one
  * {@link Controller} to the topology with everything it runs on — its re-keying of {@code events},
- * its stores, a {@link ControllerProcessor}, and its commands to {@code commands}.
+ * its stores, a {@link ControllerProcessor}, and its writes to {@code controller-requests}, which
+ * the gateways execute through their registry and admission chain, as kube-apiserver executes
+ * kube-controller-manager's requests (or to {@code commands} directly, for a plane without
+ * gateways: see {@link #ControllerManager(StreamsBuilder, Topics, Topic)}).
  *
  * <p>Every controller reads the same consumer of {@code events} (one subscription, one transaction
  * per commit for all of them) and gets its own sub-topology from its re-keyed topic on, so its
@@ -35,14 +39,24 @@ public final class ControllerManager {
   private final Produced<String, ResourceCommand> toCommands;
   private final String commands;
 
+  /** Controllers whose writes go through the gateways' admission: {@code controller-requests}. */
   public ControllerManager(StreamsBuilder builder, Topics topics) {
+    this(builder, topics, topics.controllerRequests());
+  }
+
+  /**
+   * Controllers writing to {@code writesTo}: {@code controller-requests} in a cluster, {@code
+   * commands} where no gateway runs (the controllers' own tests), whose writes then skip admission.
+   */
+  public ControllerManager(
+      StreamsBuilder builder, Topics topics, Topic<String, ResourceCommand> writesTo) {
     this.builder = builder;
     this.eventSerde = topics.events().valueSerde();
     this.events =
         builder.stream(topics.events().name(), Consumed.with(Serdes.String(), eventSerde))
             .filter((key, event) -> event != null && KindObjects.of(event) != null);
-    this.toCommands = Produced.with(Serdes.String(), topics.commands().valueSerde());
-    this.commands = topics.commands().name();
+    this.toCommands = Produced.with(Serdes.String(), writesTo.valueSerde());
+    this.commands = writesTo.name();
   }
 
   /** Runs {@code controller} on the events, re-keyed by {@link Controller#keysOf}. */

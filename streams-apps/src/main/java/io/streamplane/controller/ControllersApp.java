@@ -1,7 +1,9 @@
 package io.streamplane.controller;
 
 import io.streamplane.controller.nodelifecycle.NodeLifecycleConfig;
+import io.streamplane.log.ResourceCommand;
 import io.streamplane.streams.StreamsApp;
+import io.streamplane.topics.Topic;
 import io.streamplane.topics.Topics;
 import java.nio.file.Path;
 
@@ -33,9 +35,22 @@ public final class ControllersApp {
 
   public static StreamsApp start(
       Topics topics, NodeLifecycleConfig nodeLifecycle, String bootstrapServers, Path stateDir) {
+    return start(topics, nodeLifecycle, topics.controllerRequests(), bootstrapServers, stateDir);
+  }
+
+  /**
+   * The controllers writing to {@code writesTo}: {@code commands} for a plane that runs no gateway
+   * to execute their requests (their writes then skip admission).
+   */
+  public static StreamsApp start(
+      Topics topics,
+      NodeLifecycleConfig nodeLifecycle,
+      Topic<String, ResourceCommand> writesTo,
+      String bootstrapServers,
+      Path stateDir) {
     return StreamsApp.start(
         applicationId(topics),
-        ControllersTopology.buildTopology(topics, nodeLifecycle),
+        ControllersTopology.buildTopology(topics, nodeLifecycle, writesTo),
         bootstrapServers,
         stateDir);
   }

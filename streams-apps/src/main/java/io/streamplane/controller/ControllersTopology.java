@@ -2,6 +2,8 @@ package io.streamplane.controller;
 
 import io.streamplane.controller.nodelifecycle.NodeLifecycleConfig;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleController;
+import io.streamplane.log.ResourceCommand;
+import io.streamplane.topics.Topic;
 import io.streamplane.topics.Topics;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
@@ -22,9 +24,10 @@ import org.apache.kafka.streams.Topology;
  * </ul>
  *
  * <p>Scaling is by partitions of the re-keyed topics: owners spread over every partition and
- * instance, whatever their namespace. Writes to {@code commands} commit in the transaction that
- * consumed their input (exactly_once_v2), and so do the work queues and expectations, so a crash
- * neither loses nor repeats a decision.
+ * instance, whatever their namespace. Writes to {@code controller-requests} commit in the
+ * transaction that consumed their input (exactly_once_v2), and so do the work queues and
+ * expectations, so a crash neither loses nor repeats a decision; the gateways then execute each
+ * request through admission (see docs/architecture.md, "One write path").
  */
 public final class ControllersTopology {
 
@@ -35,8 +38,17 @@ public final class ControllersTopology {
   }
 
   public static Topology buildTopology(Topics topics, NodeLifecycleConfig nodeLifecycle) {
+    return buildTopology(topics, nodeLifecycle, topics.controllerRequests());
+  }
+
+  /**
+   * The controllers writing to {@code writesTo}: {@code controller-requests} (executed by the
+   * gateways, through admission) in a cluster; {@code commands} for a plane without gateways.
+   */
+  public static Topology buildTopology(
+      Topics topics, NodeLifecycleConfig nodeLifecycle, Topic<String, ResourceCommand> writesTo) {
     StreamsBuilder builder = new StreamsBuilder();
-    new ControllerManager(builder, topics)
+    new ControllerManager(builder, topics, writesTo)
         .register(new OwnerControllers())
         .register(new NamespaceControllers())
         .register(new NodeLifecycleController(nodeLifecycle));

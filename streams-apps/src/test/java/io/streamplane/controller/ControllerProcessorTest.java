@@ -74,9 +74,9 @@ class ControllerProcessorTest {
             topics.events().valueSerde().serializer());
     commands =
         driver.createOutputTopic(
-            topics.commands().name(),
+            topics.controllerRequests().name(),
             Serdes.String().deserializer(),
-            topics.commands().valueSerde().deserializer());
+            topics.controllerRequests().valueSerde().deserializer());
   }
 
   @AfterEach

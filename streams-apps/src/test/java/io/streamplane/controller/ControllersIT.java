@@ -2,6 +2,7 @@ package io.streamplane.controller;
 
 import static org.awaitility.Awaitility.await;
 
+import io.streamplane.controller.nodelifecycle.NodeLifecycleConfig;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.kafka.embedded.KafkaBrokerExtension;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
@@ -40,13 +41,23 @@ class ControllersIT {
       int total = 4 * layout.logPartitions();
 
       try (StreamsApp first =
-          ControllersApp.start(topics, broker.bootstrapServers(), state.resolve("a"))) {
+          ControllersApp.start(
+              topics,
+              NodeLifecycleConfig.defaults(),
+              topics.commands(),
+              broker.bootstrapServers(),
+              state.resolve("a"))) {
         await("the first instance to run every task")
             .atMost(Duration.ofSeconds(90))
             .until(
                 () -> first.state() == KafkaStreams.State.RUNNING && first.activeTasks() == total);
         StreamsApp second =
-            ControllersApp.start(topics, broker.bootstrapServers(), state.resolve("b"));
+            ControllersApp.start(
+                topics,
+                NodeLifecycleConfig.defaults(),
+                topics.commands(),
+                broker.bootstrapServers(),
+                state.resolve("b"));
         try {
           await("the two instances to share the tasks")
               .atMost(Duration.ofSeconds(90))

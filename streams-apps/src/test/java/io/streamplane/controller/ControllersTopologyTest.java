@@ -67,9 +67,9 @@ class ControllersTopologyTest {
     events = eventsAdvancing(Duration.ofSeconds(1));
     commands =
         driver.createOutputTopic(
-            topics.commands().name(),
+            topics.controllerRequests().name(),
             Serdes.String().deserializer(),
-            topics.commands().valueSerde().deserializer());
+            topics.controllerRequests().valueSerde().deserializer());
   }
 
   /** The events topic, its records stamped from {@link #T0} on, {@code advance} apart. */

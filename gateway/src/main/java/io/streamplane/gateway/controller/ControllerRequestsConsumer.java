@@ -4,8 +4,15 @@ import io.streamplane.kafka.KafkaClientSettings;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.topics.Topics;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -20,6 +27,11 @@ import org.slf4j.LoggerFactory;
  * ({@link ControllerRequests}) before its offset is committed: a gateway that dies mid-batch leaves
  * its requests to the next owner of the partition, which executes them again — harmless, since a
  * controller's writes are idempotent (deterministic names, preconditions on version or uid).
+ *
+ * <p>A request waits for the store's answer, so a batch is executed {@link #PARALLELISM} objects at
+ * a time: the requests of one object in their order, different objects at once. A request that
+ * fails otherwise than with a Status (it cannot be decoded) stops the consumer with the error in
+ * the log, rather than being skipped.
  */
 public final class ControllerRequestsConsumer implements AutoCloseable {
 
@@ -28,7 +40,18 @@ public final class ControllerRequestsConsumer implements AutoCloseable {
   private final KafkaConsumer<String, ResourceCommand> consumer;
   private final ControllerRequests requests;
   private final Thread thread;
+  private final ExecutorService pool =
+      Executors.newFixedThreadPool(
+          PARALLELISM,
+          task -> {
+            Thread thread = new Thread(task, "controller-requests-executor");
+            thread.setDaemon(true);
+            return thread;
+          });
   private volatile boolean running = true;
+
+  /** How many objects' requests are executed at once. */
+  static final int PARALLELISM = 16;
 
   private ControllerRequestsConsumer(
       KafkaConsumer<String, ResourceCommand> consumer, ControllerRequests requests) {
@@ -65,19 +88,30 @@ public final class ControllerRequestsConsumer implements AutoCloseable {
     try {
       while (running) {
         var records = consumer.poll(Duration.ofSeconds(1));
+        if (records.isEmpty()) {
+          continue;
+        }
+        Map<String, List<ResourceCommand>> byObject = new LinkedHashMap<>();
         for (ConsumerRecord<String, ResourceCommand> record : records) {
           if (record.value() != null) {
-            requests.execute(record.value());
+            byObject.computeIfAbsent(record.key(), k -> new ArrayList<>()).add(record.value());
           }
         }
-        if (!records.isEmpty()) {
-          consumer.commitSync();
+        List<Future<?>> executing = new ArrayList<>();
+        for (List<ResourceCommand> ofObject : byObject.values()) {
+          executing.add(pool.submit(() -> ofObject.forEach(requests::execute)));
         }
+        for (Future<?> done : executing) {
+          done.get();
+        }
+        consumer.commitSync();
       }
     } catch (WakeupException e) {
       // closing
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | ExecutionException e) {
       LOG.error("the gateway stopped executing controller requests", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     } finally {
       consumer.close(Duration.ofSeconds(5));
     }
@@ -92,5 +126,6 @@ public final class ControllerRequestsConsumer implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    pool.shutdownNow();
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.controller.ControllersApp;
 import io.streamplane.gateway.admission.WebhookServer;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.kafka.embedded.KafkaBrokerExtension;
@@ -21,8 +22,10 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.List;
 import org.apache.kafka.clients.admin.Admin;
 import org.awaitility.Awaitility;
@@ -58,6 +61,7 @@ class AdmissionIT {
   private KafkaSchemaCatalog catalog;
   private WebhookServer webhook;
   private StreamsApp store;
+  private StreamsApp controllers;
   private GatewayServer gateway;
   private String namespace;
 
@@ -76,6 +80,7 @@ class AdmissionIT {
       initializer.ensure(topics.all());
     }
     store = StoreApp.start(topics, bootstrap, stateDir);
+    controllers = ControllersApp.start(topics, bootstrap, stateDir.resolve("controllers"));
     gateway = GatewayServer.start(bootstrap, topics, "127.0.0.1", 0, 0);
     gateway.ensureSystemNamespaces(SYSTEM);
     webhook = new WebhookServer(stateDir);
@@ -83,7 +88,7 @@ class AdmissionIT {
 
   @AfterAll
   void stopCluster() throws Exception {
-    for (AutoCloseable c : new AutoCloseable[] {webhook, gateway, store, catalog}) {
+    for (AutoCloseable c : new AutoCloseable[] {webhook, gateway, controllers, store, catalog}) {
       if (c != null) {
         c.close();
       }
@@ -247,6 +252,144 @@ class AdmissionIT {
     assertThat(send("DELETE", configurations + "/" + namespace, null).statusCode()).isEqualTo(200);
   }
 
+  @Test
+  void aDeploymentsPodsGetTheLimitRangesDefaultsAndAMutatingWebhooksLabel() throws Exception {
+    awaitDefaultServiceAccount();
+    ObjectNode limits =
+        (ObjectNode)
+            JSON.readTree(
+                "{\"apiVersion\":\"v1\",\"kind\":\"LimitRange\",\"metadata\":{\"name\":\"l\"},"
+                    + "\"spec\":{\"limits\":[{\"type\":\"Container\",\"defaultRequest\":{\"cpu\":"
+                    + "\"100m\"}}]}}");
+    assertThat(send("POST", path("limitranges"), limits).statusCode()).isEqualTo(201);
+    String patch =
+        Base64.getEncoder()
+            .encodeToString(
+                "[{\"op\":\"add\",\"path\":\"/metadata/labels/injected\",\"value\":\"yes\"}]"
+                    .getBytes(StandardCharsets.UTF_8));
+    webhook.answer(
+        review ->
+            WebhookServer.response(
+                review, true, "\"patchType\":\"JSONPatch\",\"patch\":\"" + patch + "\""));
+    String configurations = "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations";
+    HttpResponse<String> configured =
+        send(
+            "POST",
+            configurations,
+            JSON.readTree(webhookConfiguration("MutatingWebhookConfiguration")));
+    assertThat(configured.statusCode()).as(configured.body()).isEqualTo(201);
+
+    HttpResponse<String> created = send("POST", deployments(), deployment("web"));
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+
+    JsonNode pod =
+        Awaitility.await("the Deployment's pod")
+            .atMost(WAIT)
+            .until(
+                () ->
+                    json(send("GET", path("pods") + "?labelSelector=app%3Dweb", null))
+                        .path("items"),
+                items -> items.size() == 1)
+            .get(0);
+    assertThat(pod.path("metadata").path("labels").path("injected").asText())
+        .as("the mutating webhook's label")
+        .isEqualTo("yes");
+    assertThat(
+            pod.path("spec")
+                .path("containers")
+                .get(0)
+                .path("resources")
+                .path("requests")
+                .path("cpu")
+                .asText())
+        .as("the LimitRange's default request")
+        .isEqualTo("100m");
+    assertThat(send("DELETE", configurations + "/" + namespace, null).statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void inARestrictedNamespaceAPrivilegedPodIsRefusedAndADeploymentsPodsLeaveFailedCreate()
+      throws Exception {
+    awaitDefaultServiceAccount();
+    ObjectNode labels = JSON.createObjectNode();
+    labels
+        .putObject("metadata")
+        .putObject("labels")
+        .put("pod-security.kubernetes.io/enforce", "restricted");
+    HttpResponse<String> labelled =
+        send("PATCH", "/api/v1/namespaces/" + namespace, labels, "application/merge-patch+json");
+    assertThat(labelled.statusCode()).as(labelled.body()).isEqualTo(200);
+    ObjectNode privileged = pod("root");
+    ((ObjectNode) privileged.path("spec").path("containers").get(0))
+        .putObject("securityContext")
+        .put("privileged", true);
+
+    HttpResponse<String> refused = send("POST", path("pods"), privileged);
+    HttpResponse<String> created = send("POST", deployments(), deployment("web"));
+
+    assertThat(refused.statusCode()).isEqualTo(403);
+    assertThat(json(refused).path("message").asText())
+        .startsWith(
+            "pods \"root\" is forbidden: violates PodSecurity \"restricted:latest\": privileged"
+                + " (container \"c\" must not set securityContext.privileged=true)");
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+    JsonNode event =
+        Awaitility.await("a FailedCreate event on the Deployment's ReplicaSet")
+            .atMost(WAIT)
+            .until(
+                () ->
+                    json(send("GET", path("events") + "?fieldSelector=reason%3DFailedCreate", null))
+                        .path("items"),
+                items -> items.size() > 0)
+            .get(0);
+    assertThat(event.path("involvedObject").path("kind").asText()).isEqualTo("ReplicaSet");
+    assertThat(event.path("type").asText()).isEqualTo("Warning");
+    assertThat(event.path("message").asText())
+        .startsWith("Error creating: pods \"web-")
+        .contains("violates PodSecurity \"restricted:latest\"");
+    assertThat(json(send("GET", path("pods"), null)).path("items")).isEmpty();
+  }
+
+  private void awaitDefaultServiceAccount() {
+    Awaitility.await("the default ServiceAccount of " + namespace)
+        .atMost(WAIT)
+        .until(() -> send("GET", path("serviceaccounts") + "/default", null).statusCode() == 200);
+  }
+
+  private String deployments() {
+    return "/apis/apps/v1/namespaces/" + namespace + "/deployments";
+  }
+
+  private static ObjectNode deployment(String name) {
+    ObjectNode deployment = JSON.createObjectNode();
+    deployment.put("apiVersion", "apps/v1").put("kind", "Deployment");
+    deployment.putObject("metadata").put("name", name);
+    ObjectNode spec = deployment.putObject("spec");
+    spec.put("replicas", 1);
+    spec.putObject("selector").putObject("matchLabels").put("app", name);
+    ObjectNode template = spec.putObject("template");
+    template.putObject("metadata").putObject("labels").put("app", name);
+    template.set("spec", pod(name).path("spec"));
+    return deployment;
+  }
+
+  /**
+   * A webhook configuration for pods created in this test's namespace, calling {@link #webhook}.
+   */
+  private String webhookConfiguration(String kind) {
+    return ("{'apiVersion':'admissionregistration.k8s.io/v1','kind':'KIND',"
+            + "'metadata':{'name':'NS'},'webhooks':[{'name':'label-pods.example.com',"
+            + "'admissionReviewVersions':['v1'],'sideEffects':'None','failurePolicy':'Fail',"
+            + "'clientConfig':{'url':'URL','caBundle':'CA'},'rules':[{'operations':['CREATE'],"
+            + "'apiGroups':[''],'apiVersions':['v1'],'resources':['pods']}],"
+            + "'namespaceSelector':{'matchLabels':{'kubernetes.io/metadata.name':'NS'}}}]}")
+        .replace('\'', '"')
+        .replace("KIND", kind)
+        .replace("NS", namespace)
+        .replace("URL", webhook.url())
+        .replace("CA", webhook.caBundle());
+  }
+
   private String used(String resource) {
     HttpResponse<String> quota = send("GET", path("resourcequotas") + "/q", null);
     return json(quota).path("status").path("used").path(resource).asText("");
@@ -269,13 +412,17 @@ class AdmissionIT {
   }
 
   private HttpResponse<String> send(String method, String path, JsonNode body) {
+    return send(method, path, body, "application/json");
+  }
+
+  private HttpResponse<String> send(String method, String path, JsonNode body, String contentType) {
     HttpRequest.Builder request =
         HttpRequest.newBuilder(URI.create(gateway.url() + path)).timeout(WAIT);
     if (body == null) {
       request.method(method, HttpRequest.BodyPublishers.noBody());
     } else {
       request
-          .header("Content-Type", "application/json")
+          .header("Content-Type", contentType)
           .method(method, HttpRequest.BodyPublishers.ofString(body.toString()));
     }
     try {

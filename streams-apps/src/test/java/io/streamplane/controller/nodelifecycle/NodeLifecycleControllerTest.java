@@ -80,9 +80,9 @@ class NodeLifecycleControllerTest {
             topics.events().valueSerde().serializer());
     commands =
         driver.createOutputTopic(
-            topics.commands().name(),
+            topics.controllerRequests().name(),
             Serdes.String().deserializer(),
-            topics.commands().valueSerde().deserializer());
+            topics.controllerRequests().valueSerde().deserializer());
   }
 
   @AfterEach

@@ -67,7 +67,9 @@ class NodeLifecycleIT {
           LogTaps.followEvents(
               bootstrap, topics, "node-lifecycle-observer", r -> latest.put(r.key(), r.value()));
       running.add(StoreApp.start(topics, bootstrap, state.resolve("store")));
-      running.add(ControllersApp.start(topics, FAST, bootstrap, state.resolve("controllers")));
+      running.add(
+          ControllersApp.start(
+              topics, FAST, topics.commands(), bootstrap, state.resolve("controllers")));
 
       Instant now = Instant.now();
       try (KafkaProducer<String, ResourceCommand> producer = LogTaps.commands(bootstrap, topics)) {
