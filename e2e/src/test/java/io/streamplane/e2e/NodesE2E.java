@@ -164,7 +164,9 @@ class NodesE2E {
 
   @Test
   void aReadinessProbeGatesReadyAndAFailingLivenessProbeRestartsTheContainer() throws Exception {
-    Path flag = home.resolve("ready-flag");
+    // Pods see only their own root and volumes: the flag is shared through a hostPath volume.
+    Path shared = Files.createDirectories(home.resolve("probe-flags"));
+    Path flag = shared.resolve("ready-flag");
     kubectl
         .runWithInput(
             """
@@ -177,6 +179,9 @@ class NodesE2E {
               - name: app
                 image: busybox
                 command: ["/bin/sh", "-c", "sleep 3600"]
+                volumeMounts:
+                - name: flags
+                  mountPath: %s
                 readinessProbe:
                   exec:
                     command: ["test", "-f", "%s"]
@@ -186,8 +191,12 @@ class NodesE2E {
                     command: ["test", "!", "-f", "%s.dead"]
                   periodSeconds: 1
                   failureThreshold: 2
+              volumes:
+              - name: flags
+                hostPath:
+                  path: %s
             """
-                .formatted(flag, flag),
+                .formatted(shared, flag, flag, shared),
             "apply",
             "-f",
             "-")
@@ -323,7 +332,9 @@ class NodesE2E {
 
   @Test
   void initContainersRunInOrderAndAFailingOneHoldsThePodInInit() throws Exception {
-    Path marker = home.resolve("init-order");
+    // Pods see only their own root and volumes: the marker is shared through a hostPath volume.
+    Path shared = Files.createDirectories(home.resolve("init-markers"));
+    Path marker = shared.resolve("init-order");
     kubectl
         .runWithInput(
             """
@@ -332,17 +343,30 @@ class NodesE2E {
             metadata:
               name: inits
             spec:
+              volumes:
+              - name: markers
+                hostPath:
+                  path: %s
               initContainers:
               - name: first
                 image: busybox
                 command: ["/bin/sh", "-c", "echo first >> %s"]
+                volumeMounts:
+                - name: markers
+                  mountPath: %s
               - name: second
                 image: busybox
                 command: ["/bin/sh", "-c", "echo second >> %s"]
+                volumeMounts:
+                - name: markers
+                  mountPath: %s
               containers:
               - name: app
                 image: busybox
                 command: ["/bin/sh", "-c", "cat %s; sleep 3600"]
+                volumeMounts:
+                - name: markers
+                  mountPath: %s
             ---
             apiVersion: v1
             kind: Pod
@@ -387,7 +411,7 @@ class NodesE2E {
                 image: busybox
                 command: ["sleep", "3600"]
             """
-                .formatted(marker, marker, marker),
+                .formatted(shared, marker, shared, marker, shared, marker, shared),
             "apply",
             "-f",
             "-")

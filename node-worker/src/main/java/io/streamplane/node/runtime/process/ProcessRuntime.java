@@ -237,7 +237,7 @@ public final class ProcessRuntime implements PodRuntime {
       return CompletableFuture.completedFuture(null);
     }
     Slot slot = running.slot(container);
-    return CompletableFuture.runAsync(() -> terminate(slot.processes(), grace), executor);
+    return CompletableFuture.runAsync(() -> stopProcesses(slot.processes(), grace), executor);
   }
 
   @Override
@@ -266,13 +266,13 @@ public final class ProcessRuntime implements PodRuntime {
           }
           try {
             if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-              terminate(List.of(process), Duration.ZERO);
+              stopProcesses(List.of(process), Duration.ZERO);
               throw new IllegalStateException(
                   "command " + line + " timed out after " + timeout.toSeconds() + "s");
             }
             return process.exitValue();
           } catch (InterruptedException e) {
-            terminate(List.of(process), Duration.ZERO);
+            stopProcesses(List.of(process), Duration.ZERO);
             Thread.currentThread().interrupt();
             throw new CompletionException(e);
           }
@@ -350,7 +350,7 @@ public final class ProcessRuntime implements PodRuntime {
     return CompletableFuture.runAsync(
         () -> {
           running.stopped = true;
-          terminate(running.processes(), grace);
+          stopProcesses(running.processes(), grace);
           if (linux.isPresent()) {
             running.allSlots().forEach(slot -> LinuxSandbox.remove(slot.dir));
           }
@@ -403,7 +403,7 @@ public final class ProcessRuntime implements PodRuntime {
   @Override
   public void close() {
     for (Sandbox sandbox : sandboxes.values()) {
-      terminate(sandbox.processes(), Duration.ZERO);
+      stopProcesses(sandbox.processes(), Duration.ZERO);
       if (linux.isPresent()) {
         sandbox.allSlots().forEach(slot -> LinuxSandbox.remove(slot.dir));
       }
@@ -536,6 +536,15 @@ public final class ProcessRuntime implements PodRuntime {
     return out.toString();
   }
 
+  /** Stops {@code processes} as this runtime runs them (sandboxed or not). */
+  private void stopProcesses(List<Process> processes, Duration grace) {
+    if (linux.isPresent()) {
+      terminateSandboxed(processes, grace);
+    } else {
+      terminate(processes, grace);
+    }
+  }
+
   static void terminate(List<Process> processes, Duration grace) {
     List<ProcessHandle> handles = new ArrayList<>();
     for (Process process : processes) {
@@ -543,9 +552,31 @@ public final class ProcessRuntime implements PodRuntime {
       handles.add(process.toHandle());
     }
     terminateHandles(handles, grace);
+    awaitExit(processes, Duration.ofSeconds(5));
+  }
+
+  /**
+   * Stops sandboxed containers: the signals go to what runs in the sandbox (its PID 1 and below),
+   * never first to the {@code unshare} that made it. {@code unshare} waits for its PID 1 and reaps
+   * it; killed before it, it would leave the PID 1 to the host's init, a zombie until that reaps
+   * it, and a container whose process still shows as alive. So {@code unshare} exits by itself once
+   * its sandbox is gone, and is killed only if it has not within a few seconds.
+   */
+  static void terminateSandboxed(List<Process> processes, Duration grace) {
+    List<ProcessHandle> inside = new ArrayList<>();
+    for (Process process : processes) {
+      inside.addAll(process.descendants().toList());
+    }
+    terminateHandles(inside, grace);
+    awaitExit(processes, Duration.ofSeconds(3));
+    terminateHandles(processes.stream().map(Process::toHandle).toList(), Duration.ZERO);
+    awaitExit(processes, Duration.ofSeconds(5));
+  }
+
+  private static void awaitExit(List<Process> processes, Duration timeout) {
     for (Process process : processes) {
       try {
-        process.waitFor(5, TimeUnit.SECONDS);
+        process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return;
