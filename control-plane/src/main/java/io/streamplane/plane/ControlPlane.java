@@ -2,6 +2,7 @@ package io.streamplane.plane;
 
 import io.streamplane.controller.ControllersApp;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleConfig;
+import io.streamplane.gateway.admission.DefaultTolerationSeconds;
 import io.streamplane.gateway.audit.AuditPolicy;
 import io.streamplane.gateway.server.GatewaySecurity;
 import io.streamplane.gateway.server.GatewayServer;
@@ -302,6 +303,17 @@ public final class ControlPlane implements AutoCloseable {
     }
 
     /** Starts the plane; on failure, stops what started and rethrows. */
+    /**
+     * What the gateway's DefaultTolerationSeconds plugin gives pods: the controllers' configured
+     * default, so that pods (all of which pass admission, the controllers' too) are evicted when
+     * the node lifecycle controller is told; kube-apiserver's 300 s without controllers here.
+     */
+    private long defaultTolerationSeconds() {
+      return controllers != null
+          ? controllers.defaultTolerationSeconds()
+          : DefaultTolerationSeconds.KUBERNETES_DEFAULT;
+    }
+
     public ControlPlane start() throws Exception {
       if ((store || controllers != null || schedulerConfig != null) && stateDir == null) {
         throw new IllegalStateException("a control plane running Streams apps needs a stateDir");
@@ -389,7 +401,8 @@ public final class ControlPlane implements AutoCloseable {
                         gatewayPort,
                         resultsPartition,
                         historyDir,
-                        auditPolicy)
+                        auditPolicy,
+                        defaultTolerationSeconds())
                     : GatewayServer.start(
                         bootstrap,
                         topics,
@@ -398,7 +411,8 @@ public final class ControlPlane implements AutoCloseable {
                         resultsPartition,
                         historyDir,
                         security,
-                        auditPolicy);
+                        auditPolicy,
+                        defaultTolerationSeconds());
         plane.running.add(plane.gateway);
         if (systemNamespaces != SystemNamespaces.NONE) {
           plane.gateway.ensureSystemNamespaces(SYSTEM);

@@ -10,6 +10,9 @@ import io.streamplane.schema.admission.DefaultTolerations;
  */
 public final class DefaultTolerationSeconds implements MutatingAdmission {
 
+  /** kube-apiserver's default for both taints. */
+  public static final long KUBERNETES_DEFAULT = DefaultTolerations.DEFAULT_SECONDS;
+
   private final long seconds;
 
   public DefaultTolerationSeconds(long seconds) {

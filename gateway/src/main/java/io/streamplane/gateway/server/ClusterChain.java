@@ -43,11 +43,15 @@ final class ClusterChain {
   private ClusterChain() {}
 
   static RequestChain of(
-      WatchCache cache, StatusWriter statusWriter, GatewaySecurity security, Clock clock) {
+      WatchCache cache,
+      StatusWriter statusWriter,
+      GatewaySecurity security,
+      Clock clock,
+      long defaultTolerationSeconds) {
     return new RequestChain(
         new Authentication(authenticators(cache, security, clock), security.anonymous()),
         new Authorization(authorizers(cache)),
-        admission(cache, statusWriter));
+        admission(cache, statusWriter, defaultTolerationSeconds));
   }
 
   /**
@@ -100,9 +104,11 @@ final class ClusterChain {
   /**
    * Mutating plugins in order, then validating plugins in order: kube-apiserver's default plugins
    * in its order (see docs/admission.md). {@code statusWriter} is how ResourceQuota charges a
-   * quota.
+   * quota; {@code defaultTolerationSeconds} how long DefaultTolerationSeconds lets pods stay on a
+   * not-ready or unreachable node.
    */
-  static Admission admission(WatchCache cache, StatusWriter statusWriter) {
+  static Admission admission(
+      WatchCache cache, StatusWriter statusWriter, long defaultTolerationSeconds) {
     ClusterObjects objects = new CachedObjects(cache, Duration.ofSeconds(30));
     LimitRanger limitRanger = new LimitRanger(objects);
     ServiceAccountAdmission serviceAccount = new ServiceAccountAdmission(objects);
@@ -111,7 +117,7 @@ final class ClusterChain {
             new NamespaceLifecycle(objects),
             limitRanger,
             serviceAccount,
-            new DefaultTolerationSeconds(),
+            new DefaultTolerationSeconds(defaultTolerationSeconds),
             Webhooks.mutating(objects));
     List<ValidatingAdmission> validating =
         List.of(

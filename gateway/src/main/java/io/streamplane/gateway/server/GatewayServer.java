@@ -3,6 +3,7 @@ package io.streamplane.gateway.server;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.gateway.admission.DefaultTolerationSeconds;
 import io.streamplane.gateway.admission.StatusWriter;
 import io.streamplane.gateway.api.ApiException;
 import io.streamplane.gateway.api.Discovery;
@@ -214,6 +215,32 @@ public final class GatewayServer implements AutoCloseable {
       Path historyDirectory,
       AuditPolicy auditPolicy)
       throws IOException {
+    return start(
+        bootstrapServers,
+        topics,
+        host,
+        port,
+        replyPartition,
+        historyDirectory,
+        auditPolicy,
+        DefaultTolerationSeconds.KUBERNETES_DEFAULT);
+  }
+
+  /**
+   * The same, the DefaultTolerationSeconds plugin giving pods {@code defaultTolerationSeconds} of
+   * the not-ready and unreachable taints (kube-apiserver's {@code
+   * --default-not-ready-toleration-seconds} and {@code --default-unreachable-toleration-seconds}).
+   */
+  public static GatewayServer start(
+      String bootstrapServers,
+      Topics topics,
+      String host,
+      int port,
+      int replyPartition,
+      Path historyDirectory,
+      AuditPolicy auditPolicy,
+      long defaultTolerationSeconds)
+      throws IOException {
     RequestChain unauthenticated = RequestChain.unauthenticated(ADMIN);
     return start(
         bootstrapServers,
@@ -226,7 +253,7 @@ public final class GatewayServer implements AutoCloseable {
             new RequestChain(
                 unauthenticated.authentication(),
                 new Authorization(ClusterChain.authorizers(cache)),
-                ClusterChain.admission(cache, statusWriter)),
+                ClusterChain.admission(cache, statusWriter, defaultTolerationSeconds)),
         null,
         auditPolicy);
   }
@@ -352,6 +379,30 @@ public final class GatewayServer implements AutoCloseable {
       GatewaySecurity security,
       AuditPolicy auditPolicy)
       throws IOException {
+    return start(
+        bootstrapServers,
+        topics,
+        host,
+        port,
+        replyPartition,
+        historyDirectory,
+        security,
+        auditPolicy,
+        DefaultTolerationSeconds.KUBERNETES_DEFAULT);
+  }
+
+  /** The same, with the DefaultTolerationSeconds plugin's seconds (kube-apiserver's 300). */
+  public static GatewayServer start(
+      String bootstrapServers,
+      Topics topics,
+      String host,
+      int port,
+      int replyPartition,
+      Path historyDirectory,
+      GatewaySecurity security,
+      AuditPolicy auditPolicy,
+      long defaultTolerationSeconds)
+      throws IOException {
     GatewayServer gateway =
         start(
             bootstrapServers,
@@ -361,7 +412,8 @@ public final class GatewayServer implements AutoCloseable {
             replyPartition,
             historyDirectory,
             (cache, statusWriter) ->
-                ClusterChain.of(cache, statusWriter, security, Clock.systemUTC()),
+                ClusterChain.of(
+                    cache, statusWriter, security, Clock.systemUTC(), defaultTolerationSeconds),
             security,
             auditPolicy);
     if (security.clientCaFile() != null) {

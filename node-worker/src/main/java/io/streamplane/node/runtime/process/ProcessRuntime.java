@@ -955,8 +955,15 @@ public final class ProcessRuntime implements PodRuntime {
         run.process = process;
         awaitListening(process);
         Path pidFile = dir.resolve(attempt + PID_SUFFIX);
-        long started = process.info().startInstant().map(Instant::toEpochMilli).orElse(-1L);
-        Files.writeString(pidFile, process.pid() + " " + started);
+        // The process the container's status names: a sandbox's PID 1, whose unshare exits with
+        // it, so a node restarted after a crash kills what its pods ran and nothing of the host.
+        long recorded = run.initPid > 0 ? run.initPid : process.pid();
+        long started =
+            ProcessHandle.of(recorded)
+                .flatMap(h -> h.info().startInstant())
+                .map(Instant::toEpochMilli)
+                .orElse(-1L);
+        Files.writeString(pidFile, recorded + " " + started);
         process
             .onExit()
             .thenRun(
