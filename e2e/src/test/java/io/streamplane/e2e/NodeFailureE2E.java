@@ -186,16 +186,19 @@ class NodeFailureE2E {
               assertThat(pids(live))
                   .as("pod uid -> live processes named by %s's pid files", victim)
                   .isEqualTo(expected);
+              // Each container is the PID 1 of a sandbox, the child of an unshare the node runs.
               Set<Long> children =
                   nodes
                       .get(victim)
                       .handle()
                       .children()
                       .filter(NodeFailureE2E::running)
+                      .flatMap(ProcessHandle::children)
+                      .filter(NodeFailureE2E::running)
                       .map(ProcessHandle::pid)
                       .collect(Collectors.toSet());
               assertThat(children)
-                  .as("the live child processes of the restarted %s", victim)
+                  .as("the sandboxes' PID 1s the restarted %s runs", victim)
                   .isEqualTo(
                       expected.values().stream().flatMap(Set::stream).collect(Collectors.toSet()));
               assertThat(orphans)
