@@ -8,6 +8,7 @@ import io.streamplane.gateway.admission.LimitRanger;
 import io.streamplane.gateway.admission.MutatingAdmission;
 import io.streamplane.gateway.admission.NamespaceLifecycle;
 import io.streamplane.gateway.admission.NodeRestriction;
+import io.streamplane.gateway.admission.PriorityClassAdmission;
 import io.streamplane.gateway.admission.ResourceQuotaAdmission;
 import io.streamplane.gateway.admission.ServiceAccountAdmission;
 import io.streamplane.gateway.admission.StatusWriter;
@@ -117,6 +118,7 @@ final class ClusterChain {
             limitRanger,
             serviceAccount,
             new NodeRestriction(objects),
+            new PriorityClassAdmission(objects),
             Webhooks.validating(objects),
             new ResourceQuotaAdmission(objects, statusWriter, Clock.systemUTC()));
     return new Admission(mutating, validating);

@@ -3,6 +3,7 @@ package io.streamplane.gateway.server;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.api.PriorityClass;
 import io.streamplane.gateway.admission.StatusWriter;
 import io.streamplane.gateway.api.ApiException;
 import io.streamplane.gateway.api.Discovery;
@@ -24,6 +25,7 @@ import io.streamplane.gateway.storage.WriteOptions;
 import io.streamplane.gateway.write.CommandClient;
 import io.streamplane.kinds.ResourceRegistry;
 import io.streamplane.kinds.ResourceType;
+import io.streamplane.kinds.scheduling.PriorityClassStrategy;
 import io.streamplane.log.UserInfo;
 import io.streamplane.metrics.ProcessMetrics;
 import io.streamplane.schema.convert.KubeJson;
@@ -610,10 +612,44 @@ public final class GatewayServer implements AutoCloseable {
   }
 
   /**
-   * {@link #ensureBootstrapPolicy} now and then every {@code interval}: the defaults come back when
-   * deleted or changed (unless annotated {@code rbac.authorization.kubernetes.io/autoupdate:
-   * "false"}), and aggregated ClusterRoles follow the roles they select. Every gateway runs it; a
-   * race between two ends in a conflict the next round resolves.
+   * Creates the system priority classes ({@code system-node-critical}, {@code
+   * system-cluster-critical}) that do not exist, as kube-apiserver's scheduling post-start hook
+   * does; one that exists is left as it is (the Priority admission plugin keeps it from being
+   * deleted), so a cluster at rest writes nothing.
+   */
+  public void ensureSystemPriorityClasses(UserInfo actor) {
+    ResourceType type = registry.byResource("scheduling.k8s.io", "priorityclasses").orElseThrow();
+    KubeJson json = new KubeJson();
+    for (PriorityClass system : PriorityClassStrategy.systemPriorityClasses()) {
+      String name = system.getMetadata().getName();
+      try {
+        service.get(type, null, name);
+        continue;
+      } catch (ApiException e) {
+        if (e.code() != 404) {
+          throw e;
+        }
+      }
+      try {
+        service.create(
+            type,
+            null,
+            json.toJson(system),
+            new WriteOptions(actor, false, "Strict", null, "streamplane-gateway", null, null));
+      } catch (ApiException e) {
+        if (e.code() != 409) {
+          LOG.warn("could not write the system PriorityClass {}: {}", name, e.getMessage());
+        }
+      }
+    }
+  }
+
+  /**
+   * {@link #ensureBootstrapPolicy} and {@link #ensureSystemPriorityClasses} now and then every
+   * {@code interval}: the defaults come back when deleted or changed (unless annotated {@code
+   * rbac.authorization.kubernetes.io/autoupdate: "false"}), and aggregated ClusterRoles follow the
+   * roles they select. Every gateway runs it; a race between two ends in a conflict the next round
+   * resolves.
    */
   public void keepBootstrapPolicy(UserInfo actor, Duration interval) {
     systemNamespaces.scheduleWithFixedDelay(
@@ -622,6 +658,11 @@ public final class GatewayServer implements AutoCloseable {
             ensureBootstrapPolicy(actor);
           } catch (RuntimeException e) {
             LOG.warn("could not check the default RBAC policy: {}", e.toString());
+          }
+          try {
+            ensureSystemPriorityClasses(actor);
+          } catch (RuntimeException e) {
+            LOG.warn("could not check the system priority classes: {}", e.toString());
           }
         },
         0,

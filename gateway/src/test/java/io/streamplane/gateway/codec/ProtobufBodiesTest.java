@@ -165,4 +165,64 @@ class ProtobufBodiesTest {
         .isTrue();
     assertThat(ProtobufBodies.isProtobuf("application/json")).isFalse();
   }
+
+  @Test
+  void decodesAPriorityClassAsKubectlCreatePriorityClassSendsIt() {
+    io.kubernetes.client.proto.V1Scheduling.PriorityClass pc =
+        io.kubernetes.client.proto.V1Scheduling.PriorityClass.newBuilder()
+            .setMetadata(Meta.ObjectMeta.newBuilder().setName("high"))
+            .setValue(1000)
+            .setGlobalDefault(false)
+            .setDescription("")
+            .build();
+
+    ObjectNode json = ProtobufBodies.decode(envelope("scheduling.k8s.io/v1", "PriorityClass", pc));
+
+    assertThat(json.toString())
+        .isEqualTo(
+            "{\"apiVersion\":\"scheduling.k8s.io/v1\",\"kind\":\"PriorityClass\","
+                + "\"metadata\":{\"name\":\"high\"},\"value\":1000}");
+  }
+
+  @Test
+  void aNamedSliceIsItsItemsAndAnAcronymFieldHasItsJsonName() {
+    io.kubernetes.client.proto.V1Certificates.CertificateSigningRequest csr =
+        io.kubernetes.client.proto.V1Certificates.CertificateSigningRequest.newBuilder()
+            .setMetadata(Meta.ObjectMeta.newBuilder().setName("alice"))
+            .setSpec(
+                io.kubernetes.client.proto.V1Certificates.CertificateSigningRequestSpec.newBuilder()
+                    .setSignerName("kubernetes.io/kube-apiserver-client")
+                    .putExtra(
+                        "scopes",
+                        io.kubernetes.client.proto.V1Certificates.ExtraValue.newBuilder()
+                            .addItems("read")
+                            .addItems("write")
+                            .build()))
+            .build();
+    io.kubernetes.client.proto.V1Networking.IngressClass ingressClass =
+        io.kubernetes.client.proto.V1Networking.IngressClass.newBuilder()
+            .setSpec(
+                io.kubernetes.client.proto.V1Networking.IngressClassSpec.newBuilder()
+                    .setParameters(
+                        io.kubernetes.client.proto.V1Networking.IngressClassParametersReference
+                            .newBuilder()
+                            .setAPIGroup("k8s.example.com")
+                            .setKind("P")
+                            .setName("p")))
+            .build();
+
+    assertThat(
+            ProtobufBodies.decode(
+                    envelope("certificates.k8s.io/v1", "CertificateSigningRequest", csr))
+                .path("spec")
+                .path("extra")
+                .toString())
+        .isEqualTo("{\"scopes\":[\"read\",\"write\"]}");
+    assertThat(
+            ProtobufBodies.decode(envelope("networking.k8s.io/v1", "IngressClass", ingressClass))
+                .path("spec")
+                .path("parameters")
+                .toString())
+        .isEqualTo("{\"apiGroup\":\"k8s.example.com\",\"kind\":\"P\",\"name\":\"p\"}");
+  }
 }

@@ -8,7 +8,11 @@ import io.kubernetes.client.proto.Meta;
 import io.kubernetes.client.proto.V1;
 import io.kubernetes.client.proto.V1Admissionregistration;
 import io.kubernetes.client.proto.V1Apps;
+import io.kubernetes.client.proto.V1Certificates;
+import io.kubernetes.client.proto.V1Networking;
 import io.kubernetes.client.proto.V1Rbac;
+import io.kubernetes.client.proto.V1Scheduling;
+import io.kubernetes.client.proto.V1Storage;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -17,8 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
- * The Kubernetes kinds Streamplane stores, as protobuf descriptors, in the order of the object
- * union of {@code log.avdl}.
+ * The Kubernetes kinds Streamplane stores, as protobuf descriptors.
  *
  * <p>All come from client-java-proto (Kubernetes 1.32's {@code generated.proto} files) except
  * coordination.k8s.io/v1, which that artifact does not ship: its Lease messages are read from
@@ -28,7 +31,10 @@ public final class StoredKinds {
 
   private StoredKinds() {}
 
-  /** The stored kinds, in the order of the object union of {@code log.avdl}. */
+  /**
+   * The stored kinds: first the eighteen of the object union {@code log.avdl} once held, in its
+   * order, then the kinds added since.
+   */
   public static List<Descriptor> all() {
     return List.of(
         V1.Namespace.getDescriptor(),
@@ -48,7 +54,20 @@ public final class StoredKinds {
         V1.ResourceQuota.getDescriptor(),
         V1.LimitRange.getDescriptor(),
         V1Admissionregistration.MutatingWebhookConfiguration.getDescriptor(),
-        V1Admissionregistration.ValidatingWebhookConfiguration.getDescriptor());
+        V1Admissionregistration.ValidatingWebhookConfiguration.getDescriptor(),
+        V1.PodTemplate.getDescriptor(),
+        V1.ReplicationController.getDescriptor(),
+        V1Apps.ControllerRevision.getDescriptor(),
+        V1Scheduling.PriorityClass.getDescriptor(),
+        V1Networking.IngressClass.getDescriptor(),
+        V1Networking.Ingress.getDescriptor(),
+        V1Networking.NetworkPolicy.getDescriptor(),
+        V1Storage.StorageClass.getDescriptor(),
+        V1Storage.CSIDriver.getDescriptor(),
+        V1Storage.CSINode.getDescriptor(),
+        V1Storage.CSIStorageCapacity.getDescriptor(),
+        V1Storage.VolumeAttachment.getDescriptor(),
+        V1Certificates.CertificateSigningRequest.getDescriptor());
   }
 
   /** The descriptor of coordination.k8s.io/v1's {@code generated.proto}. */
