@@ -39,6 +39,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Decodes request bodies sent as {@code application/vnd.kubernetes.protobuf} into the Kubernetes
@@ -53,7 +54,8 @@ import java.util.Set;
  * {@code Time} to RFC 3339 seconds (a zero Time, sent as an empty message, is left out as Go's
  * {@code null}), {@code MicroTime} to RFC 3339 with microseconds, {@code Quantity} to its string,
  * {@code IntOrString} to a number or string, {@code RawExtension} and {@code FieldsV1} to the JSON
- * they wrap, bytes to base64, maps to objects.
+ * they wrap, bytes to base64, maps to objects; a struct Go embeds inline ({@link #embedded}) to its
+ * fields in place, a named slice to its items.
  *
  * <p>Zero values. Go marshals every non-pointer scalar, set or not, so presence on the wire says
  * nothing for them; JSON would have left them out ({@code omitempty}) or written a zero that means
@@ -244,6 +246,10 @@ public final class ProtobufBodies {
     Descriptor type = message.getDescriptorForType();
     for (Map.Entry<FieldDescriptor, Object> e : message.getAllFields().entrySet()) {
       FieldDescriptor field = e.getKey();
+      if (embedded(field)) {
+        out.setAll(toJson((Message) e.getValue()));
+        continue;
+      }
       JsonNode value;
       if (field.isMapField()) {
         ObjectNode map = JSON.objectNode();
@@ -293,6 +299,46 @@ public final class ProtobufBodies {
       end--; // the last capital opens the next word ("Group")
     }
     return name.substring(0, end).toLowerCase(Locale.ROOT) + name.substring(end);
+  }
+
+  /**
+   * Whether a field stands for a struct Go embeds inline ({@code IngressRuleValue} in {@code
+   * IngressRule}, {@code VolumeSource} in {@code Volume}), whose fields JSON writes in place: a
+   * message field of Kubernetes' API that the official client's model of its message does not have,
+   * as the schemas generator tells them apart.
+   */
+  static boolean embedded(FieldDescriptor field) {
+    if (field.getType() != FieldDescriptor.Type.MESSAGE
+        || field.isRepeated()
+        || field.getMessageType().getFile().getPackage().startsWith("k8s.io.apimachinery")) {
+      return false;
+    }
+    Set<String> fields =
+        MODEL_FIELDS.computeIfAbsent(field.getContainingType(), ProtobufBodies::modelFields);
+    return !fields.isEmpty() && !fields.contains(jsonName(field));
+  }
+
+  private static final Map<Descriptor, Set<String>> MODEL_FIELDS = new ConcurrentHashMap<>();
+
+  /** The JSON fields of client-java-api's model of a message; empty when it has none. */
+  @SuppressWarnings("unchecked")
+  private static Set<String> modelFields(Descriptor message) {
+    String[] pkg = message.getFile().getPackage().split("\\.");
+    String version = capitalize(pkg[pkg.length - 1]);
+    String group = capitalize(pkg[pkg.length - 2]);
+    for (String model : List.of(version + message.getName(), group + version + message.getName())) {
+      try {
+        Class<?> type = Class.forName("io.kubernetes.client.openapi.models." + model);
+        return Set.copyOf((Set<String>) type.getField("openapiFields").get(null));
+      } catch (ReflectiveOperationException e) {
+        // try the group-qualified name
+      }
+    }
+    return Set.of();
+  }
+
+  private static String capitalize(String word) {
+    return word.isEmpty() ? word : Character.toUpperCase(word.charAt(0)) + word.substring(1);
   }
 
   /** One value; null when it is to be left out. */
@@ -358,7 +404,8 @@ public final class ProtobufBodies {
       }
       case "k8s.io.apimachinery.pkg.runtime.RawExtension",
           "k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1" -> {
-        ByteString raw = (ByteString) m.getField(d.findFieldByName("raw"));
+        // RawExtension names its one field raw, FieldsV1 Raw.
+        ByteString raw = (ByteString) m.getField(d.findFieldByNumber(1));
         if (raw.isEmpty()) {
           return null;
         }

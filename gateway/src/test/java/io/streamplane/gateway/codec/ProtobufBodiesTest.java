@@ -225,4 +225,60 @@ class ProtobufBodiesTest {
                 .toString())
         .isEqualTo("{\"apiGroup\":\"k8s.example.com\",\"kind\":\"P\",\"name\":\"p\"}");
   }
+
+  @Test
+  void aStructGoEmbedsInlineHasItsFieldsInPlaceAsKubectlCreateIngressNeeds() {
+    var rule =
+        io.kubernetes.client.proto.V1Networking.IngressRule.newBuilder()
+            .setHost("shop.example.com")
+            .setIngressRuleValue(
+                io.kubernetes.client.proto.V1Networking.IngressRuleValue.newBuilder()
+                    .setHttp(
+                        io.kubernetes.client.proto.V1Networking.HTTPIngressRuleValue.newBuilder()
+                            .addPaths(
+                                io.kubernetes.client.proto.V1Networking.HTTPIngressPath.newBuilder()
+                                    .setPath("/")
+                                    .setPathType("Exact"))))
+            .build();
+    var ingress =
+        io.kubernetes.client.proto.V1Networking.Ingress.newBuilder()
+            .setMetadata(Meta.ObjectMeta.newBuilder().setName("shop"))
+            .setSpec(
+                io.kubernetes.client.proto.V1Networking.IngressSpec.newBuilder().addRules(rule))
+            .build();
+
+    assertThat(
+            ProtobufBodies.decode(envelope("networking.k8s.io/v1", "Ingress", ingress))
+                .path("spec")
+                .path("rules")
+                .toString())
+        .isEqualTo(
+            "[{\"host\":\"shop.example.com\",\"http\":{\"paths\":[{\"path\":\"/\","
+                + "\"pathType\":\"Exact\"}]}}]");
+  }
+
+  @Test
+  void managedFieldsAsKubectlCertificateApproveSendsThemBackAreTheirJson() {
+    V1.ConfigMap cm =
+        V1.ConfigMap.newBuilder()
+            .setMetadata(
+                Meta.ObjectMeta.newBuilder()
+                    .setName("c")
+                    .addManagedFields(
+                        Meta.ManagedFieldsEntry.newBuilder()
+                            .setManager("kubectl")
+                            .setFieldsType("FieldsV1")
+                            .setFieldsV1(
+                                Meta.FieldsV1.newBuilder()
+                                    .setRaw(ByteString.copyFromUtf8("{\"f:data\":{}}")))))
+            .build();
+
+    assertThat(
+            ProtobufBodies.decode(envelope("v1", "ConfigMap", cm))
+                .path("metadata")
+                .path("managedFields")
+                .toString())
+        .isEqualTo(
+            "[{\"manager\":\"kubectl\",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{\"f:data\":{}}}]");
+  }
 }
