@@ -26,6 +26,7 @@ import io.streamplane.api.ReplicationController;
 import io.streamplane.api.ResourceQuota;
 import io.streamplane.api.Role;
 import io.streamplane.api.RoleBinding;
+import io.streamplane.api.RuntimeClass;
 import io.streamplane.api.Secret;
 import io.streamplane.api.ServiceAccount;
 import io.streamplane.api.StorageClass;
@@ -50,6 +51,7 @@ import io.streamplane.kinds.core.ServiceAccountStrategy;
 import io.streamplane.kinds.networking.IngressClassStrategy;
 import io.streamplane.kinds.networking.IngressStrategy;
 import io.streamplane.kinds.networking.NetworkPolicyStrategy;
+import io.streamplane.kinds.node.RuntimeClassStrategy;
 import io.streamplane.kinds.rbac.RoleBindingStrategy;
 import io.streamplane.kinds.rbac.RoleStrategy;
 import io.streamplane.kinds.scheduling.PriorityClassStrategy;
@@ -372,6 +374,17 @@ public final class ResourceRegistry {
                 Lease.class,
                 List.of()))
             .withStrategy(new LeaseStrategy()));
+    // node.k8s.io/v1
+    t.add(
+        (stored(
+                "node.k8s.io",
+                "RuntimeClass",
+                "runtimeclasses",
+                List.of(),
+                false,
+                List.of(),
+                RuntimeClass.class))
+            .withStrategy(new RuntimeClassStrategy()));
     return new ResourceRegistry(t);
   }
 

@@ -341,7 +341,8 @@ public final class PatchSchema {
           "storage.k8s.io/v1/CSIDriver",
           "storage.k8s.io/v1/CSIStorageCapacity",
           "storage.k8s.io/v1/VolumeAttachment",
-          "certificates.k8s.io/v1/CertificateSigningRequest"
+          "certificates.k8s.io/v1/CertificateSigningRequest",
+          "node.k8s.io/v1/RuntimeClass"
         }) {
       kinds.put(kind, METADATA_ONLY);
     }

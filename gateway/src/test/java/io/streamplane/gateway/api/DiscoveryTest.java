@@ -60,7 +60,8 @@ class DiscoveryTest {
             "storage.k8s.io",
             "admissionregistration.k8s.io",
             "scheduling.k8s.io",
-            "coordination.k8s.io");
+            "coordination.k8s.io",
+            "node.k8s.io");
   }
 
   @Test

@@ -36,7 +36,8 @@ public final class RecordNames {
           "k8s.io.api.scheduling.v1",
           "k8s.io.api.networking.v1",
           "k8s.io.api.storage.v1",
-          "k8s.io.api.certificates.v1");
+          "k8s.io.api.certificates.v1",
+          "k8s.io.api.node.v1");
 
   private final Map<String, String> names = new HashMap<>();
 

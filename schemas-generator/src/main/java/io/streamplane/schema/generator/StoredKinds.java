@@ -5,6 +5,7 @@ import com.google.protobuf.Descriptors.DescriptorValidationException;
 import com.google.protobuf.Descriptors.FileDescriptor;
 import com.google.protobuf.TextFormat;
 import io.kubernetes.client.proto.Meta;
+import io.kubernetes.client.proto.Resource;
 import io.kubernetes.client.proto.V1;
 import io.kubernetes.client.proto.V1Admissionregistration;
 import io.kubernetes.client.proto.V1Apps;
@@ -24,8 +25,9 @@ import java.util.List;
  * The Kubernetes kinds Streamplane stores, as protobuf descriptors.
  *
  * <p>All come from client-java-proto (Kubernetes 1.32's {@code generated.proto} files) except
- * coordination.k8s.io/v1, which that artifact does not ship: its Lease messages are read from
- * {@code coordination-v1.textproto}, a transcription of the same release's {@code generated.proto}.
+ * coordination.k8s.io/v1 and node.k8s.io/v1, which that artifact does not ship: their messages are
+ * read from {@code coordination-v1.textproto} and {@code node-v1.textproto}, transcriptions of the
+ * same release's {@code generated.proto}.
  */
 public final class StoredKinds {
 
@@ -67,22 +69,34 @@ public final class StoredKinds {
         V1Storage.CSINode.getDescriptor(),
         V1Storage.CSIStorageCapacity.getDescriptor(),
         V1Storage.VolumeAttachment.getDescriptor(),
-        V1Certificates.CertificateSigningRequest.getDescriptor());
+        V1Certificates.CertificateSigningRequest.getDescriptor(),
+        nodeV1().findMessageTypeByName("RuntimeClass"));
   }
 
   /** The descriptor of coordination.k8s.io/v1's {@code generated.proto}. */
   static FileDescriptor coordinationV1() {
-    try (InputStream in = StoredKinds.class.getResourceAsStream("coordination-v1.textproto")) {
+    return transcribed("coordination-v1.textproto", Meta.getDescriptor());
+  }
+
+  /** The descriptor of node.k8s.io/v1's {@code generated.proto}. */
+  static FileDescriptor nodeV1() {
+    return transcribed(
+        "node-v1.textproto", V1.getDescriptor(), Resource.getDescriptor(), Meta.getDescriptor());
+  }
+
+  /** A {@code generated.proto} transcribed as a FileDescriptorProto in text format. */
+  private static FileDescriptor transcribed(String resource, FileDescriptor... dependencies) {
+    try (InputStream in = StoredKinds.class.getResourceAsStream(resource)) {
       if (in == null) {
-        throw new IllegalStateException("coordination-v1.textproto is missing from the classpath");
+        throw new IllegalStateException(resource + " is missing from the classpath");
       }
       var proto = com.google.protobuf.DescriptorProtos.FileDescriptorProto.newBuilder();
       TextFormat.merge(new InputStreamReader(in, StandardCharsets.UTF_8), proto);
-      return FileDescriptor.buildFrom(proto.build(), new FileDescriptor[] {Meta.getDescriptor()});
+      return FileDescriptor.buildFrom(proto.build(), dependencies);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (DescriptorValidationException e) {
-      throw new IllegalStateException("coordination-v1.textproto: " + e.getMessage(), e);
+      throw new IllegalStateException(resource + ": " + e.getMessage(), e);
     }
   }
 }
