@@ -17,6 +17,7 @@ import io.streamplane.gateway.authz.Authorization;
 import io.streamplane.gateway.authz.BootstrapPolicy;
 import io.streamplane.gateway.cache.WatchCache;
 import io.streamplane.gateway.controller.AdmissionControllers;
+import io.streamplane.gateway.controller.CertificateSigningController;
 import io.streamplane.gateway.history.HistoryIndex;
 import io.streamplane.gateway.pki.CertificateAuthority;
 import io.streamplane.gateway.pki.Pem;
@@ -137,6 +138,7 @@ public final class GatewayServer implements AutoCloseable {
   private final ResourceService service;
   private final ResourceRegistry registry;
   private volatile AdmissionControllers controllers;
+  private volatile CertificateSigningController signer;
   private final Auditor auditor;
   private final ScheduledExecutorService systemNamespaces =
       Executors.newSingleThreadScheduledExecutor(
@@ -612,6 +614,25 @@ public final class GatewayServer implements AutoCloseable {
   }
 
   /**
+   * Signs the approved CertificateSigningRequests of the signer {@code
+   * kubernetes.io/kube-apiserver-client} with {@code ca} ({@link CertificateSigningController}), as
+   * kube-controller-manager does with its {@code --cluster-signing-cert-file} and {@code
+   * --cluster-signing-key-file}; stops with the gateway.
+   */
+  public void signCertificates(CertificateAuthority ca) {
+    ResourceType type =
+        registry.byResource("certificates.k8s.io", "certificatesigningrequests").orElseThrow();
+    signer =
+        CertificateSigningController.start(
+            cache,
+            service,
+            type,
+            ca,
+            new WriteOptions(
+                CONTROLLER_MANAGER, false, "Strict", null, "kube-controller-manager", null, null));
+  }
+
+  /**
    * Creates the system priority classes ({@code system-node-critical}, {@code
    * system-cluster-critical}) that do not exist, as kube-apiserver's scheduling post-start hook
    * does; one that exists is left as it is (the Priority admission plugin keeps it from being
@@ -683,6 +704,9 @@ public final class GatewayServer implements AutoCloseable {
     systemNamespaces.shutdownNow();
     if (controllers != null) {
       controllers.close();
+    }
+    if (signer != null) {
+      signer.close();
     }
     try {
       http.stop();
