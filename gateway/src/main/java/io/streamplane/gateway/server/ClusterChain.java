@@ -2,6 +2,7 @@ package io.streamplane.gateway.server;
 
 import io.streamplane.gateway.admission.Admission;
 import io.streamplane.gateway.admission.CachedObjects;
+import io.streamplane.gateway.admission.CertificateSubjectRestriction;
 import io.streamplane.gateway.admission.ClusterObjects;
 import io.streamplane.gateway.admission.DefaultTolerationSeconds;
 import io.streamplane.gateway.admission.LimitRanger;
@@ -119,6 +120,7 @@ final class ClusterChain {
             serviceAccount,
             new NodeRestriction(objects),
             new PriorityClassAdmission(objects),
+            new CertificateSubjectRestriction(),
             Webhooks.validating(objects),
             new ResourceQuotaAdmission(objects, statusWriter, Clock.systemUTC()));
     return new Admission(mutating, validating);
