@@ -688,6 +688,10 @@ class KubectlE2E {
   private static final String ALICE_CSR =
       "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlIYk1JR0JBZ0VBTUI4eERqQU1CZ05WQkFNTUJXRnNhV05sTVEwd0N3WURWUVFLREFSa1pYWnpNRmt3RXdZSApLb1pJemowQ0FRWUlLb1pJemowREFRY0RRZ0FFcEJ2Vnc5Q2FPbXF0QlpqZ2Y1Q1RHcm1wMkYwZjdody92NjZzClFGNEkvVEo3SktOYWxzSTloNG15TlpOSm5wWkFjSnNKUnoxYXRxUDc0Vm9zSnNmOVk2QUFNQW9HQ0NxR1NNNDkKQkFNQ0Ewa0FNRVlDSVFEa1Nta1FCdGI5aCtGUXFNUit3VlpJS0h2dnBmbFM1U0NlVUxXcXBlSDBBUUloQUovSgpjNVdnbFo2Mmw3M3liNm9UcVE1Y1VpaFFuOFhWU1VVRWdPbjVvWkVPCi0tLS0tRU5EIENFUlRJRklDQVRFIFJFUVVFU1QtLS0tLQo=";
 
+  /** A request for CN=mallory, O=system:masters (its key was thrown away). */
+  private static final String MALLORY_MASTERS_CSR =
+      "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlIbk1JR05BZ0VBTUNzeEVEQU9CZ05WQkFNTUIyMWhiR3h2Y25reEZ6QVZCZ05WQkFvTURuTjVjM1JsYlRwdApZWE4wWlhKek1Ga3dFd1lIS29aSXpqMENBUVlJS29aSXpqMERBUWNEUWdBRUhab0RNUDA1aU1DVU5MSXlMOCtJCkkzMXRMd09VOGp1VW4rbHY4dldMM05SY2t6M2MwUjNEOUlxa3NwNUtvVCtyaEFpOENEcTd0WDhvbC9pejhONVUKOWFBQU1Bb0dDQ3FHU000OUJBTUNBMGtBTUVZQ0lRREpqRjUzSm02RW5jRDE2elVNNk9xUXF3Tk8vYnFwenVHMAptb3NZM2huMUdRSWhBSmFzYVhQdUg5ZUVZUk4vaUdQQ2U2Y3dBWmlZdEFOalF2ZnUvczVhT2JIbQotLS0tLUVORCBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0K";
+
   @Test
   void theKindsNeedingNoControllerAreDiscoveredCreatedAndPrintedAsKubernetesPrintsThem()
       throws Exception {
@@ -744,6 +748,21 @@ class KubectlE2E {
         .contains("Warning: NetworkPolicy is stored but not enforced");
     assertThat(words(kubectl.run("get", "netpol", "deny-all").expectSuccess().out()).get(1))
         .matches("deny-all <none> \\S+");
+    // A second apply is a strategic merge patch computed from the published OpenAPI.
+    assertThat(
+            kubectl
+                .runWithInput(
+                    policy.replace("podSelector: {}", "podSelector: {matchLabels: {app: api}}"),
+                    "apply",
+                    "-f",
+                    "-")
+                .expectSuccess()
+                .out())
+        .contains("networkpolicy.networking.k8s.io/deny-all configured");
+    assertThat(words(kubectl.run("get", "netpol", "deny-all").expectSuccess().out()).get(1))
+        .matches("deny-all app=api \\S+");
+    assertThat(kubectl.run("explain", "priorityclass.value").expectSuccess().out())
+        .contains("FIELD: value <integer>");
 
     String csr =
         "apiVersion: certificates.k8s.io/v1\nkind: CertificateSigningRequest\nmetadata:\n"
@@ -778,6 +797,12 @@ class KubectlE2E {
         .expectSuccess();
     assertThat(kubectl.run("certificate", "deny", "bob").expectSuccess().out())
         .contains("certificatesigningrequest.certificates.k8s.io/bob denied");
+    String masters =
+        csr.replace("name: alice", "name: mallory").replace(ALICE_CSR, MALLORY_MASTERS_CSR);
+    assertThat(kubectl.runWithInput(masters, "apply", "-f", "-").err())
+        .contains(
+            "use of kubernetes.io/kube-apiserver-client signer with system:masters group is not"
+                + " allowed");
     assertThat(words(kubectl.run("get", "csr", "bob").expectSuccess().out()).get(1))
         .endsWith(" Denied");
   }
