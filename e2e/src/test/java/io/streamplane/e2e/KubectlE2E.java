@@ -713,6 +713,19 @@ class KubectlE2E {
             "priorityclasses pc scheduling.k8s.io/v1 false PriorityClass",
             "runtimeclasses node.k8s.io/v1 false RuntimeClass");
 
+    String rc =
+        "apiVersion: v1\nkind: ReplicationController\nmetadata:\n  name: legacy\nspec:\n"
+            + "  template:\n    metadata:\n      labels: {app: legacy}\n    spec:\n"
+            + "      containers: [{name: web, image: nginx}]\n";
+    kubectl.runWithInput(rc, "apply", "-f", "-").expectSuccess();
+    assertThat(kubectl.run("scale", "rc", "legacy", "--replicas=3").expectSuccess().out())
+        .contains("replicationcontroller/legacy scaled");
+    List<String> controllers =
+        words(kubectl.run("get", "rc", "legacy", "-o", "wide").expectSuccess().out());
+    assertThat(controllers.get(0))
+        .isEqualTo("NAME DESIRED CURRENT READY AGE CONTAINERS IMAGES SELECTOR");
+    assertThat(controllers.get(1)).matches("legacy 3 0 0 \\S+ web nginx app=legacy");
+
     // The system priority classes exist from the start and cannot be deleted.
     await("the system priority classes")
         .atMost(Duration.ofSeconds(60))
