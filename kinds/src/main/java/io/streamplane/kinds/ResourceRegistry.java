@@ -10,6 +10,7 @@ import io.streamplane.api.ConfigMap;
 import io.streamplane.api.ControllerRevision;
 import io.streamplane.api.Deployment;
 import io.streamplane.api.Event;
+import io.streamplane.api.FlowSchema;
 import io.streamplane.api.Ingress;
 import io.streamplane.api.IngressClass;
 import io.streamplane.api.Lease;
@@ -21,6 +22,7 @@ import io.streamplane.api.Node;
 import io.streamplane.api.Pod;
 import io.streamplane.api.PodTemplate;
 import io.streamplane.api.PriorityClass;
+import io.streamplane.api.PriorityLevelConfiguration;
 import io.streamplane.api.ReplicaSet;
 import io.streamplane.api.ReplicationController;
 import io.streamplane.api.ResourceQuota;
@@ -48,6 +50,8 @@ import io.streamplane.kinds.core.ReplicationControllerStrategy;
 import io.streamplane.kinds.core.ResourceQuotaStrategy;
 import io.streamplane.kinds.core.SecretStrategy;
 import io.streamplane.kinds.core.ServiceAccountStrategy;
+import io.streamplane.kinds.flowcontrol.FlowSchemaStrategy;
+import io.streamplane.kinds.flowcontrol.PriorityLevelConfigurationStrategy;
 import io.streamplane.kinds.networking.IngressClassStrategy;
 import io.streamplane.kinds.networking.IngressStrategy;
 import io.streamplane.kinds.networking.NetworkPolicyStrategy;
@@ -385,6 +389,28 @@ public final class ResourceRegistry {
                 List.of(),
                 RuntimeClass.class))
             .withStrategy(new RuntimeClassStrategy()));
+    // flowcontrol.apiserver.k8s.io/v1
+    String flowcontrol = "flowcontrol.apiserver.k8s.io";
+    t.add(
+        (stored(
+                flowcontrol,
+                "FlowSchema",
+                "flowschemas",
+                List.of(),
+                false,
+                List.of(status(flowcontrol, "FlowSchema")),
+                FlowSchema.class))
+            .withStrategy(new FlowSchemaStrategy()));
+    t.add(
+        (stored(
+                flowcontrol,
+                "PriorityLevelConfiguration",
+                "prioritylevelconfigurations",
+                List.of(),
+                false,
+                List.of(status(flowcontrol, "PriorityLevelConfiguration")),
+                PriorityLevelConfiguration.class))
+            .withStrategy(new PriorityLevelConfigurationStrategy()));
     return new ResourceRegistry(t);
   }
 

@@ -317,6 +317,10 @@ public final class PatchSchema {
             .nested("metadata", OBJECT_META)
             .nested("spec", builder().mergeList("drivers", "name").build())
             .build());
+    PatchSchema conditionsByType =
+        builder().nested("metadata", OBJECT_META).nested("status", CONDITIONS_BY_TYPE).build();
+    kinds.put("flowcontrol.apiserver.k8s.io/v1/FlowSchema", conditionsByType);
+    kinds.put("flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfiguration", conditionsByType);
     for (String kind :
         new String[] {
           "v1/ConfigMap",

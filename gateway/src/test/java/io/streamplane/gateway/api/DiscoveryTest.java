@@ -61,7 +61,8 @@ class DiscoveryTest {
             "admissionregistration.k8s.io",
             "scheduling.k8s.io",
             "coordination.k8s.io",
-            "node.k8s.io");
+            "node.k8s.io",
+            "flowcontrol.apiserver.k8s.io");
   }
 
   @Test

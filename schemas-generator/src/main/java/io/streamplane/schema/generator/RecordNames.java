@@ -37,7 +37,8 @@ public final class RecordNames {
           "k8s.io.api.networking.v1",
           "k8s.io.api.storage.v1",
           "k8s.io.api.certificates.v1",
-          "k8s.io.api.node.v1");
+          "k8s.io.api.node.v1",
+          "k8s.io.api.flowcontrol.v1");
 
   private final Map<String, String> names = new HashMap<>();
 

@@ -25,9 +25,10 @@ import java.util.List;
  * The Kubernetes kinds Streamplane stores, as protobuf descriptors.
  *
  * <p>All come from client-java-proto (Kubernetes 1.32's {@code generated.proto} files) except
- * coordination.k8s.io/v1 and node.k8s.io/v1, which that artifact does not ship: their messages are
- * read from {@code coordination-v1.textproto} and {@code node-v1.textproto}, transcriptions of the
- * same release's {@code generated.proto}.
+ * coordination.k8s.io/v1, node.k8s.io/v1 and flowcontrol.apiserver.k8s.io/v1, which that artifact
+ * does not ship: their messages are read from {@code coordination-v1.textproto}, {@code
+ * node-v1.textproto} and {@code flowcontrol-v1.textproto}, transcriptions of the same release's
+ * {@code generated.proto}.
  */
 public final class StoredKinds {
 
@@ -70,7 +71,9 @@ public final class StoredKinds {
         V1Storage.CSIStorageCapacity.getDescriptor(),
         V1Storage.VolumeAttachment.getDescriptor(),
         V1Certificates.CertificateSigningRequest.getDescriptor(),
-        nodeV1().findMessageTypeByName("RuntimeClass"));
+        nodeV1().findMessageTypeByName("RuntimeClass"),
+        flowcontrolV1().findMessageTypeByName("FlowSchema"),
+        flowcontrolV1().findMessageTypeByName("PriorityLevelConfiguration"));
   }
 
   /** The descriptor of coordination.k8s.io/v1's {@code generated.proto}. */
@@ -82,6 +85,11 @@ public final class StoredKinds {
   static FileDescriptor nodeV1() {
     return transcribed(
         "node-v1.textproto", V1.getDescriptor(), Resource.getDescriptor(), Meta.getDescriptor());
+  }
+
+  /** The descriptor of flowcontrol.apiserver.k8s.io/v1's {@code generated.proto}. */
+  static FileDescriptor flowcontrolV1() {
+    return transcribed("flowcontrol-v1.textproto", Meta.getDescriptor());
   }
 
   /** A {@code generated.proto} transcribed as a FileDescriptorProto in text format. */
