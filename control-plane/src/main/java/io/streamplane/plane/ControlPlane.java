@@ -4,6 +4,7 @@ import io.streamplane.controller.ControllersApp;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleConfig;
 import io.streamplane.gateway.admission.DefaultTolerationSeconds;
 import io.streamplane.gateway.audit.AuditPolicy;
+import io.streamplane.gateway.pki.CertificateAuthority;
 import io.streamplane.gateway.server.GatewaySecurity;
 import io.streamplane.gateway.server.GatewayServer;
 import io.streamplane.kafka.KafkaClientSettings;
@@ -190,6 +191,7 @@ public final class ControlPlane implements AutoCloseable {
     private SystemNamespaces systemNamespaces = SystemNamespaces.KEEP;
     private AuditPolicy auditPolicy = AuditPolicy.defaultPolicy();
     private GatewaySecurity security;
+    private CertificateAuthority clusterSigning;
     private Nodes nodes;
     private Progress progress = new Progress() {};
 
@@ -293,6 +295,15 @@ public final class ControlPlane implements AutoCloseable {
      */
     public Builder security(GatewaySecurity security) {
       this.security = Objects.requireNonNull(security);
+      return this;
+    }
+
+    /**
+     * The CA with which the gateway signs approved CertificateSigningRequests of the signer {@code
+     * kubernetes.io/kube-apiserver-client} (default: none, they stay unsigned).
+     */
+    public Builder clusterSigning(CertificateAuthority ca) {
+      this.clusterSigning = Objects.requireNonNull(ca);
       return this;
     }
 
@@ -414,6 +425,9 @@ public final class ControlPlane implements AutoCloseable {
                         auditPolicy,
                         defaultTolerationSeconds());
         plane.running.add(plane.gateway);
+        if (clusterSigning != null) {
+          plane.gateway.signCertificates(clusterSigning);
+        }
         if (systemNamespaces != SystemNamespaces.NONE) {
           plane.gateway.ensureSystemNamespaces(SYSTEM);
         }

@@ -681,4 +681,147 @@ class KubectlE2E {
         %3$s"""
         .formatted(name, envValue, ports);
   }
+
+  /**
+   * A PKCS#10 request for CN=alice, O=devs (its key was thrown away), base64 as the API holds it.
+   */
+  private static final String ALICE_CSR =
+      "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlIYk1JR0JBZ0VBTUI4eERqQU1CZ05WQkFNTUJXRnNhV05sTVEwd0N3WURWUVFLREFSa1pYWnpNRmt3RXdZSApLb1pJemowQ0FRWUlLb1pJemowREFRY0RRZ0FFcEJ2Vnc5Q2FPbXF0QlpqZ2Y1Q1RHcm1wMkYwZjdody92NjZzClFGNEkvVEo3SktOYWxzSTloNG15TlpOSm5wWkFjSnNKUnoxYXRxUDc0Vm9zSnNmOVk2QUFNQW9HQ0NxR1NNNDkKQkFNQ0Ewa0FNRVlDSVFEa1Nta1FCdGI5aCtGUXFNUit3VlpJS0h2dnBmbFM1U0NlVUxXcXBlSDBBUUloQUovSgpjNVdnbFo2Mmw3M3liNm9UcVE1Y1VpaFFuOFhWU1VVRWdPbjVvWkVPCi0tLS0tRU5EIENFUlRJRklDQVRFIFJFUVVFU1QtLS0tLQo=";
+
+  /** A request for CN=mallory, O=system:masters (its key was thrown away). */
+  private static final String MALLORY_MASTERS_CSR =
+      "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlIbk1JR05BZ0VBTUNzeEVEQU9CZ05WQkFNTUIyMWhiR3h2Y25reEZ6QVZCZ05WQkFvTURuTjVjM1JsYlRwdApZWE4wWlhKek1Ga3dFd1lIS29aSXpqMENBUVlJS29aSXpqMERBUWNEUWdBRUhab0RNUDA1aU1DVU5MSXlMOCtJCkkzMXRMd09VOGp1VW4rbHY4dldMM05SY2t6M2MwUjNEOUlxa3NwNUtvVCtyaEFpOENEcTd0WDhvbC9pejhONVUKOWFBQU1Bb0dDQ3FHU000OUJBTUNBMGtBTUVZQ0lRREpqRjUzSm02RW5jRDE2elVNNk9xUXF3Tk8vYnFwenVHMAptb3NZM2huMUdRSWhBSmFzYVhQdUg5ZUVZUk4vaUdQQ2U2Y3dBWmlZdEFOalF2ZnUvczVhT2JIbQotLS0tLUVORCBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0K";
+
+  @Test
+  void theKindsNeedingNoControllerAreDiscoveredCreatedAndPrintedAsKubernetesPrintsThem()
+      throws Exception {
+    String resources = kubectl.run("api-resources", "--no-headers").expectSuccess().out();
+    assertThat(resources.lines().map(l -> String.join(" ", l.trim().split("\\s+"))))
+        .contains(
+            "podtemplates v1 true PodTemplate",
+            "replicationcontrollers rc v1 true ReplicationController",
+            "controllerrevisions apps/v1 true ControllerRevision",
+            "certificatesigningrequests csr certificates.k8s.io/v1 false CertificateSigningRequest",
+            "ingressclasses networking.k8s.io/v1 false IngressClass",
+            "ingresses ing networking.k8s.io/v1 true Ingress",
+            "networkpolicies netpol networking.k8s.io/v1 true NetworkPolicy",
+            "csidrivers storage.k8s.io/v1 false CSIDriver",
+            "csinodes storage.k8s.io/v1 false CSINode",
+            "csistoragecapacities storage.k8s.io/v1 true CSIStorageCapacity",
+            "storageclasses sc storage.k8s.io/v1 false StorageClass",
+            "volumeattachments storage.k8s.io/v1 false VolumeAttachment",
+            "priorityclasses pc scheduling.k8s.io/v1 false PriorityClass",
+            "runtimeclasses node.k8s.io/v1 false RuntimeClass");
+
+    String rc =
+        "apiVersion: v1\nkind: ReplicationController\nmetadata:\n  name: legacy\nspec:\n"
+            + "  template:\n    metadata:\n      labels: {app: legacy}\n    spec:\n"
+            + "      containers: [{name: web, image: nginx}]\n";
+    kubectl.runWithInput(rc, "apply", "-f", "-").expectSuccess();
+    assertThat(kubectl.run("scale", "rc", "legacy", "--replicas=3").expectSuccess().out())
+        .contains("replicationcontroller/legacy scaled");
+    List<String> controllers =
+        words(kubectl.run("get", "rc", "legacy", "-o", "wide").expectSuccess().out());
+    assertThat(controllers.get(0))
+        .isEqualTo("NAME DESIRED CURRENT READY AGE CONTAINERS IMAGES SELECTOR");
+    assertThat(controllers.get(1)).matches("legacy 3 0 0 \\S+ web nginx app=legacy");
+
+    // The system priority classes exist from the start and cannot be deleted.
+    await("the system priority classes")
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () ->
+                assertThat(kubectl.run("get", "pc").expectSuccess().out())
+                    .contains("system-node-critical", "system-cluster-critical"));
+    List<String> priorityClasses = words(kubectl.run("get", "pc").expectSuccess().out());
+    assertThat(priorityClasses.get(0)).isEqualTo("NAME VALUE GLOBAL-DEFAULT AGE PREEMPTIONPOLICY");
+    assertThat(priorityClasses)
+        .anyMatch(
+            l -> l.matches("system-node-critical 2000001000 false \\S+ PreemptLowerPriority"));
+    assertThat(kubectl.run("delete", "pc", "system-node-critical").err())
+        .contains("this is a system priority class and cannot be deleted");
+    assertThat(
+            kubectl.run("create", "priorityclass", "batch-low", "--value=10").expectSuccess().out())
+        .contains("priorityclass.scheduling.k8s.io/batch-low created");
+
+    assertThat(
+            kubectl
+                .run("create", "ingress", "shop", "--rule=shop.example.com/=web:80")
+                .expectSuccess()
+                .out())
+        .contains("ingress.networking.k8s.io/shop created");
+    List<String> ingresses = words(kubectl.run("get", "ing", "shop").expectSuccess().out());
+    assertThat(ingresses.get(0)).isEqualTo("NAME CLASS HOSTS ADDRESS PORTS AGE");
+    assertThat(ingresses.get(1)).matches("shop <none> shop.example.com 80 \\S+");
+
+    String policy =
+        "apiVersion: networking.k8s.io/v1\nkind: NetworkPolicy\nmetadata:\n  name: deny-all\n"
+            + "spec:\n  podSelector: {}\n";
+    assertThat(kubectl.runWithInput(policy, "apply", "-f", "-").expectSuccess().err())
+        .contains("Warning: NetworkPolicy is stored but not enforced");
+    assertThat(words(kubectl.run("get", "netpol", "deny-all").expectSuccess().out()).get(1))
+        .matches("deny-all <none> \\S+");
+    // A second apply is a strategic merge patch computed from the published OpenAPI.
+    assertThat(
+            kubectl
+                .runWithInput(
+                    policy.replace("podSelector: {}", "podSelector: {matchLabels: {app: api}}"),
+                    "apply",
+                    "-f",
+                    "-")
+                .expectSuccess()
+                .out())
+        .contains("networkpolicy.networking.k8s.io/deny-all configured");
+    assertThat(words(kubectl.run("get", "netpol", "deny-all").expectSuccess().out()).get(1))
+        .matches("deny-all app=api \\S+");
+    assertThat(kubectl.run("explain", "priorityclass.value").expectSuccess().out())
+        .contains("FIELD: value <integer>");
+
+    String csr =
+        "apiVersion: certificates.k8s.io/v1\nkind: CertificateSigningRequest\nmetadata:\n"
+            + "  name: alice\nspec:\n  request: "
+            + ALICE_CSR
+            + "\n  signerName: kubernetes.io/kube-apiserver-client\n  usages: [client auth]\n";
+    kubectl.runWithInput(csr, "apply", "-f", "-").expectSuccess();
+    assertThat(kubectl.run("certificate", "approve", "alice").expectSuccess().out())
+        .contains("certificatesigningrequest.certificates.k8s.io/alice approved");
+    // The cluster CA signs an approved request of the kube-apiserver-client signer.
+    await("alice's certificate")
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              List<String> requests =
+                  words(kubectl.run("get", "csr", "alice").expectSuccess().out());
+              assertThat(requests.get(0))
+                  .isEqualTo("NAME AGE SIGNERNAME REQUESTOR REQUESTEDDURATION CONDITION");
+              assertThat(requests.get(1))
+                  .matches(
+                      "alice \\S+ kubernetes.io/kube-apiserver-client kubernetes-admin <none>"
+                          + " Approved,Issued");
+            });
+    assertThat(
+            kubectl
+                .run("get", "csr", "alice", "-o", "jsonpath={.status.certificate}")
+                .expectSuccess()
+                .out())
+        .isNotEmpty();
+    kubectl
+        .runWithInput(csr.replace("name: alice", "name: bob"), "apply", "-f", "-")
+        .expectSuccess();
+    assertThat(kubectl.run("certificate", "deny", "bob").expectSuccess().out())
+        .contains("certificatesigningrequest.certificates.k8s.io/bob denied");
+    String masters =
+        csr.replace("name: alice", "name: mallory").replace(ALICE_CSR, MALLORY_MASTERS_CSR);
+    assertThat(kubectl.runWithInput(masters, "apply", "-f", "-").err())
+        .contains(
+            "use of kubernetes.io/kube-apiserver-client signer with system:masters group is not"
+                + " allowed");
+    assertThat(words(kubectl.run("get", "csr", "bob").expectSuccess().out()).get(1))
+        .endsWith(" Denied");
+  }
+
+  /** The lines of kubectl's table output, each with its cells separated by one space. */
+  private static List<String> words(String table) {
+    return table.lines().map(l -> String.join(" ", l.trim().split("\\s+"))).toList();
+  }
 }

@@ -6,6 +6,7 @@ import io.streamplane.kinds.printers.Printer;
 import io.streamplane.kinds.selection.Fields;
 import io.streamplane.kinds.validation.Names;
 import io.streamplane.log.StatusCause;
+import io.streamplane.log.UserInfo;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -43,6 +44,22 @@ public interface KindStrategy {
    * have changed what it depends on (a pod's QoS class from its defaulted resources).
    */
   default void prepareForCreate(ObjectNode object) {}
+
+  /**
+   * {@link #prepareForCreate(ObjectNode)} with the user who asks for the create, for kinds that
+   * record their requester (a CertificateSigningRequest's {@code spec.username}).
+   */
+  default void prepareForCreate(ObjectNode object, UserInfo requester) {
+    prepareForCreate(object);
+  }
+
+  /**
+   * The warnings a create or an update of the object is answered with ({@code WarningsOnCreate},
+   * {@code WarningsOnUpdate}), as {@code Warning} headers.
+   */
+  default List<String> warningsOnWrite(JsonNode object) {
+    return List.of();
+  }
 
   /** How the kind's names are validated ({@code ValidateObjectMeta}'s name function). */
   default Names.Rule nameRule() {

@@ -1,25 +1,43 @@
 package io.streamplane.kinds;
 
+import io.streamplane.api.CSIDriver;
+import io.streamplane.api.CSINode;
+import io.streamplane.api.CSIStorageCapacity;
+import io.streamplane.api.CertificateSigningRequest;
 import io.streamplane.api.ClusterRole;
 import io.streamplane.api.ClusterRoleBinding;
 import io.streamplane.api.ConfigMap;
+import io.streamplane.api.ControllerRevision;
 import io.streamplane.api.Deployment;
 import io.streamplane.api.Event;
+import io.streamplane.api.FlowSchema;
+import io.streamplane.api.Ingress;
+import io.streamplane.api.IngressClass;
 import io.streamplane.api.Lease;
 import io.streamplane.api.LimitRange;
 import io.streamplane.api.MutatingWebhookConfiguration;
 import io.streamplane.api.Namespace;
+import io.streamplane.api.NetworkPolicy;
 import io.streamplane.api.Node;
 import io.streamplane.api.Pod;
+import io.streamplane.api.PodTemplate;
+import io.streamplane.api.PriorityClass;
+import io.streamplane.api.PriorityLevelConfiguration;
 import io.streamplane.api.ReplicaSet;
+import io.streamplane.api.ReplicationController;
 import io.streamplane.api.ResourceQuota;
 import io.streamplane.api.Role;
 import io.streamplane.api.RoleBinding;
+import io.streamplane.api.RuntimeClass;
 import io.streamplane.api.Secret;
 import io.streamplane.api.ServiceAccount;
+import io.streamplane.api.StorageClass;
 import io.streamplane.api.ValidatingWebhookConfiguration;
+import io.streamplane.api.VolumeAttachment;
+import io.streamplane.kinds.apps.ControllerRevisionStrategy;
 import io.streamplane.kinds.apps.DeploymentStrategy;
 import io.streamplane.kinds.apps.ReplicaSetStrategy;
+import io.streamplane.kinds.certificates.CertificateSigningRequestStrategy;
 import io.streamplane.kinds.coordination.LeaseStrategy;
 import io.streamplane.kinds.core.ConfigMapStrategy;
 import io.streamplane.kinds.core.EventStrategy;
@@ -27,11 +45,25 @@ import io.streamplane.kinds.core.LimitRangeStrategy;
 import io.streamplane.kinds.core.NamespaceStrategy;
 import io.streamplane.kinds.core.NodeStrategy;
 import io.streamplane.kinds.core.PodStrategy;
+import io.streamplane.kinds.core.PodTemplateStrategy;
+import io.streamplane.kinds.core.ReplicationControllerStrategy;
 import io.streamplane.kinds.core.ResourceQuotaStrategy;
 import io.streamplane.kinds.core.SecretStrategy;
 import io.streamplane.kinds.core.ServiceAccountStrategy;
+import io.streamplane.kinds.flowcontrol.FlowSchemaStrategy;
+import io.streamplane.kinds.flowcontrol.PriorityLevelConfigurationStrategy;
+import io.streamplane.kinds.networking.IngressClassStrategy;
+import io.streamplane.kinds.networking.IngressStrategy;
+import io.streamplane.kinds.networking.NetworkPolicyStrategy;
+import io.streamplane.kinds.node.RuntimeClassStrategy;
 import io.streamplane.kinds.rbac.RoleBindingStrategy;
 import io.streamplane.kinds.rbac.RoleStrategy;
+import io.streamplane.kinds.scheduling.PriorityClassStrategy;
+import io.streamplane.kinds.storage.CSIDriverStrategy;
+import io.streamplane.kinds.storage.CSINodeStrategy;
+import io.streamplane.kinds.storage.CSIStorageCapacityStrategy;
+import io.streamplane.kinds.storage.StorageClassStrategy;
+import io.streamplane.kinds.storage.VolumeAttachmentStrategy;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -122,6 +154,23 @@ public final class ResourceRegistry {
                     status("", "Pod"))))
             .withStrategy(new PodStrategy()));
     t.add(
+        (stored("", "PodTemplate", "podtemplates", List.of(), true, List.of(), PodTemplate.class))
+            .withStrategy(new PodTemplateStrategy()));
+    t.add(
+        (new ResourceType(
+                "",
+                "v1",
+                "ReplicationController",
+                "replicationcontrollers",
+                "replicationcontroller",
+                List.of("rc"),
+                true,
+                List.of("all"),
+                ALL_VERBS,
+                ReplicationController.class,
+                List.of(scale(), status("", "ReplicationController"))))
+            .withStrategy(new ReplicationControllerStrategy()));
+    t.add(
         (stored(
                 "",
                 "ResourceQuota",
@@ -147,6 +196,16 @@ public final class ResourceRegistry {
                 ServiceAccount.class))
             .withStrategy(new ServiceAccountStrategy()));
     // apps/v1
+    t.add(
+        (stored(
+                "apps",
+                "ControllerRevision",
+                "controllerrevisions",
+                List.of(),
+                true,
+                List.of(),
+                ControllerRevision.class))
+            .withStrategy(new ControllerRevisionStrategy()));
     t.add(
         (new ResourceType(
                 "apps",
@@ -184,6 +243,53 @@ public final class ResourceRegistry {
     t.add(review(authorization, "SelfSubjectAccessReview", "selfsubjectaccessreviews", false));
     t.add(review(authorization, "SelfSubjectRulesReview", "selfsubjectrulesreviews", false));
     t.add(review(authorization, "SubjectAccessReview", "subjectaccessreviews", false));
+    // certificates.k8s.io/v1: approval is the subresource kubectl certificate approve|deny updates.
+    String certificates = "certificates.k8s.io";
+    t.add(
+        (stored(
+                certificates,
+                "CertificateSigningRequest",
+                "certificatesigningrequests",
+                List.of("csr"),
+                false,
+                List.of(
+                    new ResourceType.Subresource(
+                        "approval", certificates, "v1", "CertificateSigningRequest", STATUS_VERBS),
+                    status(certificates, "CertificateSigningRequest")),
+                CertificateSigningRequest.class))
+            .withStrategy(new CertificateSigningRequestStrategy()));
+    // networking.k8s.io/v1
+    String networking = "networking.k8s.io";
+    t.add(
+        (stored(
+                networking,
+                "IngressClass",
+                "ingressclasses",
+                List.of(),
+                false,
+                List.of(),
+                IngressClass.class))
+            .withStrategy(new IngressClassStrategy()));
+    t.add(
+        (stored(
+                networking,
+                "Ingress",
+                "ingresses",
+                List.of("ing"),
+                true,
+                List.of(status(networking, "Ingress")),
+                Ingress.class))
+            .withStrategy(new IngressStrategy()));
+    t.add(
+        (stored(
+                networking,
+                "NetworkPolicy",
+                "networkpolicies",
+                List.of("netpol"),
+                true,
+                List.of(),
+                NetworkPolicy.class))
+            .withStrategy(new NetworkPolicyStrategy()));
     // rbac.authorization.k8s.io/v1
     String rbac = "rbac.authorization.k8s.io";
     t.add(
@@ -194,7 +300,45 @@ public final class ResourceRegistry {
         (rbac(rbac, "RoleBinding", "rolebindings", true, RoleBinding.class))
             .withStrategy(ROLE_BINDING));
     t.add((rbac(rbac, "Role", "roles", true, Role.class)).withStrategy(ROLE));
-    // admissionregistration.k8s.io/v1, after rbac.authorization.k8s.io as kube-apiserver lists it
+    // storage.k8s.io/v1
+    String storage = "storage.k8s.io";
+    t.add(
+        (stored(storage, "CSIDriver", "csidrivers", List.of(), false, List.of(), CSIDriver.class))
+            .withStrategy(new CSIDriverStrategy()));
+    t.add(
+        (stored(storage, "CSINode", "csinodes", List.of(), false, List.of(), CSINode.class))
+            .withStrategy(new CSINodeStrategy()));
+    t.add(
+        (stored(
+                storage,
+                "CSIStorageCapacity",
+                "csistoragecapacities",
+                List.of(),
+                true,
+                List.of(),
+                CSIStorageCapacity.class))
+            .withStrategy(new CSIStorageCapacityStrategy()));
+    t.add(
+        (stored(
+                storage,
+                "StorageClass",
+                "storageclasses",
+                List.of("sc"),
+                false,
+                List.of(),
+                StorageClass.class))
+            .withStrategy(new StorageClassStrategy()));
+    t.add(
+        (stored(
+                storage,
+                "VolumeAttachment",
+                "volumeattachments",
+                List.of(),
+                false,
+                List.of(status(storage, "VolumeAttachment")),
+                VolumeAttachment.class))
+            .withStrategy(new VolumeAttachmentStrategy()));
+    // admissionregistration.k8s.io/v1, after storage.k8s.io as kube-apiserver lists it
     String admission = "admissionregistration.k8s.io";
     t.add(
         webhooks(
@@ -208,7 +352,17 @@ public final class ResourceRegistry {
             "ValidatingWebhookConfiguration",
             "validatingwebhookconfigurations",
             ValidatingWebhookConfiguration.class));
-    // kube-apiserver lists coordination.k8s.io after rbac.authorization.k8s.io.
+    // scheduling.k8s.io/v1
+    t.add(
+        (stored(
+                "scheduling.k8s.io",
+                "PriorityClass",
+                "priorityclasses",
+                List.of("pc"),
+                false,
+                List.of(),
+                PriorityClass.class))
+            .withStrategy(new PriorityClassStrategy()));
     // coordination.k8s.io/v1
     t.add(
         (new ResourceType(
@@ -224,6 +378,39 @@ public final class ResourceRegistry {
                 Lease.class,
                 List.of()))
             .withStrategy(new LeaseStrategy()));
+    // node.k8s.io/v1
+    t.add(
+        (stored(
+                "node.k8s.io",
+                "RuntimeClass",
+                "runtimeclasses",
+                List.of(),
+                false,
+                List.of(),
+                RuntimeClass.class))
+            .withStrategy(new RuntimeClassStrategy()));
+    // flowcontrol.apiserver.k8s.io/v1
+    String flowcontrol = "flowcontrol.apiserver.k8s.io";
+    t.add(
+        (stored(
+                flowcontrol,
+                "FlowSchema",
+                "flowschemas",
+                List.of(),
+                false,
+                List.of(status(flowcontrol, "FlowSchema")),
+                FlowSchema.class))
+            .withStrategy(new FlowSchemaStrategy()));
+    t.add(
+        (stored(
+                flowcontrol,
+                "PriorityLevelConfiguration",
+                "prioritylevelconfigurations",
+                List.of(),
+                false,
+                List.of(status(flowcontrol, "PriorityLevelConfiguration")),
+                PriorityLevelConfiguration.class))
+            .withStrategy(new PriorityLevelConfigurationStrategy()));
     return new ResourceRegistry(t);
   }
 

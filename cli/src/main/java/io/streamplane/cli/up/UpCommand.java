@@ -180,6 +180,7 @@ public final class UpCommand implements Callable<Integer> {
             .stateDir(stateDir)
             .gateway("127.0.0.1", apiPort, 0, stateDir.resolve("gateway-history"))
             .security(GatewaySecurity.of(pki))
+            .clusterSigning(pki.ca())
             .auditPolicy(auditPolicy)
             .progress(progress);
     if (!withoutControllers) {

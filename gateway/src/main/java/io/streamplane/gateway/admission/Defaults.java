@@ -2,6 +2,7 @@ package io.streamplane.gateway.admission;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.kinds.ResourceType;
+import io.streamplane.log.UserInfo;
 
 /**
  * The defaulting step of the request path, before admission: the body's {@code apiVersion} and
@@ -24,7 +25,7 @@ public final class Defaults {
     type.strategy().applyDefaults(object, create);
   }
 
-  public static void prepareForCreate(ResourceType type, ObjectNode object) {
-    type.strategy().prepareForCreate(object);
+  public static void prepareForCreate(ResourceType type, ObjectNode object, UserInfo requester) {
+    type.strategy().prepareForCreate(object, requester);
   }
 }

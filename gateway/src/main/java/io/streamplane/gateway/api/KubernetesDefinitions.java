@@ -13,7 +13,11 @@ import io.kubernetes.client.custom.Quantity;
 import io.kubernetes.client.proto.V1;
 import io.kubernetes.client.proto.V1Apps;
 import io.kubernetes.client.proto.V1Authorization;
+import io.kubernetes.client.proto.V1Certificates;
+import io.kubernetes.client.proto.V1Networking;
 import io.kubernetes.client.proto.V1Rbac;
+import io.kubernetes.client.proto.V1Scheduling;
+import io.kubernetes.client.proto.V1Storage;
 import io.streamplane.gateway.patch.PatchSchema;
 import io.streamplane.kinds.ResourceType;
 import io.swagger.annotations.ApiModel;
@@ -586,7 +590,11 @@ public final class KubernetesDefinitions {
                 V1.getDescriptor(),
                 V1Apps.getDescriptor(),
                 V1Rbac.getDescriptor(),
-                V1Authorization.getDescriptor()));
+                V1Authorization.getDescriptor(),
+                V1Scheduling.getDescriptor(),
+                V1Networking.getDescriptor(),
+                V1Storage.getDescriptor(),
+                V1Certificates.getDescriptor()));
     while (!pending.isEmpty()) {
       FileDescriptor f = pending.pop();
       if (files.add(f)) {

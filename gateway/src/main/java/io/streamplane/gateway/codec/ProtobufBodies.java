@@ -8,40 +8,54 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
+import com.google.protobuf.Descriptors.FileDescriptor;
+import com.google.protobuf.DynamicMessage;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
+import io.kubernetes.client.proto.Meta;
 import io.kubernetes.client.proto.Runtime;
 import io.kubernetes.client.proto.V1;
 import io.kubernetes.client.proto.V1Admissionregistration;
 import io.kubernetes.client.proto.V1Apps;
 import io.kubernetes.client.proto.V1Authentication;
 import io.kubernetes.client.proto.V1Authorization;
+import io.kubernetes.client.proto.V1Autoscaling;
+import io.kubernetes.client.proto.V1Certificates;
+import io.kubernetes.client.proto.V1Networking;
 import io.kubernetes.client.proto.V1Rbac;
+import io.kubernetes.client.proto.V1Scheduling;
+import io.kubernetes.client.proto.V1Storage;
 import io.streamplane.gateway.api.Statuses;
+import io.streamplane.kinds.ResourceRegistry;
+import io.streamplane.kinds.ResourceType;
 import java.io.IOException;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Decodes request bodies sent as {@code application/vnd.kubernetes.protobuf} into the Kubernetes
  * JSON the rest of the gateway works on. kubectl's typed clients ({@code create namespace}, {@code
- * create deployment|configmap|secret|serviceaccount|role|rolebinding...}, {@code auth can-i}) send
- * this form: the magic {@code k8s\0}, then a {@code runtime.Unknown} whose {@code typeMeta} names
- * the kind and whose {@code raw} is the object's own message.
+ * create deployment|configmap|secret|serviceaccount|role|rolebinding|priorityclass|ingress...},
+ * {@code auth can-i}, {@code certificate approve|deny}) send this form: the magic {@code k8s\0},
+ * then a {@code runtime.Unknown} whose {@code typeMeta} names the kind and whose {@code raw} is the
+ * object's own message.
  *
  * <p>Mapping. The messages come from {@code io.kubernetes:client-java-proto} 24 (Kubernetes 1.32);
  * their proto field names are the JSON names. Kubernetes' wrapper messages become their JSON forms:
  * {@code Time} to RFC 3339 seconds (a zero Time, sent as an empty message, is left out as Go's
  * {@code null}), {@code MicroTime} to RFC 3339 with microseconds, {@code Quantity} to its string,
  * {@code IntOrString} to a number or string, {@code RawExtension} and {@code FieldsV1} to the JSON
- * they wrap, bytes to base64, maps to objects.
+ * they wrap, bytes to base64, maps to objects; a struct Go embeds inline ({@link #embedded}) to its
+ * fields in place, a named slice to its items.
  *
  * <p>Zero values. Go marshals every non-pointer scalar, set or not, so presence on the wire says
  * nothing for them; JSON would have left them out ({@code omitempty}) or written a zero that means
@@ -64,61 +78,59 @@ public final class ProtobufBodies {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
-  /** apiVersion/kind to the generated message decoding it. */
-  static final Map<String, Message> MESSAGES =
-      Map.ofEntries(
-          Map.entry("v1/Namespace", V1.Namespace.getDefaultInstance()),
-          Map.entry("v1/Pod", V1.Pod.getDefaultInstance()),
-          Map.entry("v1/Node", V1.Node.getDefaultInstance()),
-          Map.entry("v1/Event", V1.Event.getDefaultInstance()),
-          Map.entry("v1/ConfigMap", V1.ConfigMap.getDefaultInstance()),
-          Map.entry("v1/Secret", V1.Secret.getDefaultInstance()),
-          Map.entry("v1/ServiceAccount", V1.ServiceAccount.getDefaultInstance()),
-          Map.entry("v1/ResourceQuota", V1.ResourceQuota.getDefaultInstance()),
-          Map.entry("v1/LimitRange", V1.LimitRange.getDefaultInstance()),
-          Map.entry(
-              "admissionregistration.k8s.io/v1/MutatingWebhookConfiguration",
-              V1Admissionregistration.MutatingWebhookConfiguration.getDefaultInstance()),
-          Map.entry(
-              "admissionregistration.k8s.io/v1/ValidatingWebhookConfiguration",
-              V1Admissionregistration.ValidatingWebhookConfiguration.getDefaultInstance()),
-          Map.entry("apps/v1/Deployment", V1Apps.Deployment.getDefaultInstance()),
-          Map.entry("apps/v1/ReplicaSet", V1Apps.ReplicaSet.getDefaultInstance()),
-          Map.entry("rbac.authorization.k8s.io/v1/Role", V1Rbac.Role.getDefaultInstance()),
-          Map.entry(
-              "rbac.authorization.k8s.io/v1/ClusterRole", V1Rbac.ClusterRole.getDefaultInstance()),
-          Map.entry(
-              "rbac.authorization.k8s.io/v1/RoleBinding", V1Rbac.RoleBinding.getDefaultInstance()),
-          Map.entry(
-              "rbac.authorization.k8s.io/v1/ClusterRoleBinding",
-              V1Rbac.ClusterRoleBinding.getDefaultInstance()),
-          Map.entry(
-              "authentication.k8s.io/v1/SelfSubjectReview",
-              V1Authentication.SelfSubjectReview.getDefaultInstance()),
-          Map.entry(
-              "authentication.k8s.io/v1/TokenReview",
-              V1Authentication.TokenReview.getDefaultInstance()),
-          Map.entry(
-              "authentication.k8s.io/v1/TokenRequest",
-              V1Authentication.TokenRequest.getDefaultInstance()),
-          Map.entry(
-              "authorization.k8s.io/v1/SelfSubjectAccessReview",
-              V1Authorization.SelfSubjectAccessReview.getDefaultInstance()),
-          Map.entry(
-              "authorization.k8s.io/v1/SelfSubjectRulesReview",
-              V1Authorization.SelfSubjectRulesReview.getDefaultInstance()),
-          Map.entry(
-              "authorization.k8s.io/v1/SubjectAccessReview",
-              V1Authorization.SubjectAccessReview.getDefaultInstance()),
-          Map.entry(
-              "authorization.k8s.io/v1/LocalSubjectAccessReview",
-              V1Authorization.LocalSubjectAccessReview.getDefaultInstance()),
-          Map.entry(
-              "autoscaling/v1/Scale",
-              io.kubernetes.client.proto.V1Autoscaling.Scale.getDefaultInstance()),
-          Map.entry(
-              "v1/DeleteOptions",
-              io.kubernetes.client.proto.Meta.DeleteOptions.getDefaultInstance()));
+  /**
+   * The files of client-java-proto whose messages a request body may hold: those of the groups
+   * Streamplane serves (coordination.k8s.io is not among them).
+   */
+  static final List<FileDescriptor> FILES =
+      List.of(
+          V1.getDescriptor(),
+          V1Admissionregistration.getDescriptor(),
+          V1Apps.getDescriptor(),
+          V1Authentication.getDescriptor(),
+          V1Authorization.getDescriptor(),
+          V1Autoscaling.getDescriptor(),
+          V1Certificates.getDescriptor(),
+          V1Networking.getDescriptor(),
+          V1Rbac.getDescriptor(),
+          V1Scheduling.getDescriptor(),
+          V1Storage.getDescriptor());
+
+  /** apiVersion/kind to the message decoding it: every served kind the files above hold. */
+  static final Map<String, Message> MESSAGES = messages(ResourceRegistry.kubernetes());
+
+  /**
+   * The message of each kind of the table of kinds (and of its subresources: autoscaling/v1 Scale,
+   * authentication.k8s.io/v1 TokenRequest) found in {@link #FILES}, by Kubernetes' proto package:
+   * {@code k8s.io.api.<the group's first label, core for "">.<version>.<Kind>}; and DeleteOptions.
+   */
+  static Map<String, Message> messages(ResourceRegistry kinds) {
+    Map<String, Descriptor> byName = new HashMap<>();
+    FILES.forEach(f -> f.getMessageTypes().forEach(m -> byName.put(m.getFullName(), m)));
+    Map<String, Message> messages = new HashMap<>();
+    for (ResourceType t : kinds.all()) {
+      addMessage(messages, byName, t.group(), t.version(), t.kind());
+      for (ResourceType.Subresource s : t.subresources()) {
+        addMessage(messages, byName, s.group(), s.version(), s.kind());
+      }
+    }
+    messages.put("v1/DeleteOptions", Meta.DeleteOptions.getDefaultInstance());
+    return Map.copyOf(messages);
+  }
+
+  private static void addMessage(
+      Map<String, Message> messages,
+      Map<String, Descriptor> byName,
+      String group,
+      String version,
+      String kind) {
+    String pkg = group.isEmpty() ? "core" : group.split("\\.")[0];
+    Descriptor message = byName.get("k8s.io.api." + pkg + "." + version + "." + kind);
+    if (message != null) {
+      String apiVersion = group.isEmpty() ? version : group + "/" + version;
+      messages.put(apiVersion + "/" + kind, DynamicMessage.getDefaultInstance(message));
+    }
+  }
 
   /** Scalar fields that are pointers in Go: an explicit zero or false is kept. */
   static final Set<String> POINTER_FIELDS =
@@ -127,6 +139,13 @@ public final class ProtobufBodies {
           "k8s.io.api.apps.v1.DeploymentSpec.revisionHistoryLimit",
           "k8s.io.api.apps.v1.DeploymentSpec.progressDeadlineSeconds",
           "k8s.io.api.apps.v1.ReplicaSetSpec.replicas",
+          "k8s.io.api.core.v1.ReplicationControllerSpec.replicas",
+          "k8s.io.api.storage.v1.StorageClass.allowVolumeExpansion",
+          "k8s.io.api.storage.v1.CSIDriverSpec.attachRequired",
+          "k8s.io.api.storage.v1.CSIDriverSpec.podInfoOnMount",
+          "k8s.io.api.storage.v1.CSIDriverSpec.storageCapacity",
+          "k8s.io.api.storage.v1.CSIDriverSpec.requiresRepublish",
+          "k8s.io.api.storage.v1.CSIDriverSpec.seLinuxMount",
           "k8s.io.api.autoscaling.v1.ScaleSpec.replicas",
           "k8s.io.api.core.v1.PodSpec.terminationGracePeriodSeconds",
           "k8s.io.api.core.v1.PodSpec.activeDeadlineSeconds",
@@ -227,6 +246,10 @@ public final class ProtobufBodies {
     Descriptor type = message.getDescriptorForType();
     for (Map.Entry<FieldDescriptor, Object> e : message.getAllFields().entrySet()) {
       FieldDescriptor field = e.getKey();
+      if (embedded(field)) {
+        out.setAll(toJson((Message) e.getValue()));
+        continue;
+      }
       JsonNode value;
       if (field.isMapField()) {
         ObjectNode map = JSON.objectNode();
@@ -250,10 +273,72 @@ public final class ProtobufBodies {
         value = value(field, e.getValue(), keepZero);
       }
       if (value != null) {
-        out.set(field.getName(), value);
+        out.set(jsonName(field), value);
       }
     }
     return out;
+  }
+
+  /**
+   * The JSON name of a proto field. go-to-protobuf names a field by lower-casing the first letter
+   * of the Go field, so a Go name opening with an acronym ({@code APIGroup}) becomes {@code
+   * aPIGroup} where the JSON tag says {@code apiGroup}: the acronym is lower-cased whole.
+   */
+  static String jsonName(FieldDescriptor field) {
+    String name = field.getName();
+    if (name.length() < 3
+        || !Character.isLowerCase(name.charAt(0))
+        || !Character.isUpperCase(name.charAt(1))) {
+      return name;
+    }
+    int end = 1;
+    while (end < name.length() && Character.isUpperCase(name.charAt(end))) {
+      end++;
+    }
+    if (end < name.length()) {
+      end--; // the last capital opens the next word ("Group")
+    }
+    return name.substring(0, end).toLowerCase(Locale.ROOT) + name.substring(end);
+  }
+
+  /**
+   * Whether a field stands for a struct Go embeds inline ({@code IngressRuleValue} in {@code
+   * IngressRule}, {@code VolumeSource} in {@code Volume}), whose fields JSON writes in place: a
+   * message field of Kubernetes' API that the official client's model of its message does not have,
+   * as the schemas generator tells them apart.
+   */
+  static boolean embedded(FieldDescriptor field) {
+    if (field.getType() != FieldDescriptor.Type.MESSAGE
+        || field.isRepeated()
+        || field.getMessageType().getFile().getPackage().startsWith("k8s.io.apimachinery")) {
+      return false;
+    }
+    Set<String> fields =
+        MODEL_FIELDS.computeIfAbsent(field.getContainingType(), ProtobufBodies::modelFields);
+    return !fields.isEmpty() && !fields.contains(jsonName(field));
+  }
+
+  private static final Map<Descriptor, Set<String>> MODEL_FIELDS = new ConcurrentHashMap<>();
+
+  /** The JSON fields of client-java-api's model of a message; empty when it has none. */
+  @SuppressWarnings("unchecked")
+  private static Set<String> modelFields(Descriptor message) {
+    String[] pkg = message.getFile().getPackage().split("\\.");
+    String version = capitalize(pkg[pkg.length - 1]);
+    String group = capitalize(pkg[pkg.length - 2]);
+    for (String model : List.of(version + message.getName(), group + version + message.getName())) {
+      try {
+        Class<?> type = Class.forName("io.kubernetes.client.openapi.models." + model);
+        return Set.copyOf((Set<String>) type.getField("openapiFields").get(null));
+      } catch (ReflectiveOperationException e) {
+        // try the group-qualified name
+      }
+    }
+    return Set.of();
+  }
+
+  private static String capitalize(String word) {
+    return word.isEmpty() ? word : Character.toUpperCase(word.charAt(0)) + word.substring(1);
   }
 
   /** One value; null when it is to be left out. */
@@ -319,7 +404,8 @@ public final class ProtobufBodies {
       }
       case "k8s.io.apimachinery.pkg.runtime.RawExtension",
           "k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1" -> {
-        ByteString raw = (ByteString) m.getField(d.findFieldByName("raw"));
+        // RawExtension names its one field raw, FieldsV1 Raw.
+        ByteString raw = (ByteString) m.getField(d.findFieldByNumber(1));
         if (raw.isEmpty()) {
           return null;
         }
@@ -330,6 +416,17 @@ public final class ProtobufBodies {
         }
       }
       default -> {
+        FieldDescriptor items = d.getFields().size() == 1 ? d.getFields().get(0) : null;
+        if (items != null && items.isRepeated() && items.getName().equals("items")) {
+          // go-to-protobuf wraps a named slice (certificates' ExtraValue) in a message of its
+          // items; JSON writes the slice itself.
+          ArrayNode array = JSON.arrayNode();
+          for (Object item : (List<?>) m.getField(items)) {
+            JsonNode converted = value(items, item, true);
+            array.add(converted == null ? JSON.nullNode() : converted);
+          }
+          return array;
+        }
         return toJson(m);
       }
     }

@@ -16,8 +16,8 @@ import java.util.Set;
  * <p>This is the Java counterpart of the {@code patchStrategy}/{@code patchMergeKey} struct tags
  * kube-apiserver reads from the Go types of built-in kinds. A field without metadata is a map that
  * merges recursively or a list that a patch replaces. {@link #forKind} holds the tags of the kinds
- * Streamplane serves, taken from k8s.io/api core/v1 and apps/v1 and from ObjectMeta in
- * k8s.io/apimachinery.
+ * Streamplane serves, taken from k8s.io/api core/v1, apps/v1 and storage/v1 (the other groups'
+ * kinds carry no tags beyond their metadata's) and from ObjectMeta in k8s.io/apimachinery.
  *
  * <p>It is also the one source of the {@code x-kubernetes-patch-strategy} and {@code
  * x-kubernetes-patch-merge-key} extensions the OpenAPI documents publish ({@code
@@ -301,6 +301,26 @@ public final class PatchSchema {
                 builder().atomicStruct("selector").nested("template", POD_TEMPLATE_SPEC).build())
             .nested("status", CONDITIONS_BY_TYPE)
             .build());
+    kinds.put(
+        "v1/PodTemplate",
+        builder().nested("metadata", OBJECT_META).nested("template", POD_TEMPLATE_SPEC).build());
+    kinds.put(
+        "v1/ReplicationController",
+        builder()
+            .nested("metadata", OBJECT_META)
+            .nested("spec", builder().nested("template", POD_TEMPLATE_SPEC).build())
+            .nested("status", CONDITIONS_BY_TYPE)
+            .build());
+    kinds.put(
+        "storage.k8s.io/v1/CSINode",
+        builder()
+            .nested("metadata", OBJECT_META)
+            .nested("spec", builder().mergeList("drivers", "name").build())
+            .build());
+    PatchSchema conditionsByType =
+        builder().nested("metadata", OBJECT_META).nested("status", CONDITIONS_BY_TYPE).build();
+    kinds.put("flowcontrol.apiserver.k8s.io/v1/FlowSchema", conditionsByType);
+    kinds.put("flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfiguration", conditionsByType);
     for (String kind :
         new String[] {
           "v1/ConfigMap",
@@ -315,7 +335,18 @@ public final class PatchSchema {
           "rbac.authorization.k8s.io/v1/Role",
           "rbac.authorization.k8s.io/v1/ClusterRole",
           "rbac.authorization.k8s.io/v1/RoleBinding",
-          "rbac.authorization.k8s.io/v1/ClusterRoleBinding"
+          "rbac.authorization.k8s.io/v1/ClusterRoleBinding",
+          "apps/v1/ControllerRevision",
+          "scheduling.k8s.io/v1/PriorityClass",
+          "networking.k8s.io/v1/IngressClass",
+          "networking.k8s.io/v1/Ingress",
+          "networking.k8s.io/v1/NetworkPolicy",
+          "storage.k8s.io/v1/StorageClass",
+          "storage.k8s.io/v1/CSIDriver",
+          "storage.k8s.io/v1/CSIStorageCapacity",
+          "storage.k8s.io/v1/VolumeAttachment",
+          "certificates.k8s.io/v1/CertificateSigningRequest",
+          "node.k8s.io/v1/RuntimeClass"
         }) {
       kinds.put(kind, METADATA_ONLY);
     }

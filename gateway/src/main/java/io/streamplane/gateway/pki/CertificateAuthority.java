@@ -5,6 +5,7 @@ import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.PrivateKey;
+import java.security.PublicKey;
 import java.security.SecureRandom;
 import java.security.cert.X509Certificate;
 import java.security.spec.ECGenParameterSpec;
@@ -30,6 +31,10 @@ import org.bouncycastle.cert.jcajce.JcaX509ExtensionUtils;
 import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
 import org.bouncycastle.operator.OperatorCreationException;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+import org.bouncycastle.operator.jcajce.JcaContentVerifierProviderBuilder;
+import org.bouncycastle.pkcs.PKCS10CertificationRequest;
+import org.bouncycastle.pkcs.PKCSException;
+import org.bouncycastle.pkcs.jcajce.JcaPKCS10CertificationRequest;
 
 /**
  * A certificate authority that signs the cluster's certificates, as kubeadm's {@code certs} phase
@@ -111,6 +116,57 @@ public final class CertificateAuthority {
   /** A client certificate of user {@code user} in {@code groups} (CN and O of its subject). */
   public Issued issueClient(String user, List<String> groups) {
     return issue(name(user, groups), KeyPurposeId.id_kp_clientAuth, null);
+  }
+
+  /**
+   * A certificate for the subject and public key of {@code request}, valid for {@code validity}
+   * (from five minutes ago, as kube-controller-manager's signer backdates) but never beyond this
+   * CA's own validity, with these key usages and extended key usages, as the signers of
+   * kube-controller-manager's {@code csrsigning} controller issue them.
+   *
+   * @throws GeneralSecurityException when the request's signature does not verify
+   */
+  public X509Certificate sign(
+      PKCS10CertificationRequest request,
+      Duration validity,
+      int keyUsage,
+      List<KeyPurposeId> purposes)
+      throws GeneralSecurityException {
+    try {
+      PublicKey publicKey = new JcaPKCS10CertificationRequest(request).getPublicKey();
+      if (!request.isSignatureValid(new JcaContentVerifierProviderBuilder().build(publicKey))) {
+        throw new GeneralSecurityException("the request's signature does not verify");
+      }
+      Instant now = clock.instant();
+      Date notAfter = Date.from(now.plus(validity));
+      if (notAfter.after(certificate.getNotAfter())) {
+        notAfter = certificate.getNotAfter();
+      }
+      JcaX509ExtensionUtils extensions = new JcaX509ExtensionUtils();
+      X509v3CertificateBuilder builder =
+          new X509v3CertificateBuilder(
+                  X500Name.getInstance(certificate.getSubjectX500Principal().getEncoded()),
+                  serial(),
+                  Date.from(now.minus(Duration.ofMinutes(5))),
+                  notAfter,
+                  request.getSubject(),
+                  request.getSubjectPublicKeyInfo())
+              .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
+              .addExtension(Extension.keyUsage, true, new KeyUsage(keyUsage))
+              .addExtension(
+                  Extension.authorityKeyIdentifier,
+                  false,
+                  extensions.createAuthorityKeyIdentifier(certificate));
+      if (!purposes.isEmpty()) {
+        builder.addExtension(
+            Extension.extendedKeyUsage,
+            false,
+            new ExtendedKeyUsage(purposes.toArray(KeyPurposeId[]::new)));
+      }
+      return sign(builder, key);
+    } catch (OperatorCreationException | PKCSException | java.io.IOException e) {
+      throw new GeneralSecurityException(e.getMessage(), e);
+    }
   }
 
   /** A certificate and its private key. */

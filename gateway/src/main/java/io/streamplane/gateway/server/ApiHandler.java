@@ -443,6 +443,8 @@ final class ApiHandler implements HttpHandler {
         Written written =
             switch (subresource == null ? "" : subresource) {
               case "status" -> service.updateStatus(type, namespace, info.name(), body, options);
+              case "approval" ->
+                  service.updateApproval(type, namespace, info.name(), body, options);
               case "scale" ->
                   service.updateScale(type, namespace, info.name(), null, body, options);
               default -> service.update(type, namespace, info.name(), body, options);

@@ -2,6 +2,7 @@ package io.streamplane.gateway.server;
 
 import io.streamplane.gateway.admission.Admission;
 import io.streamplane.gateway.admission.CachedObjects;
+import io.streamplane.gateway.admission.CertificateSubjectRestriction;
 import io.streamplane.gateway.admission.ClusterObjects;
 import io.streamplane.gateway.admission.DefaultTolerationSeconds;
 import io.streamplane.gateway.admission.LimitRanger;
@@ -9,6 +10,7 @@ import io.streamplane.gateway.admission.MutatingAdmission;
 import io.streamplane.gateway.admission.NamespaceLifecycle;
 import io.streamplane.gateway.admission.NodeRestriction;
 import io.streamplane.gateway.admission.PodSecurity;
+import io.streamplane.gateway.admission.PriorityClassAdmission;
 import io.streamplane.gateway.admission.ResourceQuotaAdmission;
 import io.streamplane.gateway.admission.ServiceAccountAdmission;
 import io.streamplane.gateway.admission.StatusWriter;
@@ -125,6 +127,8 @@ final class ClusterChain {
             serviceAccount,
             new NodeRestriction(objects),
             new PodSecurity(objects),
+            new PriorityClassAdmission(objects),
+            new CertificateSubjectRestriction(),
             Webhooks.validating(objects),
             new ResourceQuotaAdmission(objects, statusWriter, Clock.systemUTC()));
     return new Admission(mutating, validating);

@@ -3,6 +3,7 @@ package io.streamplane.gateway.server;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.api.PriorityClass;
 import io.streamplane.gateway.admission.DefaultTolerationSeconds;
 import io.streamplane.gateway.admission.StatusWriter;
 import io.streamplane.gateway.api.ApiException;
@@ -17,6 +18,7 @@ import io.streamplane.gateway.authz.Authorization;
 import io.streamplane.gateway.authz.BootstrapPolicy;
 import io.streamplane.gateway.cache.WatchCache;
 import io.streamplane.gateway.controller.AdmissionControllers;
+import io.streamplane.gateway.controller.CertificateSigningController;
 import io.streamplane.gateway.controller.ControllerRequests;
 import io.streamplane.gateway.controller.ControllerRequestsConsumer;
 import io.streamplane.gateway.history.HistoryIndex;
@@ -27,6 +29,7 @@ import io.streamplane.gateway.storage.WriteOptions;
 import io.streamplane.gateway.write.CommandClient;
 import io.streamplane.kinds.ResourceRegistry;
 import io.streamplane.kinds.ResourceType;
+import io.streamplane.kinds.scheduling.PriorityClassStrategy;
 import io.streamplane.log.UserInfo;
 import io.streamplane.metrics.ProcessMetrics;
 import io.streamplane.schema.convert.KubeJson;
@@ -141,6 +144,7 @@ public final class GatewayServer implements AutoCloseable {
   private final ResourceRegistry registry;
   private volatile AdmissionControllers controllers;
   private volatile ControllerRequestsConsumer controllerRequests;
+  private volatile CertificateSigningController signer;
   private final Auditor auditor;
   private final ScheduledExecutorService systemNamespaces =
       Executors.newSingleThreadScheduledExecutor(
@@ -687,10 +691,63 @@ public final class GatewayServer implements AutoCloseable {
   }
 
   /**
-   * {@link #ensureBootstrapPolicy} now and then every {@code interval}: the defaults come back when
-   * deleted or changed (unless annotated {@code rbac.authorization.kubernetes.io/autoupdate:
-   * "false"}), and aggregated ClusterRoles follow the roles they select. Every gateway runs it; a
-   * race between two ends in a conflict the next round resolves.
+   * Signs the approved CertificateSigningRequests of the signer {@code
+   * kubernetes.io/kube-apiserver-client} with {@code ca} ({@link CertificateSigningController}), as
+   * kube-controller-manager does with its {@code --cluster-signing-cert-file} and {@code
+   * --cluster-signing-key-file}; stops with the gateway.
+   */
+  public void signCertificates(CertificateAuthority ca) {
+    ResourceType type =
+        registry.byResource("certificates.k8s.io", "certificatesigningrequests").orElseThrow();
+    signer =
+        CertificateSigningController.start(
+            cache,
+            service,
+            type,
+            ca,
+            new WriteOptions(
+                CONTROLLER_MANAGER, false, "Strict", null, "kube-controller-manager", null, null));
+  }
+
+  /**
+   * Creates the system priority classes ({@code system-node-critical}, {@code
+   * system-cluster-critical}) that do not exist, as kube-apiserver's scheduling post-start hook
+   * does; one that exists is left as it is (the Priority admission plugin keeps it from being
+   * deleted), so a cluster at rest writes nothing.
+   */
+  public void ensureSystemPriorityClasses(UserInfo actor) {
+    ResourceType type = registry.byResource("scheduling.k8s.io", "priorityclasses").orElseThrow();
+    KubeJson json = new KubeJson();
+    for (PriorityClass system : PriorityClassStrategy.systemPriorityClasses()) {
+      String name = system.getMetadata().getName();
+      try {
+        service.get(type, null, name);
+        continue;
+      } catch (ApiException e) {
+        if (e.code() != 404) {
+          throw e;
+        }
+      }
+      try {
+        service.create(
+            type,
+            null,
+            json.toJson(system),
+            new WriteOptions(actor, false, "Strict", null, "streamplane-gateway", null, null));
+      } catch (ApiException e) {
+        if (e.code() != 409) {
+          LOG.warn("could not write the system PriorityClass {}: {}", name, e.getMessage());
+        }
+      }
+    }
+  }
+
+  /**
+   * {@link #ensureBootstrapPolicy} and {@link #ensureSystemPriorityClasses} now and then every
+   * {@code interval}: the defaults come back when deleted or changed (unless annotated {@code
+   * rbac.authorization.kubernetes.io/autoupdate: "false"}), and aggregated ClusterRoles follow the
+   * roles they select. Every gateway runs it; a race between two ends in a conflict the next round
+   * resolves.
    */
   public void keepBootstrapPolicy(UserInfo actor, Duration interval) {
     systemNamespaces.scheduleWithFixedDelay(
@@ -699,6 +756,11 @@ public final class GatewayServer implements AutoCloseable {
             ensureBootstrapPolicy(actor);
           } catch (RuntimeException e) {
             LOG.warn("could not check the default RBAC policy: {}", e.toString());
+          }
+          try {
+            ensureSystemPriorityClasses(actor);
+          } catch (RuntimeException e) {
+            LOG.warn("could not check the system priority classes: {}", e.toString());
           }
         },
         0,
@@ -722,6 +784,9 @@ public final class GatewayServer implements AutoCloseable {
     }
     if (controllers != null) {
       controllers.close();
+    }
+    if (signer != null) {
+      signer.close();
     }
     try {
       http.stop();

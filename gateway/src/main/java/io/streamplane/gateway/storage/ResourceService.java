@@ -51,6 +51,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
@@ -310,7 +311,7 @@ public final class ResourceService {
                 null,
                 options.actor(),
                 options.dryRun()));
-    Defaults.prepareForCreate(type, object);
+    Defaults.prepareForCreate(type, object, options.actor());
     if (manage) {
       object =
           FieldManager.update(
@@ -331,7 +332,7 @@ public final class ResourceService {
       if (generated && result.getCode() == 409 && attempt < GENERATE_NAME_ATTEMPTS) {
         continue;
       }
-      return answer(type, name, result, warnings(decoded, options, admitted));
+      return answer(type, name, result, warnings(type, object, decoded, options, admitted));
     }
   }
 
@@ -348,6 +349,15 @@ public final class ResourceService {
   public Written updateStatus(
       ResourceType type, String namespace, String name, ObjectNode body, WriteOptions options) {
     return guaranteedUpdate(type, namespace, name, "status", body, options);
+  }
+
+  /**
+   * An update through the {@code approval} subresource (a CertificateSigningRequest's): the
+   * conditions of the body's status replace the object's, nothing else changes.
+   */
+  public Written updateApproval(
+      ResourceType type, String namespace, String name, ObjectNode body, WriteOptions options) {
+    return guaranteedUpdate(type, namespace, name, "approval", body, options);
   }
 
   private Written guaranteedUpdate(
@@ -428,7 +438,11 @@ public final class ResourceService {
       WriteOptions options,
       boolean manage) {
     checkName(type, name, object);
-    boolean status = "status".equals(subresource);
+    if ("approval".equals(subresource) && live != null) {
+      object = withConditionsOf(live, object);
+      Defaults.apply(type, object, false);
+    }
+    boolean status = "status".equals(subresource) || "approval".equals(subresource);
     if (status) {
       object.put("apiVersion", type.groupVersion()).put("kind", type.kind());
     } else {
@@ -468,7 +482,32 @@ public final class ResourceService {
                 name,
                 decoded.record(),
                 options));
-    return answer(type, name, result, warnings(decoded, options, admitted));
+    return answer(
+        type,
+        name,
+        result,
+        status
+            ? warnings(decoded, options, admitted)
+            : warnings(type, object, decoded, options, admitted));
+  }
+
+  /**
+   * The live object with the status conditions of {@code written} and its resourceVersion (the
+   * precondition), what an approval may change.
+   */
+  private static ObjectNode withConditionsOf(ObjectNode live, ObjectNode written) {
+    ObjectNode object = live.deepCopy();
+    JsonNode version = written.path("metadata").path("resourceVersion");
+    if (version.isTextual()) {
+      object.with("metadata").set("resourceVersion", version);
+    }
+    JsonNode conditions = written.path("status").path("conditions");
+    if (conditions.isMissingNode() || conditions.isNull()) {
+      object.with("status").remove("conditions");
+    } else {
+      object.with("status").set("conditions", conditions.deepCopy());
+    }
+    return object;
   }
 
   /**
@@ -594,7 +633,9 @@ public final class ResourceService {
                       type,
                       namespace,
                       name,
-                      "status".equals(subresource) ? "status" : "",
+                      "status".equals(subresource) || "approval".equals(subresource)
+                          ? subresource
+                          : "",
                       current,
                       patched,
                       options,
@@ -684,7 +725,7 @@ public final class ResourceService {
 
   // ---------------------------------------------------------------- scale subresource
 
-  /** The autoscaling/v1 Scale of a Deployment or ReplicaSet. */
+  /** The autoscaling/v1 Scale of a Deployment, ReplicaSet or ReplicationController. */
   public ObjectNode scale(ResourceType type, String namespace, String name) {
     return toScale(get(type, namespace, name));
   }
@@ -741,6 +782,16 @@ public final class ResourceService {
 
   private static String selectorString(JsonNode selector) {
     List<String> parts = new ArrayList<>();
+    TreeMap<String, String> labels = new TreeMap<>();
+    selector
+        .fields()
+        .forEachRemaining(
+            e -> labels.put(e.getKey(), e.getValue().isTextual() ? e.getValue().asText() : null));
+    if (!labels.isEmpty() && !labels.containsValue(null)) {
+      // A ReplicationController's selector is a map of labels (labels.SelectorFromSet).
+      labels.forEach((k, v) -> parts.add(k + "=" + v));
+      return String.join(",", parts);
+    }
     selector
         .path("matchLabels")
         .fields()
@@ -789,7 +840,7 @@ public final class ResourceService {
 
   /** What a write through {@code subresource} owns: see {@link FieldManager.Scope}. */
   private static FieldManager.Scope scope(ResourceType type, String subresource) {
-    if ("status".equals(subresource)) {
+    if ("status".equals(subresource) || "approval".equals(subresource)) {
       return FieldManager.Scope.STATUS;
     }
     return type.subresource("status").isPresent()
@@ -875,6 +926,22 @@ public final class ResourceService {
   private static List<String> warnings(
       Decoded<?> decoded, WriteOptions options, List<String> admitted) {
     List<String> warnings = new ArrayList<>(warnings(decoded, options));
+    warnings.addAll(admitted);
+    return warnings;
+  }
+
+  /**
+   * The warnings of a create or an update: the body's unknown fields, the kind's own, then
+   * admission's.
+   */
+  private static List<String> warnings(
+      ResourceType type,
+      ObjectNode object,
+      Decoded<?> decoded,
+      WriteOptions options,
+      List<String> admitted) {
+    List<String> warnings = new ArrayList<>(warnings(decoded, options));
+    warnings.addAll(type.strategy().warningsOnWrite(object));
     warnings.addAll(admitted);
     return warnings;
   }

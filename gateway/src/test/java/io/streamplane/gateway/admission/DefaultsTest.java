@@ -38,7 +38,7 @@ class DefaultsTest {
   private static ObjectNode createdPod(String spec) {
     ObjectNode pod = json("{'metadata':{'name':'p'},'spec':" + spec + "}");
     Defaults.apply(PODS, pod, true);
-    Defaults.prepareForCreate(PODS, pod);
+    Defaults.prepareForCreate(PODS, pod, null);
     return pod;
   }
 

@@ -54,9 +54,15 @@ class DiscoveryTest {
             "apps",
             "authentication.k8s.io",
             "authorization.k8s.io",
+            "certificates.k8s.io",
+            "networking.k8s.io",
             "rbac.authorization.k8s.io",
+            "storage.k8s.io",
             "admissionregistration.k8s.io",
-            "coordination.k8s.io");
+            "scheduling.k8s.io",
+            "coordination.k8s.io",
+            "node.k8s.io",
+            "flowcontrol.apiserver.k8s.io");
   }
 
   @Test

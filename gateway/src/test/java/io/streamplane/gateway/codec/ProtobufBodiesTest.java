@@ -165,4 +165,120 @@ class ProtobufBodiesTest {
         .isTrue();
     assertThat(ProtobufBodies.isProtobuf("application/json")).isFalse();
   }
+
+  @Test
+  void decodesAPriorityClassAsKubectlCreatePriorityClassSendsIt() {
+    io.kubernetes.client.proto.V1Scheduling.PriorityClass pc =
+        io.kubernetes.client.proto.V1Scheduling.PriorityClass.newBuilder()
+            .setMetadata(Meta.ObjectMeta.newBuilder().setName("high"))
+            .setValue(1000)
+            .setGlobalDefault(false)
+            .setDescription("")
+            .build();
+
+    ObjectNode json = ProtobufBodies.decode(envelope("scheduling.k8s.io/v1", "PriorityClass", pc));
+
+    assertThat(json.toString())
+        .isEqualTo(
+            "{\"apiVersion\":\"scheduling.k8s.io/v1\",\"kind\":\"PriorityClass\","
+                + "\"metadata\":{\"name\":\"high\"},\"value\":1000}");
+  }
+
+  @Test
+  void aNamedSliceIsItsItemsAndAnAcronymFieldHasItsJsonName() {
+    io.kubernetes.client.proto.V1Certificates.CertificateSigningRequest csr =
+        io.kubernetes.client.proto.V1Certificates.CertificateSigningRequest.newBuilder()
+            .setMetadata(Meta.ObjectMeta.newBuilder().setName("alice"))
+            .setSpec(
+                io.kubernetes.client.proto.V1Certificates.CertificateSigningRequestSpec.newBuilder()
+                    .setSignerName("kubernetes.io/kube-apiserver-client")
+                    .putExtra(
+                        "scopes",
+                        io.kubernetes.client.proto.V1Certificates.ExtraValue.newBuilder()
+                            .addItems("read")
+                            .addItems("write")
+                            .build()))
+            .build();
+    io.kubernetes.client.proto.V1Networking.IngressClass ingressClass =
+        io.kubernetes.client.proto.V1Networking.IngressClass.newBuilder()
+            .setSpec(
+                io.kubernetes.client.proto.V1Networking.IngressClassSpec.newBuilder()
+                    .setParameters(
+                        io.kubernetes.client.proto.V1Networking.IngressClassParametersReference
+                            .newBuilder()
+                            .setAPIGroup("k8s.example.com")
+                            .setKind("P")
+                            .setName("p")))
+            .build();
+
+    assertThat(
+            ProtobufBodies.decode(
+                    envelope("certificates.k8s.io/v1", "CertificateSigningRequest", csr))
+                .path("spec")
+                .path("extra")
+                .toString())
+        .isEqualTo("{\"scopes\":[\"read\",\"write\"]}");
+    assertThat(
+            ProtobufBodies.decode(envelope("networking.k8s.io/v1", "IngressClass", ingressClass))
+                .path("spec")
+                .path("parameters")
+                .toString())
+        .isEqualTo("{\"apiGroup\":\"k8s.example.com\",\"kind\":\"P\",\"name\":\"p\"}");
+  }
+
+  @Test
+  void aStructGoEmbedsInlineHasItsFieldsInPlaceAsKubectlCreateIngressNeeds() {
+    var rule =
+        io.kubernetes.client.proto.V1Networking.IngressRule.newBuilder()
+            .setHost("shop.example.com")
+            .setIngressRuleValue(
+                io.kubernetes.client.proto.V1Networking.IngressRuleValue.newBuilder()
+                    .setHttp(
+                        io.kubernetes.client.proto.V1Networking.HTTPIngressRuleValue.newBuilder()
+                            .addPaths(
+                                io.kubernetes.client.proto.V1Networking.HTTPIngressPath.newBuilder()
+                                    .setPath("/")
+                                    .setPathType("Exact"))))
+            .build();
+    var ingress =
+        io.kubernetes.client.proto.V1Networking.Ingress.newBuilder()
+            .setMetadata(Meta.ObjectMeta.newBuilder().setName("shop"))
+            .setSpec(
+                io.kubernetes.client.proto.V1Networking.IngressSpec.newBuilder().addRules(rule))
+            .build();
+
+    assertThat(
+            ProtobufBodies.decode(envelope("networking.k8s.io/v1", "Ingress", ingress))
+                .path("spec")
+                .path("rules")
+                .toString())
+        .isEqualTo(
+            "[{\"host\":\"shop.example.com\",\"http\":{\"paths\":[{\"path\":\"/\","
+                + "\"pathType\":\"Exact\"}]}}]");
+  }
+
+  @Test
+  void managedFieldsAsKubectlCertificateApproveSendsThemBackAreTheirJson() {
+    V1.ConfigMap cm =
+        V1.ConfigMap.newBuilder()
+            .setMetadata(
+                Meta.ObjectMeta.newBuilder()
+                    .setName("c")
+                    .addManagedFields(
+                        Meta.ManagedFieldsEntry.newBuilder()
+                            .setManager("kubectl")
+                            .setFieldsType("FieldsV1")
+                            .setFieldsV1(
+                                Meta.FieldsV1.newBuilder()
+                                    .setRaw(ByteString.copyFromUtf8("{\"f:data\":{}}")))))
+            .build();
+
+    assertThat(
+            ProtobufBodies.decode(envelope("v1", "ConfigMap", cm))
+                .path("metadata")
+                .path("managedFields")
+                .toString())
+        .isEqualTo(
+            "[{\"manager\":\"kubectl\",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{\"f:data\":{}}}]");
+  }
 }

@@ -70,6 +70,35 @@ public final class Cells {
     return s.isEmpty() ? "<none>" : s;
   }
 
+  /**
+   * A {@code map[string]string} of labels as {@code labels.FormatLabels} prints it: {@code k=v}
+   * sorted by key, joined by commas; {@code <none>} when empty.
+   */
+  public static String labels(JsonNode labels) {
+    TreeMap<String, String> sorted = new TreeMap<>();
+    labels.fields().forEachRemaining(e -> sorted.put(e.getKey(), e.getValue().asText()));
+    if (sorted.isEmpty()) {
+      return "<none>";
+    }
+    List<String> pairs = new ArrayList<>();
+    sorted.forEach((k, v) -> pairs.add(k + "=" + v));
+    return String.join(",", pairs);
+  }
+
+  /**
+   * A {@code metav1.LabelSelector} as {@code metav1.FormatLabelSelector} prints it: {@link
+   * #selector}, {@code <none>} when it selects by nothing.
+   */
+  public static String formatSelector(JsonNode selector) {
+    String text = selector(selector);
+    return text.equals("<invalid>") ? "<error>" : orNone(text);
+  }
+
+  /** A boolean as Go prints the value of a {@code *bool} with a default when nil. */
+  public static boolean bool(JsonNode n, boolean unset) {
+    return n.isBoolean() ? n.asBoolean() : unset;
+  }
+
   /** {@code layoutContainerCells}: names and images joined with commas. */
   public static List<Object> containerCells(JsonNode podSpec) {
     List<String> names = new ArrayList<>();

@@ -43,15 +43,22 @@ public final class KubernetesModels {
     }
 
     /**
-     * The JSON name of a proto field: its own when the model has it, else with its first letter in
-     * lower case. Kubernetes' generated.proto names a few fields as the Go struct does ({@code
-     * Webhooks} of the webhook configurations, JSON {@code webhooks}); some JSON names do start
-     * with a capital ({@code Port} of DaemonEndpoint).
+     * The JSON name of a proto field: its own when the model has it, else the model's field of the
+     * same name but for case, else the name with its first letter in lower case. Kubernetes'
+     * generated.proto names a few fields after the Go struct's ({@code Webhooks} of the webhook
+     * configurations, JSON {@code webhooks}; {@code aPIGroup} of IngressClassParametersReference,
+     * JSON {@code apiGroup}); some JSON names do start with a capital ({@code Port} of
+     * DaemonEndpoint).
      */
     String jsonName(FieldDescriptor field) {
       String name = field.getName();
       if (fields.contains(name) || name.isEmpty()) {
         return name;
+      }
+      List<String> sameButCase =
+          fields.stream().filter(f -> f.equalsIgnoreCase(name)).sorted().toList();
+      if (sameButCase.size() == 1) {
+        return sameButCase.get(0);
       }
       return Character.toLowerCase(name.charAt(0)) + name.substring(1);
     }
@@ -109,16 +116,8 @@ public final class KubernetesModels {
    *     fields
    */
   public static Model of(Descriptor message) {
-    String version = RecordNames.capitalize(RecordNames.version(message));
-    List<String> candidates =
-        List.of(
-            MODELS + version + message.getName(),
-            MODELS
-                + RecordNames.capitalize(RecordNames.group(message))
-                + version
-                + message.getName());
     List<String> tried = new ArrayList<>();
-    for (String candidate : candidates) {
+    for (String candidate : candidates(message)) {
       Class<?> type;
       try {
         type = Class.forName(candidate, true, KubernetesModels.class.getClassLoader());
@@ -136,6 +135,26 @@ public final class KubernetesModels {
     }
     throw new IllegalStateException(
         "no client-java-api model for " + message.getFullName() + ": tried " + tried);
+  }
+
+  /** Whether client-java-api has a model class of a message's name. */
+  static boolean has(Descriptor message) {
+    for (String candidate : candidates(message)) {
+      try {
+        Class.forName(candidate, false, KubernetesModels.class.getClassLoader());
+        return true;
+      } catch (ClassNotFoundException e) {
+        // try the next name
+      }
+    }
+    return false;
+  }
+
+  private static List<String> candidates(Descriptor message) {
+    String version = RecordNames.capitalize(RecordNames.version(message));
+    return List.of(
+        MODELS + version + message.getName(),
+        MODELS + RecordNames.capitalize(RecordNames.group(message)) + version + message.getName());
   }
 
   /** The model of a client-java-api class, for a type its models have and the protos lack. */

@@ -26,7 +26,8 @@ import org.apache.avro.Schema;
  *   <li>every field is optional: {@code union { null, T } f = null}, so absent and empty stay
  *       apart;
  *   <li>int32 is int, int64 long, bool boolean, double double, string string, bytes bytes; a
- *       repeated field is an array, a proto map a map with string keys;
+ *       repeated field is an array, a proto map a map with string keys; a message standing for a Go
+ *       named slice (certificates' {@code ExtraValue}) is the array of its items;
  *   <li>resource.Quantity is a string tagged {@code @logicalType("k8s-quantity")};
  *       intstr.IntOrString is {@code union { null, int, string }}; meta/v1 Time is a {@code
  *       timestamp-millis} long, MicroTime a {@code timestamp-micros} long; meta/v1 FieldsV1 and
@@ -90,7 +91,17 @@ public final class KubernetesSchemas {
   }
 
   private static void reach(Descriptor message, Set<Descriptor> reached) {
-    if (scalar(message.getFullName()) || !reached.add(message)) {
+    if (scalar(message.getFullName())) {
+      return;
+    }
+    FieldDescriptor items = namedSliceItems(message);
+    if (items != null) {
+      if (items.getType() == FieldDescriptor.Type.MESSAGE) {
+        reach(items.getMessageType(), reached);
+      }
+      return;
+    }
+    if (!reached.add(message)) {
       return;
     }
     for (FieldDescriptor field : KubernetesModels.of(message).jsonFields(message)) {
@@ -100,6 +111,22 @@ public final class KubernetesSchemas {
         reach(value.getMessageType(), reached);
       }
     }
+  }
+
+  /**
+   * The items of a message that stands for a Go named slice type, or null. go-to-protobuf wraps a
+   * named slice ({@code type ExtraValue []string}) in a message of one repeated field {@code
+   * items}; JSON writes the slice itself, and the client models have no class for it.
+   */
+  static FieldDescriptor namedSliceItems(Descriptor message) {
+    if (message.getFields().size() != 1) {
+      return null;
+    }
+    FieldDescriptor items = message.getFields().get(0);
+    if (!items.getName().equals("items") || !items.isRepeated() || KubernetesModels.has(message)) {
+      return null;
+    }
+    return items;
   }
 
   /** Whether a message is written in JSON as a scalar (a string, a number or raw JSON). */
@@ -294,7 +321,12 @@ public final class KubernetesSchemas {
       // metav1.Duration is written as Go's duration text ("1h30m").
       case DURATION -> Schema.create(Schema.Type.STRING);
       case INT_OR_STRING -> intOrString(nullable);
-      default -> record(message, kinds);
+      default -> {
+        FieldDescriptor items = namedSliceItems(message);
+        yield items != null
+            ? Schema.createArray(valueType(items, kinds, false))
+            : record(message, kinds);
+      }
     };
   }
 

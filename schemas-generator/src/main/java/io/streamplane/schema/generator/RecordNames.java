@@ -22,7 +22,8 @@ public final class RecordNames {
 
   /**
    * Packages in order of precedence for a shared simple name: meta/v1, then the packages of the
-   * stored kinds in the order of the object union. A package not listed comes after all of these.
+   * stored kinds in the order of {@link StoredKinds#all()}. A package not listed comes after all of
+   * these.
    */
   static final List<String> PRECEDENCE =
       List.of(
@@ -31,7 +32,13 @@ public final class RecordNames {
           "k8s.io.api.apps.v1",
           "k8s.io.api.coordination.v1",
           "k8s.io.api.rbac.v1",
-          "k8s.io.api.admissionregistration.v1");
+          "k8s.io.api.admissionregistration.v1",
+          "k8s.io.api.scheduling.v1",
+          "k8s.io.api.networking.v1",
+          "k8s.io.api.storage.v1",
+          "k8s.io.api.certificates.v1",
+          "k8s.io.api.node.v1",
+          "k8s.io.api.flowcontrol.v1");
 
   private final Map<String, String> names = new HashMap<>();
 

@@ -5,10 +5,15 @@ import com.google.protobuf.Descriptors.DescriptorValidationException;
 import com.google.protobuf.Descriptors.FileDescriptor;
 import com.google.protobuf.TextFormat;
 import io.kubernetes.client.proto.Meta;
+import io.kubernetes.client.proto.Resource;
 import io.kubernetes.client.proto.V1;
 import io.kubernetes.client.proto.V1Admissionregistration;
 import io.kubernetes.client.proto.V1Apps;
+import io.kubernetes.client.proto.V1Certificates;
+import io.kubernetes.client.proto.V1Networking;
 import io.kubernetes.client.proto.V1Rbac;
+import io.kubernetes.client.proto.V1Scheduling;
+import io.kubernetes.client.proto.V1Storage;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -17,18 +22,22 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
- * The Kubernetes kinds Streamplane stores, as protobuf descriptors, in the order of the object
- * union of {@code log.avdl}.
+ * The Kubernetes kinds Streamplane stores, as protobuf descriptors.
  *
  * <p>All come from client-java-proto (Kubernetes 1.32's {@code generated.proto} files) except
- * coordination.k8s.io/v1, which that artifact does not ship: its Lease messages are read from
- * {@code coordination-v1.textproto}, a transcription of the same release's {@code generated.proto}.
+ * coordination.k8s.io/v1, node.k8s.io/v1 and flowcontrol.apiserver.k8s.io/v1, which that artifact
+ * does not ship: their messages are read from {@code coordination-v1.textproto}, {@code
+ * node-v1.textproto} and {@code flowcontrol-v1.textproto}, transcriptions of the same release's
+ * {@code generated.proto}.
  */
 public final class StoredKinds {
 
   private StoredKinds() {}
 
-  /** The stored kinds, in the order of the object union of {@code log.avdl}. */
+  /**
+   * The stored kinds: first the eighteen of the object union {@code log.avdl} once held, in its
+   * order, then the kinds added since.
+   */
   public static List<Descriptor> all() {
     return List.of(
         V1.Namespace.getDescriptor(),
@@ -48,22 +57,54 @@ public final class StoredKinds {
         V1.ResourceQuota.getDescriptor(),
         V1.LimitRange.getDescriptor(),
         V1Admissionregistration.MutatingWebhookConfiguration.getDescriptor(),
-        V1Admissionregistration.ValidatingWebhookConfiguration.getDescriptor());
+        V1Admissionregistration.ValidatingWebhookConfiguration.getDescriptor(),
+        V1.PodTemplate.getDescriptor(),
+        V1.ReplicationController.getDescriptor(),
+        V1Apps.ControllerRevision.getDescriptor(),
+        V1Scheduling.PriorityClass.getDescriptor(),
+        V1Networking.IngressClass.getDescriptor(),
+        V1Networking.Ingress.getDescriptor(),
+        V1Networking.NetworkPolicy.getDescriptor(),
+        V1Storage.StorageClass.getDescriptor(),
+        V1Storage.CSIDriver.getDescriptor(),
+        V1Storage.CSINode.getDescriptor(),
+        V1Storage.CSIStorageCapacity.getDescriptor(),
+        V1Storage.VolumeAttachment.getDescriptor(),
+        V1Certificates.CertificateSigningRequest.getDescriptor(),
+        nodeV1().findMessageTypeByName("RuntimeClass"),
+        flowcontrolV1().findMessageTypeByName("FlowSchema"),
+        flowcontrolV1().findMessageTypeByName("PriorityLevelConfiguration"));
   }
 
   /** The descriptor of coordination.k8s.io/v1's {@code generated.proto}. */
   static FileDescriptor coordinationV1() {
-    try (InputStream in = StoredKinds.class.getResourceAsStream("coordination-v1.textproto")) {
+    return transcribed("coordination-v1.textproto", Meta.getDescriptor());
+  }
+
+  /** The descriptor of node.k8s.io/v1's {@code generated.proto}. */
+  static FileDescriptor nodeV1() {
+    return transcribed(
+        "node-v1.textproto", V1.getDescriptor(), Resource.getDescriptor(), Meta.getDescriptor());
+  }
+
+  /** The descriptor of flowcontrol.apiserver.k8s.io/v1's {@code generated.proto}. */
+  static FileDescriptor flowcontrolV1() {
+    return transcribed("flowcontrol-v1.textproto", Meta.getDescriptor());
+  }
+
+  /** A {@code generated.proto} transcribed as a FileDescriptorProto in text format. */
+  private static FileDescriptor transcribed(String resource, FileDescriptor... dependencies) {
+    try (InputStream in = StoredKinds.class.getResourceAsStream(resource)) {
       if (in == null) {
-        throw new IllegalStateException("coordination-v1.textproto is missing from the classpath");
+        throw new IllegalStateException(resource + " is missing from the classpath");
       }
       var proto = com.google.protobuf.DescriptorProtos.FileDescriptorProto.newBuilder();
       TextFormat.merge(new InputStreamReader(in, StandardCharsets.UTF_8), proto);
-      return FileDescriptor.buildFrom(proto.build(), new FileDescriptor[] {Meta.getDescriptor()});
+      return FileDescriptor.buildFrom(proto.build(), dependencies);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (DescriptorValidationException e) {
-      throw new IllegalStateException("coordination-v1.textproto: " + e.getMessage(), e);
+      throw new IllegalStateException(resource + ": " + e.getMessage(), e);
     }
   }
 }

@@ -18,8 +18,10 @@ import org.junit.jupiter.api.Test;
  * The build-time guard of the log contract: the current schema of every top-level type must read
  * every version ever shipped, and must itself be recorded in the history.
  *
- * <p>After a compatible change, record the new version with {@code mvn -pl schemas test
- * -Dtest=SchemaHistoryTest -Dstreamplane.schema.record=true} and commit the new {@code .avsc}.
+ * <p>After a compatible change, record the new version with {@code mvn -pl schemas -am test
+ * -Dtest=SchemaHistoryTest -Dstreamplane.schema.record=true
+ * -Dsurefire.failIfNoSpecifiedTests=false} ({@code -am}: the generator of this checkout, not the
+ * one last installed) and commit the new {@code .avsc}.
  */
 class SchemaHistoryTest {
 
@@ -63,8 +65,9 @@ class SchemaHistoryTest {
     }
     assertThat(unrecorded)
         .as(
-            "schemas changed but not recorded; run: mvn -pl schemas test -Dtest=SchemaHistoryTest"
-                + " -Dstreamplane.schema.record=true, then commit the new files under "
+            "schemas changed but not recorded; run: mvn -pl schemas -am test"
+                + " -Dtest=SchemaHistoryTest -Dstreamplane.schema.record=true"
+                + " -Dsurefire.failIfNoSpecifiedTests=false, then commit the new files under "
                 + HISTORY)
         .isEmpty();
   }
