@@ -711,7 +711,10 @@ class KubectlE2E {
             "storageclasses sc storage.k8s.io/v1 false StorageClass",
             "volumeattachments storage.k8s.io/v1 false VolumeAttachment",
             "priorityclasses pc scheduling.k8s.io/v1 false PriorityClass",
-            "runtimeclasses node.k8s.io/v1 false RuntimeClass");
+            "runtimeclasses node.k8s.io/v1 false RuntimeClass",
+            "flowschemas flowcontrol.apiserver.k8s.io/v1 false FlowSchema",
+            "prioritylevelconfigurations flowcontrol.apiserver.k8s.io/v1 false"
+                + " PriorityLevelConfiguration");
 
     String rc =
         "apiVersion: v1\nkind: ReplicationController\nmetadata:\n  name: legacy\nspec:\n"
@@ -725,6 +728,24 @@ class KubectlE2E {
     assertThat(controllers.get(0))
         .isEqualTo("NAME DESIRED CURRENT READY AGE CONTAINERS IMAGES SELECTOR");
     assertThat(controllers.get(1)).matches("legacy 3 0 0 \\S+ web nginx app=legacy");
+
+    String flow =
+        "apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: PriorityLevelConfiguration\n"
+            + "metadata:\n  name: batch\nspec:\n  type: Limited\n  limited:\n"
+            + "    limitResponse:\n      type: Queue\n      queuing: {}\n---\n"
+            + "apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: FlowSchema\nmetadata:\n"
+            + "  name: batch\nspec:\n  priorityLevelConfiguration: {name: batch}\n"
+            + "  distinguisherMethod: {type: ByUser}\n";
+    kubectl.runWithInput(flow, "apply", "-f", "-").expectSuccess();
+    List<String> levels =
+        words(kubectl.run("get", "prioritylevelconfigurations", "batch").expectSuccess().out());
+    assertThat(levels.get(0))
+        .isEqualTo("NAME TYPE NOMINALCONCURRENCYSHARES QUEUES HANDSIZE QUEUELENGTHLIMIT AGE");
+    assertThat(levels.get(1)).matches("batch Limited 30 64 8 50 \\S+");
+    List<String> schemas = words(kubectl.run("get", "flowschemas", "batch").expectSuccess().out());
+    assertThat(schemas.get(0))
+        .isEqualTo("NAME PRIORITYLEVEL MATCHINGPRECEDENCE DISTINGUISHERMETHOD AGE MISSINGPL");
+    assertThat(schemas.get(1)).matches("batch batch 1000 ByUser \\S+ \\?");
 
     // The system priority classes exist from the start and cannot be deleted.
     await("the system priority classes")
