@@ -2,6 +2,9 @@ package io.streamplane.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.streamplane.schema.serde.InMemorySchemaCatalog;
+import io.streamplane.topics.TopicLayout;
+import io.streamplane.topics.Topics;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,18 +23,24 @@ class UpRestartE2E {
 
   private static final Duration START = Duration.ofMinutes(3);
 
+  /** Every topic of the catalogue, the schemas topic among them. */
+  private static final int TOPICS =
+      new Topics(TopicLayout.singleBroker("sp"), new InMemorySchemaCatalog()).all().size();
+
   @Test
   void aRestartedClusterFindsItsTopicsAndRecords(@TempDir Path home) throws Exception {
     try (LocalCluster cluster = new LocalCluster(home)) {
       cluster.start();
-      assertThat(cluster.launcher().awaitLine("topics:", START)).contains("0 found, 9 created");
+      assertThat(cluster.launcher().awaitLine("topics:", START))
+          .contains("0 found, " + TOPICS + " created");
       cluster.kubectl.run("create", "configmap", "kept", "--from-literal=a=1").expectSuccess();
       String ca = Files.readString(cluster.pkiDir().resolve("ca.crt"));
       cluster.stop();
       assertThat(cluster.launcher().lines()).anyMatch(l -> l.endsWith("stopped."));
 
       cluster.start();
-      assertThat(cluster.launcher().awaitLine("topics:", START)).contains("9 found, 0 created");
+      assertThat(cluster.launcher().awaitLine("topics:", START))
+          .contains(TOPICS + " found, 0 created");
       String offsets = cluster.launcher().awaitLine("log end offsets:", START);
       Matcher commands = Pattern.compile("sp\\.commands (\\d+) ").matcher(offsets);
       assertThat(commands.find()).as(offsets).isTrue();
