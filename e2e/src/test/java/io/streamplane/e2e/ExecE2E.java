@@ -37,6 +37,14 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ExecE2E {
 
+  private String auditedStreamsQuietly() {
+    try {
+      return auditedStreams().toString();
+    } catch (Exception e) {
+      return e.toString();
+    }
+  }
+
   private static final Duration RUNNING = Duration.ofSeconds(120);
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -308,6 +316,12 @@ class ExecE2E {
     // streamplane audit reads sp.audit as an operator would; the events are written as each
     // request completes, so it is asked again until all four are there.
     await("the audit events of exec, attach and port-forward")
+        .conditionEvaluationListener(
+            condition -> {
+              if (condition.getRemainingTimeInMS() < 3000) {
+                System.out.println("[ExecE2E] audited streams: " + auditedStreamsQuietly());
+              }
+            })
         .atMost(Duration.ofSeconds(90))
         .pollInterval(Duration.ofSeconds(2))
         .until(
