@@ -84,6 +84,7 @@ public final class WebSocketRelay implements Session.Listener {
             + ": "
             + describe(cause);
     LOG.debug("cannot reach {}", node, cause);
+    ended.complete(null);
     if (!errorChannel) {
       caller.close(StatusCode.SERVER_ERROR, message, Callback.NOOP);
       return;
@@ -135,7 +136,7 @@ public final class WebSocketRelay implements Session.Listener {
     ended.complete(null);
   }
 
-  /** Completes when the caller's side of the stream has closed or failed. */
+  /** Completes when either side of the stream has closed or failed. */
   CompletableFuture<Void> ended() {
     return ended;
   }
@@ -159,15 +160,19 @@ public final class WebSocketRelay implements Session.Listener {
       relayText(caller, backend, message);
     }
 
+    // The stream is over when the node ends it, whether or not the caller answers the close:
+    // a client that exits on the node's last message (kubectl attach refused) may never do so.
     @Override
     public void onWebSocketClose(int code, String reason) {
       closeOther(caller, code, reason);
+      ended.complete(null);
     }
 
     @Override
     public void onWebSocketError(Throwable cause) {
       LOG.debug("node stream {} failed", node, cause);
       closeOther(caller, StatusCode.SERVER_ERROR, "node failed");
+      ended.complete(null);
     }
   }
 
