@@ -757,6 +757,10 @@ public final class GatewayServer implements AutoCloseable {
           } catch (RuntimeException e) {
             LOG.warn("could not check the default RBAC policy: {}", e.toString());
           }
+          if (Thread.currentThread().isInterrupted()) {
+            // The gateway is closing: the next round is nobody's.
+            return;
+          }
           try {
             ensureSystemPriorityClasses(actor);
           } catch (RuntimeException e) {
