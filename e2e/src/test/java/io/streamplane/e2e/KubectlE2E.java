@@ -401,6 +401,26 @@ class KubectlE2E {
   }
 
   @Test
+  void aPrivilegedPodIsRefusedInANamespaceThatEnforcesTheRestrictedLevel() throws Exception {
+    kubectl.run("create", "namespace", "locked").expectSuccess();
+    kubectl
+        .run("label", "namespace", "locked", "pod-security.kubernetes.io/enforce=restricted")
+        .expectSuccess();
+
+    Kubectl.Result run =
+        kubectl.run("run", "root", "--image=busybox", "--privileged", "-n", "locked");
+
+    assertThat(run.exitCode()).isNotZero();
+    assertThat(run.err())
+        .contains(
+            "Error from server (Forbidden)",
+            "pods \"root\" is forbidden: violates PodSecurity \"restricted:latest\"",
+            "privileged (container \"root\" must not set securityContext.privileged=true)");
+    assertThat(kubectl.run("get", "pods", "-n", "locked", "-o", "name").expectSuccess().out())
+        .isEmpty();
+  }
+
+  @Test
   void replacingWithAStaleResourceVersionIsAConflict() throws Exception {
     kubectl.run("create", "configmap", "contested", "--from-literal=a=1").expectSuccess();
     String stale = kubectl.run("get", "configmap", "contested", "-o", "json").expectSuccess().out();
@@ -715,6 +735,36 @@ class KubectlE2E {
             "flowschemas flowcontrol.apiserver.k8s.io/v1 false FlowSchema",
             "prioritylevelconfigurations flowcontrol.apiserver.k8s.io/v1 false"
                 + " PriorityLevelConfiguration");
+    assertThat(resources.lines().map(l -> String.join(" ", l.trim().split("\\s+"))))
+        .contains("events ev v1 true Event", "events ev events.k8s.io/v1 true Event");
+
+    // An events.k8s.io/v1 Event is a core Event under other names: written through one API,
+    // read through the other.
+    String event =
+        "apiVersion: events.k8s.io/v1\nkind: Event\nmetadata:\n  name: legacy.1\n"
+            + "eventTime: 2026-11-26T10:00:00.000000Z\ntype: Normal\nreason: Checked\n"
+            + "action: Check\nnote: looked at it\nreportingController: example.com/checker\n"
+            + "reportingInstance: checker-0\n"
+            + "regarding: {apiVersion: v1, kind: ReplicationController, name: legacy}\n";
+    kubectl.runWithInput(event, "apply", "-f", "-").expectSuccess();
+    assertThat(
+            kubectl
+                .run(
+                    "get",
+                    "events.v1.",
+                    "--field-selector",
+                    "involvedObject.name=legacy,reason=Checked",
+                    "-o",
+                    "jsonpath={.items[*].message}")
+                .expectSuccess()
+                .out())
+        .isEqualTo("looked at it");
+    assertThat(
+            kubectl
+                .run("get", "events.events.k8s.io", "legacy.1", "-o", "jsonpath={.regarding.name}")
+                .expectSuccess()
+                .out())
+        .isEqualTo("legacy");
 
     String rc =
         "apiVersion: v1\nkind: ReplicationController\nmetadata:\n  name: legacy\nspec:\n"

@@ -81,6 +81,15 @@ public interface KindStrategy {
     return validate(object);
   }
 
+  /**
+   * What a create through this served version asks beyond the validation of its storage kind, on
+   * the request's JSON before it is converted (kube-apiserver validates with the request's version:
+   * events.k8s.io/v1 asks more of an Event than core/v1 does). Only views have such rules.
+   */
+  default List<StatusCause> validateVersionedCreate(JsonNode object) {
+    return List.of();
+  }
+
   /** Whether the kind keeps {@code metadata.generation}, raised by every change of its spec. */
   default boolean keepsGeneration() {
     return false;

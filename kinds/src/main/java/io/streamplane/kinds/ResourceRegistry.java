@@ -50,6 +50,7 @@ import io.streamplane.kinds.core.ReplicationControllerStrategy;
 import io.streamplane.kinds.core.ResourceQuotaStrategy;
 import io.streamplane.kinds.core.SecretStrategy;
 import io.streamplane.kinds.core.ServiceAccountStrategy;
+import io.streamplane.kinds.events.EventConversion;
 import io.streamplane.kinds.flowcontrol.FlowSchemaStrategy;
 import io.streamplane.kinds.flowcontrol.PriorityLevelConfigurationStrategy;
 import io.streamplane.kinds.networking.IngressClassStrategy;
@@ -106,9 +107,10 @@ public final class ResourceRegistry {
     t.add(
         (stored("", "ConfigMap", "configmaps", List.of("cm"), true, List.of(), ConfigMap.class))
             .withStrategy(new ConfigMapStrategy()));
-    t.add(
-        (stored("", "Event", "events", List.of("ev"), true, List.of(), Event.class))
-            .withStrategy(new EventStrategy()));
+    ResourceType events =
+        stored("", "Event", "events", List.of("ev"), true, List.of(), Event.class)
+            .withStrategy(new EventStrategy());
+    t.add(events);
     t.add(
         (stored(
                 "",
@@ -234,6 +236,11 @@ public final class ResourceRegistry {
                 ReplicaSet.class,
                 List.of(scale(), status("apps", "ReplicaSet"))))
             .withStrategy(new ReplicaSetStrategy()));
+    // events.k8s.io/v1: the core Events under the names of the new API, stored once.
+    t.add(
+        stored("events.k8s.io", "Event", "events", List.of("ev"), true, List.of(), null)
+            .withStrategy(new io.streamplane.kinds.events.EventStrategy(events.strategy()))
+            .viewOf(events, new EventConversion()));
     // authentication.k8s.io/v1: create-only reviews, never stored; kubectl auth whoami posts one.
     t.add(review("authentication.k8s.io", "SelfSubjectReview", "selfsubjectreviews", false));
     t.add(review("authentication.k8s.io", "TokenReview", "tokenreviews", false));
@@ -529,7 +536,7 @@ public final class ResourceRegistry {
 
   /** The stored resource whose objects are of this generated class. */
   public Optional<ResourceType> byClass(Class<?> avroClass) {
-    return types.stream().filter(t -> avroClass.equals(t.avroClass())).findFirst();
+    return types.stream().filter(t -> !t.isView() && avroClass.equals(t.avroClass())).findFirst();
   }
 
   public Optional<ResourceType> byKind(String group, String kind) {

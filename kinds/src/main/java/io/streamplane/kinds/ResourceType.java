@@ -1,5 +1,6 @@
 package io.streamplane.kinds;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -27,7 +28,8 @@ public record ResourceType(
     List<String> verbs,
     Class<? extends SpecificRecord> avroClass,
     List<Subresource> subresources,
-    KindStrategy strategy) {
+    KindStrategy strategy,
+    View view) {
 
   /** A subresource such as {@code status}, {@code scale} or {@code log}. */
   public record Subresource(
@@ -36,6 +38,31 @@ public record ResourceType(
     public String groupVersion() {
       return group.isEmpty() ? version : group + "/" + version;
     }
+  }
+
+  /**
+   * A served version whose objects are stored as another row's: kube-apiserver's conversion through
+   * the internal version, here from this version's JSON to the storage version's and back. The log,
+   * the store and the caches know only {@code storage}; a request to this version is converted at
+   * the registry's edge, so what one version writes the other reads.
+   */
+  public record View(ResourceType storage, Conversion conversion) {
+    public View {
+      Objects.requireNonNull(storage, "storage");
+      Objects.requireNonNull(conversion, "conversion");
+      if (storage.view() != null) {
+        throw new IllegalArgumentException(storage.qualifiedKind() + " is itself a view");
+      }
+    }
+  }
+
+  /** Converts a kind's JSON between a served version and its storage version. */
+  public interface Conversion {
+    /** This version's object (changed in place or copied) as the storage version writes it. */
+    ObjectNode toStorage(ObjectNode served);
+
+    /** The storage version's object as this version shows it (a copy; the argument is shared). */
+    ObjectNode fromStorage(ObjectNode stored);
   }
 
   public ResourceType {
@@ -71,7 +98,8 @@ public record ResourceType(
         verbs,
         avroClass,
         subresources,
-        KindStrategy.DEFAULT);
+        KindStrategy.DEFAULT,
+        null);
   }
 
   /** The same resource with the behaviour of {@code strategy}. */
@@ -88,7 +116,44 @@ public record ResourceType(
         verbs,
         avroClass,
         subresources,
-        strategy);
+        strategy,
+        view);
+  }
+
+  /**
+   * This resource, served from {@code storage}'s objects through {@code conversion}: same names in
+   * its own group-version, nothing stored of its own.
+   */
+  public ResourceType viewOf(ResourceType storage, Conversion conversion) {
+    return new ResourceType(
+        group,
+        version,
+        kind,
+        plural,
+        singular,
+        shortNames,
+        namespaced,
+        categories,
+        verbs,
+        storage.avroClass(),
+        subresources,
+        strategy,
+        new View(storage, conversion));
+  }
+
+  /** The row whose objects the log and the store hold for this resource: itself unless a view. */
+  public ResourceType storage() {
+    return view == null ? this : view.storage();
+  }
+
+  /** An object of the storage version as this version shows it. */
+  public ObjectNode fromStorage(ObjectNode stored) {
+    return view == null ? stored : view.conversion().fromStorage(stored);
+  }
+
+  /** An object of this version as the storage version writes it. */
+  public ObjectNode toStorage(ObjectNode served) {
+    return view == null ? served : view.conversion().toStorage(served);
   }
 
   /** "v1" for the core group, "apps/v1" otherwise: the {@code apiVersion} of the kind. */
@@ -118,8 +183,14 @@ public record ResourceType(
     return group.isEmpty() ? kind : kind + "." + group;
   }
 
+  /** Whether requests to it are stored (its own objects, or a storage version's if a view). */
   public boolean stored() {
     return avroClass != null;
+  }
+
+  /** Whether it serves another row's objects under its own names ({@link View}). */
+  public boolean isView() {
+    return view != null;
   }
 
   public Optional<Subresource> subresource(String name) {

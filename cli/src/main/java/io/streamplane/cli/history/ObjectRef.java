@@ -48,7 +48,8 @@ public record ObjectRef(ResourceType type, String namespace, String name) {
         .filter(ResourceType::stored)
         .filter(t -> names(t, resource))
         .filter(t -> qualifier == null || qualifies(t, qualifier))
-        .findFirst();
+        .findFirst()
+        .map(ResourceType::storage);
   }
 
   private static boolean names(ResourceType t, String resource) {

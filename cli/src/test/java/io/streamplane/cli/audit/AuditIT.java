@@ -24,7 +24,7 @@ import io.streamplane.log.UserInfo;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.store.StoreApp;
 import io.streamplane.streams.StreamsApp;
-import io.streamplane.topics.TopicInitializer;
+import io.streamplane.topics.ClusterTopics;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
 import java.io.PrintWriter;
@@ -86,11 +86,9 @@ class AuditIT {
     // Three audit partitions: a scan must read them all and order what it found by time.
     TopicLayout layout = new TopicLayout(cluster, 6, 1, 3, (short) 1);
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
-      TopicInitializer initializer = new TopicInitializer(admin);
-      initializer.ensure(List.of(Topics.schemasSpec(layout)));
-      catalog = new KafkaSchemaCatalog(bootstrap, layout.topicName(Topics.SCHEMAS));
-      topics = new Topics(layout, catalog);
-      initializer.ensure(topics.all());
+      ClusterTopics ready = ClusterTopics.ensure(admin, bootstrap, layout);
+      catalog = ready.catalog();
+      topics = ready.topics();
     }
     writeHistory();
     store = StoreApp.start(topics, bootstrap, dir.resolve("store"));

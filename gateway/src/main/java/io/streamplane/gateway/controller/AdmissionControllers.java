@@ -78,7 +78,7 @@ public final class AdmissionControllers implements AutoCloseable {
             .watch("", "configmaps")
             .start(resync);
     List<ResourceType> counted =
-        registry.all().stream().filter(t -> t.stored() && t.namespaced()).toList();
+        registry.all().stream().filter(t -> t.stored() && !t.isView() && t.namespaced()).toList();
     ResourceQuotaController quotas =
         new ResourceQuotaController(
             cache,

@@ -81,13 +81,13 @@ final class Watches {
     BlockingQueue<WatchEvent> queue = new LinkedBlockingQueue<>();
     try (WatchCache.Registration registration =
         cache.watch(
-            type.group(),
-            type.plural(),
+            type.storage().group(),
+            type.storage().plural(),
             start.after(),
             event ->
                 (namespace == null || namespace.equals(event.namespace()))
                     && labels.matches(event.object())
-                    && fields.matches(event.object()),
+                    && fields.matches(type.fromStorage(event.object())),
             queue::offer)) {
       exchange.getResponseHeaders().set("Content-Type", "application/json");
       exchange.getResponseHeaders().set("Transfer-Encoding", "chunked");
@@ -121,10 +121,8 @@ final class Watches {
               out.close();
               return;
             }
-            write(
-                out,
-                event.type(),
-                table ? tables.forObject(type, event.object(), include) : event.object());
+            ObjectNode object = type.fromStorage(event.object());
+            write(out, event.type(), table ? tables.forObject(type, object, include) : object);
           }
           out.flush();
         } else if (bookmarks && registration.following() && System.nanoTime() > nextBookmark) {

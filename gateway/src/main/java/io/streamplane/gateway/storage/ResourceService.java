@@ -29,6 +29,7 @@ import io.streamplane.gateway.patch.PatchSchema;
 import io.streamplane.gateway.patch.StrategicMergePatch;
 import io.streamplane.gateway.write.CommandLog;
 import io.streamplane.kinds.ResourceType;
+import io.streamplane.kinds.validation.FieldErrors;
 import io.streamplane.log.CommandResult;
 import io.streamplane.log.CommandVerb;
 import io.streamplane.log.DeleteOptions;
@@ -153,6 +154,11 @@ public final class ResourceService {
 
   /** A get at the state {@code at} names; see {@link ReadAt}. */
   public ObjectNode get(ResourceType type, String namespace, String name, ReadAt at) {
+    return type.fromStorage(getStored(type.storage(), namespace, name, at));
+  }
+
+  /** A get of the storage version's object. */
+  private ObjectNode getStored(ResourceType type, String namespace, String name, ReadAt at) {
     ResourceKey key = new ResourceKey(type.plural(), type.group(), namespace, name);
     if (at instanceof ReadAt.Exact exact) {
       awaitHistory(exact.version());
@@ -202,10 +208,11 @@ public final class ResourceService {
       // page is read at it.
       at = new ReadAt.Exact(after.version());
     }
+    ResourceType storage = type.storage();
     Predicate<ObjectNode> filter =
         o ->
             labels.matches(o)
-                && fields.matches(o)
+                && fields.matches(type.fromStorage(o))
                 && (after == null || key(o).compareTo(after.key()) > 0);
     List<ObjectNode> all;
     ListVersion version;
@@ -213,7 +220,7 @@ public final class ResourceService {
       awaitHistory(exact.version());
       all = new ArrayList<>();
       for (ObjectVersion v :
-          history.list(type.plural(), type.group(), namespace, exact.version())) {
+          history.list(storage.plural(), storage.group(), namespace, exact.version())) {
         ObjectNode object = toJson(v.event());
         if (filter.test(object)) {
           all.add(object);
@@ -222,7 +229,8 @@ public final class ResourceService {
       version = exact.version();
     } else {
       readCache(at);
-      WatchCache.Snapshot snapshot = cache.list(type.group(), type.plural(), namespace, filter);
+      WatchCache.Snapshot snapshot =
+          cache.list(storage.group(), storage.plural(), namespace, filter);
       all = snapshot.items();
       version = snapshot.version();
     }
@@ -234,7 +242,7 @@ public final class ResourceService {
     ArrayNode items = list.putArray("items");
     int count = limit > 0 ? (int) Math.min(limit, all.size()) : all.size();
     for (int i = 0; i < count; i++) {
-      items.add(all.get(i).deepCopy());
+      items.add(type == storage ? all.get(i).deepCopy() : type.fromStorage(all.get(i)));
     }
     if (count < all.size()) {
       metadata.put("continue", new Continue(key(all.get(count - 1)), version).encode());
@@ -256,7 +264,8 @@ public final class ResourceService {
     awaitHistory(version);
     List<ObjectVersion> versions = new ArrayList<>();
     for (ObjectVersion v :
-        history.versions(new ResourceKey(type.plural(), type.group(), namespace, name))) {
+        history.versions(
+            new ResourceKey(type.storage().plural(), type.storage().group(), namespace, name))) {
       if ((since == null || !v.time().isBefore(since))
           && (until == null || !v.time().isAfter(until))) {
         versions.add(v);
@@ -319,6 +328,15 @@ public final class ResourceService {
       metadata = object.with("metadata");
     }
     String name = metadata.path("name").asText("");
+    List<StatusCause> invalid = type.strategy().validateVersionedCreate(object);
+    if (!invalid.isEmpty()) {
+      throw new ApiException(
+          Statuses.failure(
+              422,
+              "Invalid",
+              FieldErrors.message(type.qualifiedKind(), name, invalid),
+              details(type, name, 422, invalid)));
+    }
     String generateName = metadata.path("generateName").asText("");
     boolean generated = name.isEmpty() && !generateName.isEmpty();
     for (int attempt = 0; ; attempt++) {
@@ -893,7 +911,7 @@ public final class ResourceService {
       ResourceType type, ObjectNode object, WriteOptions options) {
     Decoded<? extends SpecificRecord> decoded;
     try {
-      decoded = json.toAvro(object, type.avroClass());
+      decoded = json.toAvro(type.toStorage(object), type.storage().avroClass());
     } catch (ConversionException e) {
       throw new ApiException(
           Statuses.badRequest(
@@ -957,7 +975,10 @@ public final class ResourceService {
   private ObjectNode current(ResourceType type, String namespace, String name) {
     return cache == null
         ? null
-        : cache.get(type.group(), type.plural(), namespace, name).orElse(null);
+        : cache
+            .get(type.storage().group(), type.storage().plural(), namespace, name)
+            .map(type::fromStorage)
+            .orElse(null);
   }
 
   private static void checkTypeMeta(ResourceType type, ObjectNode body) {
@@ -1052,9 +1073,9 @@ public final class ResourceService {
     return ResourceCommand.newBuilder()
         .setId(UUID.randomUUID().toString())
         .setVerb(verb)
-        .setResource(type.plural())
-        .setGroup(type.group())
-        .setVersion(type.version())
+        .setResource(type.storage().plural())
+        .setGroup(type.storage().group())
+        .setVersion(type.storage().version())
         .setNamespace(type.namespaced() ? namespace : null)
         .setName(name)
         .setEncodedObject(KindObjects.encode(object))
@@ -1089,13 +1110,24 @@ public final class ResourceService {
   private Written answer(
       ResourceType type, String name, CommandResult result, List<String> warnings) {
     if (result.getCode() >= 200 && result.getCode() < 300) {
-      ObjectNode object = json.toJson((SpecificRecord) KindObjects.of(result));
+      ObjectNode object = type.fromStorage(json.toJson((SpecificRecord) KindObjects.of(result)));
       return new Written(result.getCode(), object, warnings);
     }
+    throw new ApiException(
+        Statuses.failure(
+            result.getCode(),
+            result.getReason(),
+            result.getMessage(),
+            details(type, name, result.getCode(), result.getCauses())));
+  }
+
+  /** A Status's details: the object, and the field causes of a failure. */
+  private static ObjectNode details(
+      ResourceType type, String name, int code, List<StatusCause> failures) {
     ObjectNode details = Statuses.details(type.group(), type.plural(), name);
-    if (!result.getCauses().isEmpty()) {
+    if (!failures.isEmpty()) {
       ArrayNode causes = details.putArray("causes");
-      for (StatusCause cause : result.getCauses()) {
+      for (StatusCause cause : failures) {
         ObjectNode c = causes.addObject();
         if (cause.getReason() != null) {
           c.put("reason", cause.getReason());
@@ -1107,12 +1139,11 @@ public final class ResourceService {
           c.put("field", cause.getField());
         }
       }
-      if (result.getCode() == 422) {
+      if (code == 422) {
         details.put("kind", type.kind());
       }
     }
-    throw new ApiException(
-        Statuses.failure(result.getCode(), result.getReason(), result.getMessage(), details));
+    return details;
   }
 
   private void readCache(ReadAt at) {

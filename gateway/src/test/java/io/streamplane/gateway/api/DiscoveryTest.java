@@ -52,6 +52,7 @@ class DiscoveryTest {
         .containsExactly(
             "",
             "apps",
+            "events.k8s.io",
             "authentication.k8s.io",
             "authorization.k8s.io",
             "certificates.k8s.io",

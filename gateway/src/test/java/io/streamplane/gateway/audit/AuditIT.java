@@ -20,7 +20,7 @@ import io.streamplane.log.UserInfo;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.store.StoreApp;
 import io.streamplane.streams.StreamsApp;
-import io.streamplane.topics.TopicInitializer;
+import io.streamplane.topics.ClusterTopics;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
 import java.net.URI;
@@ -101,11 +101,9 @@ class AuditIT {
         TopicLayout.singleBroker(
             KafkaBrokerExtension.uniqueName("audit").replaceAll("[^a-zA-Z0-9_-]", "_"));
     try (Admin admin = Admin.create(broker.clientProperties())) {
-      TopicInitializer initializer = new TopicInitializer(admin);
-      initializer.ensure(List.of(Topics.schemasSpec(layout)));
-      catalog = new KafkaSchemaCatalog(bootstrap, layout.topicName(Topics.SCHEMAS));
-      topics = new Topics(layout, catalog);
-      initializer.ensure(topics.all());
+      ClusterTopics ready = ClusterTopics.ensure(admin, bootstrap, layout);
+      catalog = ready.catalog();
+      topics = ready.topics();
     }
     store = StoreApp.start(topics, bootstrap, dir.resolve("store"));
     Path policy = dir.resolve("policy.yaml");

@@ -13,7 +13,7 @@ import io.streamplane.log.UserInfo;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.store.StoreApp;
 import io.streamplane.streams.StreamsApp;
-import io.streamplane.topics.TopicInitializer;
+import io.streamplane.topics.ClusterTopics;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
 import java.io.IOException;
@@ -73,11 +73,9 @@ class AdmissionIT {
             KafkaBrokerExtension.uniqueName("adm").replaceAll("[^a-zA-Z0-9_-]", "_"));
     Topics topics;
     try (Admin admin = Admin.create(broker.clientProperties())) {
-      TopicInitializer initializer = new TopicInitializer(admin);
-      initializer.ensure(List.of(Topics.schemasSpec(layout)));
-      catalog = new KafkaSchemaCatalog(bootstrap, layout.topicName(Topics.SCHEMAS));
-      topics = new Topics(layout, catalog);
-      initializer.ensure(topics.all());
+      ClusterTopics ready = ClusterTopics.ensure(admin, bootstrap, layout);
+      catalog = ready.catalog();
+      topics = ready.topics();
     }
     store = StoreApp.start(topics, bootstrap, stateDir);
     controllers = ControllersApp.start(topics, bootstrap, stateDir.resolve("controllers"));

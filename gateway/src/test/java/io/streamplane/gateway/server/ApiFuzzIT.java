@@ -8,13 +8,14 @@ import com.google.protobuf.Message;
 import io.kubernetes.client.proto.Meta;
 import io.kubernetes.client.proto.Runtime;
 import io.kubernetes.client.proto.V1;
+import io.streamplane.gateway.testing.StoredState;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.kafka.embedded.KafkaBrokerExtension;
 import io.streamplane.log.UserInfo;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.store.StoreApp;
 import io.streamplane.streams.StreamsApp;
-import io.streamplane.topics.TopicInitializer;
+import io.streamplane.topics.ClusterTopics;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
 import java.io.BufferedInputStream;
@@ -35,10 +36,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeSet;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.PartitionInfo;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -106,11 +103,9 @@ class ApiFuzzIT {
         TopicLayout.singleBroker(
             KafkaBrokerExtension.uniqueName("fuzz").replaceAll("[^a-zA-Z0-9_-]", "_"));
     try (Admin admin = Admin.create(broker.clientProperties())) {
-      TopicInitializer initializer = new TopicInitializer(admin);
-      initializer.ensure(List.of(Topics.schemasSpec(layout)));
-      catalog = new KafkaSchemaCatalog(bootstrap, layout.topicName(Topics.SCHEMAS));
-      topics = new Topics(layout, catalog);
-      initializer.ensure(topics.all());
+      ClusterTopics ready = ClusterTopics.ensure(admin, bootstrap, layout);
+      catalog = ready.catalog();
+      topics = ready.topics();
     }
     store = StoreApp.start(topics, bootstrap, dir.resolve("store"));
     gateway = GatewayServer.start(bootstrap, topics, "127.0.0.1", 0, 0, dir.resolve("history"));
@@ -598,40 +593,22 @@ class ApiFuzzIT {
   // ---------------------------------------------------------------- state
 
   private long eventsEnd() {
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        new KafkaConsumer<>(
-            Map.of("bootstrap.servers", bootstrap),
-            new ByteArrayDeserializer(),
-            new ByteArrayDeserializer())) {
-      List<TopicPartition> tps = new ArrayList<>();
-      for (PartitionInfo p : consumer.partitionsFor(topics.events().name())) {
-        tps.add(new TopicPartition(p.topic(), p.partition()));
-      }
-      return consumer.endOffsets(tps).values().stream().mapToLong(Long::longValue).sum();
-    }
+    return StoredState.eventsEnd(bootstrap, topics);
   }
 
   private Map<String, TreeSet<String>> objects() throws IOException {
-    Map<String, TreeSet<String>> objects = new LinkedHashMap<>();
-    for (String path :
+    return StoredState.objects(
         List.of(
             configMaps(),
             pods(),
             "/apis/apps/v1/namespaces/" + NS + "/deployments",
-            "/api/v1/namespaces")) {
-      Answer list =
-          send(new Case("list", "GET", path, Map.of(), new byte[0], Expect.NO_SERVER_ERROR));
-      assertThat(list.code()).isEqualTo(200);
-      TreeSet<String> names = new TreeSet<>();
-      for (JsonNode item : JSON.readTree(list.body()).path("items")) {
-        names.add(
-            item.at("/metadata/name").asText()
-                + "@"
-                + item.at("/metadata/resourceVersion").asText());
-      }
-      objects.put(path, names);
-    }
-    return objects;
+            "/api/v1/namespaces"),
+        path -> {
+          Answer list =
+              send(new Case("list", "GET", path, Map.of(), new byte[0], Expect.NO_SERVER_ERROR));
+          assertThat(list.code()).isEqualTo(200);
+          return list.body();
+        });
   }
 
   // ---------------------------------------------------------------- valid requests

@@ -10,13 +10,14 @@ import io.streamplane.gateway.authn.ServiceAccountTokens;
 import io.streamplane.gateway.pki.CertificateAuthority;
 import io.streamplane.gateway.pki.ClusterPki;
 import io.streamplane.gateway.pki.Pem;
+import io.streamplane.gateway.testing.StoredState;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.kafka.embedded.KafkaBrokerExtension;
 import io.streamplane.log.UserInfo;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.store.StoreApp;
 import io.streamplane.streams.StreamsApp;
-import io.streamplane.topics.TopicInitializer;
+import io.streamplane.topics.ClusterTopics;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
 import java.io.BufferedInputStream;
@@ -46,7 +47,6 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Date;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -62,10 +62,6 @@ import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509ExtendedKeyManager;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.PartitionInfo;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.awaitility.Awaitility;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x500.X500NameBuilder;
@@ -179,11 +175,9 @@ class CredentialFuzzIT {
         TopicLayout.singleBroker(
             KafkaBrokerExtension.uniqueName("credfuzz").replaceAll("[^a-zA-Z0-9_-]", "_"));
     try (Admin kafka = Admin.create(broker.clientProperties())) {
-      TopicInitializer initializer = new TopicInitializer(kafka);
-      initializer.ensure(List.of(Topics.schemasSpec(layout)));
-      catalog = new KafkaSchemaCatalog(bootstrap, layout.topicName(Topics.SCHEMAS));
-      topics = new Topics(layout, catalog);
-      initializer.ensure(topics.all());
+      ClusterTopics ready = ClusterTopics.ensure(kafka, bootstrap, layout);
+      catalog = ready.catalog();
+      topics = ready.topics();
     }
     store = StoreApp.start(topics, bootstrap, dir.resolve("store"));
 
@@ -1194,41 +1188,23 @@ class CredentialFuzzIT {
   // ---------------------------------------------------------------- state
 
   private long eventsEnd() {
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        new KafkaConsumer<>(
-            Map.of("bootstrap.servers", bootstrap),
-            new ByteArrayDeserializer(),
-            new ByteArrayDeserializer())) {
-      List<TopicPartition> tps = new ArrayList<>();
-      for (PartitionInfo p : consumer.partitionsFor(topics.events().name())) {
-        tps.add(new TopicPartition(p.topic(), p.partition()));
-      }
-      return consumer.endOffsets(tps).values().stream().mapToLong(Long::longValue).sum();
-    }
+    return StoredState.eventsEnd(bootstrap, topics);
   }
 
   private Map<String, TreeSet<String>> objects() throws IOException {
-    Map<String, TreeSet<String>> objects = new LinkedHashMap<>();
-    for (String path :
+    return StoredState.objects(
         List.of(
             configMaps(),
             serviceAccounts(),
             "/api/v1/namespaces/" + NS + "/secrets",
             "/apis/rbac.authorization.k8s.io/v1/namespaces/" + NS + "/roles",
             "/apis/rbac.authorization.k8s.io/v1/namespaces/" + NS + "/rolebindings",
-            "/api/v1/namespaces")) {
-      ApiFuzzIT.Answer list = asAdmin("GET", path, null);
-      assertThat(list.code()).isEqualTo(200);
-      TreeSet<String> names = new TreeSet<>();
-      for (JsonNode item : JSON.readTree(list.body()).path("items")) {
-        names.add(
-            item.at("/metadata/name").asText()
-                + "@"
-                + item.at("/metadata/resourceVersion").asText());
-      }
-      objects.put(path, names);
-    }
-    return objects;
+            "/api/v1/namespaces"),
+        path -> {
+          ApiFuzzIT.Answer list = asAdmin("GET", path, null);
+          assertThat(list.code()).isEqualTo(200);
+          return list.body();
+        });
   }
 
   // ---------------------------------------------------------------- values

@@ -27,6 +27,9 @@ class ResourceServiceTest {
   private static final ResourceType CONFIG_MAPS = KINDS.byResource("", "configmaps").orElseThrow();
   private static final ResourceType DEPLOYMENTS =
       KINDS.byResource("apps", "deployments").orElseThrow();
+  private static final ResourceType CORE_EVENTS = KINDS.byResource("", "events").orElseThrow();
+  private static final ResourceType EVENTS =
+      KINDS.byResource("events.k8s.io", "events").orElseThrow();
   private static final WriteOptions ALICE =
       new WriteOptions(UserInfo.newBuilder().setUsername("alice").build(), false, null, "a-1");
   private static final String MERGE_PATCH = "application/merge-patch+json";
@@ -232,5 +235,77 @@ class ResourceServiceTest {
 
     assertThatThrownBy(() -> service.get(CONFIG_MAPS, "default", "gone"))
         .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code()).isEqualTo(404));
+  }
+
+  @Test
+  void anEventWrittenThroughEventsK8sIoIsACoreEventUnderOtherNames() {
+    ObjectNode created =
+        service
+            .create(
+                EVENTS,
+                "default",
+                json(
+                    "{\"apiVersion\":\"events.k8s.io/v1\",\"kind\":\"Event\",\"metadata\":{\"name\":\"e1\"},"
+                        + "\"eventTime\":\"2026-11-26T10:00:00.000000Z\",\"type\":\"Normal\","
+                        + "\"reason\":\"Scheduled\",\"action\":\"Binding\",\"note\":\"assigned\","
+                        + "\"reportingController\":\"default-scheduler\",\"reportingInstance\":\"s-1\","
+                        + "\"regarding\":{\"kind\":\"Pod\",\"name\":\"web\",\"namespace\":\"default\"}}"),
+                ALICE)
+            .object();
+
+    assertThat(created.path("apiVersion").asText()).isEqualTo("events.k8s.io/v1");
+    assertThat(created.path("note").asText()).isEqualTo("assigned");
+    assertThat(created.has("message")).isFalse();
+    ResourceCommand command = store.commands().get(store.commands().size() - 1);
+    assertThat(command.getGroup()).isEmpty();
+    assertThat(command.getResource()).isEqualTo("events");
+    ObjectNode core = service.get(CORE_EVENTS, "default", "e1");
+    assertThat(core.path("apiVersion").asText()).isEqualTo("v1");
+    assertThat(core.path("message").asText()).isEqualTo("assigned");
+    assertThat(core.path("involvedObject").path("name").asText()).isEqualTo("web");
+    assertThat(core.path("reportingComponent").asText()).isEqualTo("default-scheduler");
+
+    ObjectNode patched =
+        service
+            .patch(EVENTS, "default", "e1", "", MERGE_PATCH, json("{\"note\":\"again\"}"), ALICE)
+            .object();
+    assertThat(patched.path("note").asText()).isEqualTo("again");
+    assertThat(service.get(CORE_EVENTS, "default", "e1").path("message").asText())
+        .isEqualTo("again");
+    assertThat(
+            service
+                .list(
+                    EVENTS,
+                    "default",
+                    io.streamplane.gateway.api.Selectors.parseLabels(null),
+                    io.streamplane.gateway.api.Selectors.parseFields("regarding.name=web", EVENTS),
+                    0,
+                    null,
+                    ReadAt.latest())
+                .path("items"))
+        .hasSize(1);
+  }
+
+  @Test
+  void aCreateThroughEventsK8sIoMustSayWhoReportedWhatAndWhen() {
+    assertThatThrownBy(
+            () ->
+                service.create(
+                    EVENTS,
+                    "default",
+                    json(
+                        "{\"metadata\":{\"name\":\"e2\"},\"type\":\"Normal\",\"reason\":\"X\","
+                            + "\"deprecatedCount\":3}"),
+                    ALICE))
+        .isInstanceOfSatisfying(
+            ApiException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(422);
+              assertThat(e.status().path("message").asText())
+                  .startsWith("Event.events.k8s.io \"e2\" is invalid: [eventTime: Required value")
+                  .contains("reportingController: Required value")
+                  .contains("count: Invalid value: \"\": needs to be unset");
+            });
+    assertThat(store.commands()).isEmpty();
   }
 }

@@ -87,6 +87,47 @@ public final class Names {
         : null;
   }
 
+  /**
+   * {@code IsQualifiedName}: an optional DNS-1123 subdomain prefix and "/", then a name of at most
+   * 63 alphanumerics, '-', '_' or '.', starting and ending alphanumeric (a label key's syntax).
+   */
+  public static List<StatusCause> qualifiedName(String field, String value) {
+    List<String> problems = new ArrayList<>();
+    String[] parts = value.split("/", -1);
+    String name = parts[parts.length - 1];
+    if (parts.length > 2) {
+      problems.add(
+          "a qualified name "
+              + QUALIFIED_NAME_MESSAGE
+              + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
+      return problems.stream().map(p -> invalid(field, quote(value), p)).toList();
+    }
+    if (parts.length == 2) {
+      if (parts[0].isEmpty()) {
+        problems.add("prefix part must be non-empty");
+      } else if (parts[0].length() > 253 || !SUBDOMAIN.matcher(parts[0]).matches()) {
+        problems.add("prefix part " + SUBDOMAIN_MESSAGE);
+      }
+    }
+    if (name.isEmpty()) {
+      problems.add("name part must be non-empty");
+    } else if (name.length() > 63) {
+      problems.add("name part must be no more than 63 characters");
+    }
+    if (!QUALIFIED_NAME.matcher(name).matches()) {
+      problems.add("name part " + QUALIFIED_NAME_MESSAGE);
+    }
+    return problems.stream().map(p -> invalid(field, quote(value), p)).toList();
+  }
+
+  private static final Pattern QUALIFIED_NAME =
+      Pattern.compile("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
+
+  private static final String QUALIFIED_NAME_MESSAGE =
+      "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an"
+          + " alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for"
+          + " validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+
   private static void pathSegment(String name, List<StatusCause> causes) {
     if (name.equals(".") || name.equals("..")) {
       causes.add(invalid("metadata.name", quote(name), "may not be '" + name + "'"));
