@@ -3,6 +3,7 @@ package io.streamplane.kinds;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.kinds.printers.Printer;
+import io.streamplane.kinds.quota.QuotaEvaluator;
 import io.streamplane.kinds.selection.Fields;
 import io.streamplane.kinds.validation.Names;
 import io.streamplane.log.StatusCause;
@@ -137,6 +138,11 @@ public interface KindStrategy {
    */
   default SpecificRecord deleting(SpecificRecord object) {
     return object;
+  }
+
+  /** How the kind's objects count against a ResourceQuota beyond their object count. */
+  default QuotaEvaluator quota() {
+    return QuotaEvaluator.COUNT_ONLY;
   }
 
   /** The kind's Table printer; the API server's default (Name, Created At) unless it has one. */

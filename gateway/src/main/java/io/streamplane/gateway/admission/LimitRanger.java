@@ -5,13 +5,13 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kubernetes.client.custom.Quantity;
 import io.streamplane.gateway.api.ApiException;
 import io.streamplane.gateway.api.Statuses;
+import io.streamplane.kinds.core.PodQuota;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -170,7 +170,7 @@ public final class LimitRanger implements MutatingAdmission, ValidatingAdmission
           }
         }
       } else if (type.equals("Pod")) {
-        check(item, type, podTotal(spec, "requests"), podTotal(spec, "limits"), errors);
+        check(item, type, PodQuota.total(spec, "requests"), PodQuota.total(spec, "limits"), errors);
       }
     }
     return errors;
@@ -258,23 +258,6 @@ public final class LimitRanger implements MutatingAdmission, ValidatingAdmission
                 }
               }
             });
-  }
-
-  /**
-   * Kubernetes' PodRequests/PodLimits: the containers summed, then each resource at least the
-   * largest single init container's.
-   */
-  static Map<String, BigDecimal> podTotal(JsonNode spec, String field) {
-    TreeMap<String, BigDecimal> total = new TreeMap<>();
-    for (JsonNode container : spec.path("containers")) {
-      ResourceLists.of(container.path("resources").path(field))
-          .forEach((k, v) -> total.merge(k, v, BigDecimal::add));
-    }
-    for (JsonNode container : spec.path("initContainers")) {
-      ResourceLists.of(container.path("resources").path(field))
-          .forEach((k, v) -> total.merge(k, v, BigDecimal::max));
-    }
-    return total;
   }
 
   /** A quantity as Kubernetes' {@code Quantity.String()} prints it: in the format it was given. */

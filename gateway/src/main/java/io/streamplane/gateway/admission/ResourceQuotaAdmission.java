@@ -1,6 +1,5 @@
 package io.streamplane.gateway.admission;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.gateway.api.ApiException;
 import io.streamplane.gateway.api.Statuses;
@@ -59,10 +58,8 @@ public final class ResourceQuotaAdmission implements ValidatingAdmission {
         || request.object() == null) {
       return;
     }
-    String group = request.type().group();
-    String plural = request.type().plural();
     TreeMap<String, BigDecimal> delta =
-        QuotaUsage.of(group, plural, request.object(), clock.instant());
+        QuotaUsage.of(request.type(), request.object(), clock.instant());
     List<ObjectNode> quotas = objects.list("", "resourcequotas", request.namespace());
     List<String> charged = new ArrayList<>();
     for (ObjectNode quota : quotas) {
@@ -104,22 +101,22 @@ public final class ResourceQuotaAdmission implements ValidatingAdmission {
    * the quota with its usage charged; a refusal is thrown.
    */
   ObjectNode check(AdmissionRequest request, ObjectNode quota, Map<String, BigDecimal> delta) {
-    String group = request.type().group();
-    String plural = request.type().plural();
     String quotaName = quota.path("metadata").path("name").asText("");
     TreeMap<String, BigDecimal> hard = ResourceLists.of(quota.path("status").path("hard"));
     TreeMap<String, BigDecimal> used = ResourceLists.of(quota.path("status").path("used"));
     TreeSet<String> restricted = new TreeSet<>();
     for (String resource : hard.keySet()) {
-      if (QuotaUsage.matches(group, plural, resource)) {
+      if (QuotaUsage.matches(request.type(), resource)) {
         restricted.add(resource);
       }
     }
     if (restricted.isEmpty()) {
       return null;
     }
-    if (group.isEmpty() && plural.equals("pods")) {
-      constraints(request, quotaName, restricted);
+    List<String> unmet = request.type().strategy().quota().unmet(request.object(), restricted);
+    if (!unmet.isEmpty()) {
+      throw forbidden(
+          request, "failed quota: " + quotaName + ": must specify " + String.join("; ", unmet));
     }
     for (String resource : restricted) {
       if (!used.containsKey(resource)) {
@@ -170,33 +167,6 @@ public final class ResourceQuotaAdmission implements ValidatingAdmission {
           }
         });
     return charged;
-  }
-
-  private static void constraints(
-      AdmissionRequest request, String quotaName, Set<String> restricted) {
-    TreeSet<String> required = new TreeSet<>(restricted);
-    required.retainAll(QuotaUsage.POD_VALIDATION);
-    if (required.isEmpty()) {
-      return;
-    }
-    TreeMap<String, TreeSet<String>> missing = new TreeMap<>();
-    JsonNode spec = request.object().path("spec");
-    for (String list : new String[] {"containers", "initContainers"}) {
-      for (JsonNode container : spec.path(list)) {
-        for (String resource : QuotaUsage.undeclared(container, required)) {
-          missing
-              .computeIfAbsent(resource, r -> new TreeSet<>())
-              .add(container.path("name").asText(""));
-        }
-      }
-    }
-    if (missing.isEmpty()) {
-      return;
-    }
-    List<String> parts = new ArrayList<>();
-    missing.forEach((resource, names) -> parts.add(resource + " for: " + String.join(",", names)));
-    throw forbidden(
-        request, "failed quota: " + quotaName + ": must specify " + String.join("; ", parts));
   }
 
   private static TreeMap<String, BigDecimal> mask(Map<String, BigDecimal> list, Set<String> keys) {

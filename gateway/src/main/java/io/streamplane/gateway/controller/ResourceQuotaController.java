@@ -106,15 +106,13 @@ final class ResourceQuotaController {
     TreeMap<String, BigDecimal> used = new TreeMap<>();
     hard.fieldNames().forEachRemaining(resource -> used.put(resource, BigDecimal.ZERO));
     for (ResourceType type : counted) {
-      boolean relevant =
-          used.keySet().stream().anyMatch(r -> QuotaUsage.matches(type.group(), type.plural(), r));
+      boolean relevant = used.keySet().stream().anyMatch(r -> QuotaUsage.matches(type, r));
       if (!relevant) {
         continue;
       }
       for (ObjectNode object :
           cache.list(type.group(), type.plural(), namespace, o -> true).items()) {
-        Map<String, BigDecimal> usage =
-            QuotaUsage.of(type.group(), type.plural(), object, clock.instant());
+        Map<String, BigDecimal> usage = QuotaUsage.of(type, object, clock.instant());
         usage.forEach(
             (resource, value) -> {
               if (used.containsKey(resource)) {

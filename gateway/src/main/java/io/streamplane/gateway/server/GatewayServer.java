@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.api.PriorityClass;
+import io.streamplane.gateway.admission.Admission;
 import io.streamplane.gateway.admission.DefaultTolerationSeconds;
 import io.streamplane.gateway.admission.StatusWriter;
 import io.streamplane.gateway.api.ApiException;
@@ -47,7 +48,6 @@ import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiFunction;
 import java.util.stream.Stream;
 import org.eclipse.jetty.http.spi.JettyHttpServer;
@@ -329,25 +329,27 @@ public final class GatewayServer implements AutoCloseable {
     WatchCache cache = new WatchCache(bootstrapServers, topics, json, WATCH_WINDOW);
     HistoryIndex history = new HistoryIndex(bootstrapServers, topics, historyDirectory);
     CommandClient commands = new CommandClient(bootstrapServers, topics, replyPartition);
-    AtomicReference<ResourceService> services = new AtomicReference<>();
     ResourceRegistry registry = ResourceRegistry.kubernetes();
     WriteOptions charging =
         new WriteOptions(API_SERVER, false, "Strict", null, "kube-apiserver", null, null);
+    // The quota plugin charges a quota through a registry of its own that admits nothing: the
+    // API server's own status write is not a request to admit, and so the plugin does not need
+    // the registry it is part of.
+    ResourceService quotaStatus =
+        new ResourceService(
+            cache, history, commands, json, Duration.ofSeconds(30), Admission.none());
     StatusWriter statusWriter =
         (group, resource, namespace, object) ->
-            services
-                .get()
-                .updateStatus(
-                    registry.byResource(group, resource).orElseThrow(),
-                    namespace,
-                    object.path("metadata").path("name").asText(),
-                    object,
-                    charging);
+            quotaStatus.updateStatus(
+                registry.byResource(group, resource).orElseThrow(),
+                namespace,
+                object.path("metadata").path("name").asText(),
+                object,
+                charging);
     RequestChain chain = chainOf.apply(cache, statusWriter);
     ResourceService service =
         new ResourceService(
             cache, history, commands, json, Duration.ofSeconds(30), chain.admission());
-    services.set(service);
     Auditor auditor =
         new Auditor(
             auditPolicy, new KafkaAuditSink(bootstrapServers, topics.audit()), Clock.systemUTC());

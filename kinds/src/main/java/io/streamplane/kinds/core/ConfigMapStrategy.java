@@ -7,10 +7,18 @@ import static io.streamplane.kinds.printers.Cells.name;
 
 import io.streamplane.kinds.KindStrategy;
 import io.streamplane.kinds.printers.Printer;
+import io.streamplane.kinds.quota.QuotaEvaluator;
 import java.util.List;
 
 /** core/v1 ConfigMap: printed with the number of its data and binary data entries. */
 public final class ConfigMapStrategy implements KindStrategy {
+
+  private static final QuotaEvaluator QUOTA = QuotaEvaluator.ownCount("configmaps");
+
+  @Override
+  public QuotaEvaluator quota() {
+    return QUOTA;
+  }
 
   private static final Printer PRINTER =
       Printer.of(

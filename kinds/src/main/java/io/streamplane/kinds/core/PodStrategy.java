@@ -13,6 +13,7 @@ import io.streamplane.kinds.defaults.PodSpecDefaults;
 import io.streamplane.kinds.printers.Column;
 import io.streamplane.kinds.printers.Printer;
 import io.streamplane.kinds.printers.Row;
+import io.streamplane.kinds.quota.QuotaEvaluator;
 import io.streamplane.kinds.selection.Fields;
 import io.streamplane.kinds.validation.PodSpecs;
 import io.streamplane.log.StatusCause;
@@ -31,6 +32,11 @@ import org.apache.avro.specific.SpecificRecord;
  * kubectl's pod columns.
  */
 public final class PodStrategy implements KindStrategy {
+
+  @Override
+  public QuotaEvaluator quota() {
+    return PodQuota.EVALUATOR;
+  }
 
   private static final long DEFAULT_GRACE_SECONDS = 30;
 

@@ -7,12 +7,20 @@ import static io.streamplane.kinds.printers.Cells.name;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.streamplane.kinds.KindStrategy;
 import io.streamplane.kinds.printers.Printer;
+import io.streamplane.kinds.quota.QuotaEvaluator;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
 
 /** core/v1 ResourceQuota: printed with used/hard per resource, requests apart from limits. */
 public final class ResourceQuotaStrategy implements KindStrategy {
+
+  private static final QuotaEvaluator QUOTA = QuotaEvaluator.ownCount("resourcequotas");
+
+  @Override
+  public QuotaEvaluator quota() {
+    return QUOTA;
+  }
 
   private static final Printer PRINTER =
       Printer.of(

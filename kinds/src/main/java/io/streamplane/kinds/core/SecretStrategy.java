@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.kinds.KindStrategy;
 import io.streamplane.kinds.printers.Printer;
+import io.streamplane.kinds.quota.QuotaEvaluator;
 import io.streamplane.kinds.selection.Fields;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
@@ -22,6 +23,13 @@ import java.util.function.Function;
  * the API server does on write; selectable by {@code type}.
  */
 public final class SecretStrategy implements KindStrategy {
+
+  private static final QuotaEvaluator QUOTA = QuotaEvaluator.ownCount("secrets");
+
+  @Override
+  public QuotaEvaluator quota() {
+    return QUOTA;
+  }
 
   @Override
   public void applyDefaults(ObjectNode object, boolean create) {
