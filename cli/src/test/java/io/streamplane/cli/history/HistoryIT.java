@@ -16,7 +16,7 @@ import io.streamplane.schema.convert.KubeJson;
 import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.ResourceKey;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
-import io.streamplane.topics.TopicInitializer;
+import io.streamplane.topics.ClusterTopics;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
 import java.io.PrintWriter;
@@ -68,11 +68,9 @@ class HistoryIT {
     cluster = KafkaBrokerExtension.uniqueName("hist");
     // Not the default of --partitions (6): the scan must hash with the topic's real count.
     TopicLayout layout = new TopicLayout(cluster, PARTITIONS, 1, 1, (short) 1);
-    try (KafkaSchemaCatalog catalog =
-            new KafkaSchemaCatalog(bootstrap, layout.topicName(Topics.SCHEMAS));
-        Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-      Topics topics = new Topics(layout, catalog);
-      new TopicInitializer(admin).ensure(topics.all());
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap));
+        ClusterTopics ready = ClusterTopics.ensure(admin, bootstrap, layout)) {
+      Topics topics = ready.topics();
       try (KafkaProducer<String, ResourceEvent> producer =
           new KafkaProducer<>(
               Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),

@@ -5,15 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.gateway.testing.ApiRequests;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.kafka.embedded.KafkaBrokerExtension;
 import io.streamplane.plane.ControlPlane;
 import io.streamplane.topics.TopicLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,11 +40,7 @@ class ServerSideApplyIT {
   private static final Duration WAIT = Duration.ofSeconds(30);
   private static final String APPLY = "application/apply-patch+yaml";
 
-  private final HttpClient http =
-      HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .connectTimeout(Duration.ofSeconds(5))
-          .build();
+  private ApiRequests api;
 
   private ControlPlane plane;
   private GatewayServer gateway;
@@ -65,6 +59,7 @@ class ServerSideApplyIT {
             .systemNamespaces(ControlPlane.SystemNamespaces.CREATE)
             .start();
     gateway = plane.gateway();
+    api = new ApiRequests(gateway.url());
   }
 
   @AfterAll
@@ -76,14 +71,7 @@ class ServerSideApplyIT {
 
   @BeforeEach
   void createNamespace() {
-    namespace = KafkaBrokerExtension.uniqueName("ns").toLowerCase();
-    HttpResponse<String> created =
-        send(
-            "POST",
-            "/api/v1/namespaces",
-            "application/json",
-            "{\"metadata\":{\"name\":\"" + namespace + "\"}}");
-    assertThat(created.statusCode()).isEqualTo(201);
+    namespace = api.createNamespace();
   }
 
   @Test
@@ -405,39 +393,15 @@ class ServerSideApplyIT {
   }
 
   private HttpResponse<String> send(String method, String path, String contentType, String body) {
-    return send(method, path, contentType, body, "streamplane-test/1.0");
+    return api.send(method, path, contentType, body);
   }
 
   private HttpResponse<String> send(
       String method, String path, String contentType, String body, String userAgent) {
-    HttpRequest.Builder request =
-        HttpRequest.newBuilder(URI.create(gateway.url() + path))
-            .timeout(WAIT)
-            .header("Accept", "application/json")
-            .header("User-Agent", userAgent)
-            .method(
-                method,
-                body == null
-                    ? HttpRequest.BodyPublishers.noBody()
-                    : HttpRequest.BodyPublishers.ofString(body));
-    if (contentType != null) {
-      request.header("Content-Type", contentType);
-    }
-    try {
-      return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+    return api.send(method, path, contentType, body, userAgent);
   }
 
   private static JsonNode json(HttpResponse<String> response) {
-    try {
-      return JSON.readTree(response.body());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return ApiRequests.json(response);
   }
 }

@@ -12,16 +12,12 @@ import io.streamplane.gateway.authz.Authorization;
 import io.streamplane.gateway.authz.PrivilegedGroups;
 import io.streamplane.gateway.server.GatewayServer;
 import io.streamplane.gateway.server.RequestChain;
+import io.streamplane.gateway.testing.TestPlane;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.kafka.embedded.KafkaBrokerExtension;
 import io.streamplane.log.AuditEvent;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.UserInfo;
-import io.streamplane.schema.serde.KafkaSchemaCatalog;
-import io.streamplane.store.StoreApp;
-import io.streamplane.streams.StreamsApp;
-import io.streamplane.topics.ClusterTopics;
-import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -36,7 +32,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -86,9 +81,8 @@ class AuditIT {
   private final HttpClient http = HttpClient.newHttpClient();
   private final Map<String, List<AuditEvent>> events = new ConcurrentHashMap<>();
   private final List<ResourceCommand> commands = new CopyOnWriteArrayList<>();
-  private KafkaSchemaCatalog catalog;
+  private TestPlane plane;
   private Topics topics;
-  private StreamsApp store;
   private GatewayServer gateway;
   private GatewayServer refusing;
   private Thread reader;
@@ -96,16 +90,9 @@ class AuditIT {
 
   @BeforeAll
   void start(EmbeddedKafkaBroker broker, @TempDir Path dir) throws Exception {
-    String bootstrap = broker.bootstrapServers();
-    TopicLayout layout =
-        TopicLayout.singleBroker(
-            KafkaBrokerExtension.uniqueName("audit").replaceAll("[^a-zA-Z0-9_-]", "_"));
-    try (Admin admin = Admin.create(broker.clientProperties())) {
-      ClusterTopics ready = ClusterTopics.ensure(admin, bootstrap, layout);
-      catalog = ready.catalog();
-      topics = ready.topics();
-    }
-    store = StoreApp.start(topics, bootstrap, dir.resolve("store"));
+    plane = TestPlane.start(broker, "audit", dir.resolve("store"));
+    String bootstrap = plane.bootstrap();
+    topics = plane.topics();
     Path policy = dir.resolve("policy.yaml");
     Files.writeString(policy, POLICY);
     gateway =
@@ -145,11 +132,7 @@ class AuditIT {
     if (reader != null) {
       reader.join(10_000);
     }
-    for (AutoCloseable c : new AutoCloseable[] {gateway, refusing, store, catalog}) {
-      if (c != null) {
-        c.close();
-      }
-    }
+    TestPlane.closeAll(gateway, refusing, plane);
   }
 
   @Test

@@ -7,27 +7,18 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.controller.ControllersApp;
 import io.streamplane.gateway.admission.WebhookServer;
+import io.streamplane.gateway.testing.ApiRequests;
+import io.streamplane.gateway.testing.TestPlane;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.kafka.embedded.KafkaBrokerExtension;
 import io.streamplane.log.UserInfo;
-import io.streamplane.schema.serde.KafkaSchemaCatalog;
-import io.streamplane.store.StoreApp;
 import io.streamplane.streams.StreamsApp;
-import io.streamplane.topics.ClusterTopics;
-import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
-import java.util.List;
-import org.apache.kafka.clients.admin.Admin;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -49,56 +40,36 @@ class AdmissionIT {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration WAIT = Duration.ofSeconds(30);
-  private static final UserInfo SYSTEM =
-      UserInfo.newBuilder()
-          .setUsername("system:apiserver")
-          .setGroups(List.of("system:masters"))
-          .build();
+  private static final UserInfo SYSTEM = TestPlane.SYSTEM;
 
-  private final HttpClient http =
-      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private ApiRequests api;
 
-  private KafkaSchemaCatalog catalog;
+  private TestPlane plane;
   private WebhookServer webhook;
-  private StreamsApp store;
   private StreamsApp controllers;
   private GatewayServer gateway;
   private String namespace;
 
   @BeforeAll
   void startCluster(EmbeddedKafkaBroker broker, @TempDir Path stateDir) throws Exception {
-    String bootstrap = broker.bootstrapServers();
-    TopicLayout layout =
-        TopicLayout.singleBroker(
-            KafkaBrokerExtension.uniqueName("adm").replaceAll("[^a-zA-Z0-9_-]", "_"));
-    Topics topics;
-    try (Admin admin = Admin.create(broker.clientProperties())) {
-      ClusterTopics ready = ClusterTopics.ensure(admin, bootstrap, layout);
-      catalog = ready.catalog();
-      topics = ready.topics();
-    }
-    store = StoreApp.start(topics, bootstrap, stateDir);
+    plane = TestPlane.start(broker, "adm", stateDir);
+    String bootstrap = plane.bootstrap();
+    Topics topics = plane.topics();
     controllers = ControllersApp.start(topics, bootstrap, stateDir.resolve("controllers"));
     gateway = GatewayServer.start(bootstrap, topics, "127.0.0.1", 0, 0);
     gateway.ensureSystemNamespaces(SYSTEM);
+    api = new ApiRequests(gateway.url());
     webhook = new WebhookServer(stateDir);
   }
 
   @AfterAll
   void stopCluster() throws Exception {
-    for (AutoCloseable c : new AutoCloseable[] {webhook, gateway, controllers, store, catalog}) {
-      if (c != null) {
-        c.close();
-      }
-    }
+    TestPlane.closeAll(webhook, gateway, controllers, plane);
   }
 
   @BeforeEach
   void createNamespace() {
-    namespace = KafkaBrokerExtension.uniqueName("ns").toLowerCase();
-    ObjectNode body = JSON.createObjectNode();
-    body.putObject("metadata").put("name", namespace);
-    assertThat(send("POST", "/api/v1/namespaces", body).statusCode()).isEqualTo(201);
+    namespace = api.createNamespace();
   }
 
   @Test
@@ -414,30 +385,11 @@ class AdmissionIT {
   }
 
   private HttpResponse<String> send(String method, String path, JsonNode body, String contentType) {
-    HttpRequest.Builder request =
-        HttpRequest.newBuilder(URI.create(gateway.url() + path)).timeout(WAIT);
-    if (body == null) {
-      request.method(method, HttpRequest.BodyPublishers.noBody());
-    } else {
-      request
-          .header("Content-Type", contentType)
-          .method(method, HttpRequest.BodyPublishers.ofString(body.toString()));
-    }
-    try {
-      return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+    return api.send(
+        method, path, body == null ? null : contentType, body == null ? null : body.toString());
   }
 
   private static JsonNode json(HttpResponse<String> response) {
-    try {
-      return JSON.readTree(response.body());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return ApiRequests.json(response);
   }
 }

@@ -8,15 +8,12 @@ import com.google.protobuf.Message;
 import io.kubernetes.client.proto.Meta;
 import io.kubernetes.client.proto.Runtime;
 import io.kubernetes.client.proto.V1;
+import io.streamplane.gateway.testing.FuzzRun;
 import io.streamplane.gateway.testing.StoredState;
+import io.streamplane.gateway.testing.TestPlane;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.kafka.embedded.KafkaBrokerExtension;
 import io.streamplane.log.UserInfo;
-import io.streamplane.schema.serde.KafkaSchemaCatalog;
-import io.streamplane.store.StoreApp;
-import io.streamplane.streams.StreamsApp;
-import io.streamplane.topics.ClusterTopics;
-import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
@@ -25,17 +22,14 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeSet;
-import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -66,11 +60,7 @@ class ApiFuzzIT {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int TIMEOUT_MS = 30_000;
   private static final String NS = "fuzz";
-  private static final UserInfo SYSTEM =
-      UserInfo.newBuilder()
-          .setUsername("system:apiserver")
-          .setGroups(List.of("system:masters"))
-          .build();
+  private static final UserInfo SYSTEM = TestPlane.SYSTEM;
 
   /** What an answer to a case must be. */
   enum Expect {
@@ -90,24 +80,16 @@ class ApiFuzzIT {
 
   record Answer(int code, Map<String, String> headers, byte[] body) {}
 
-  private KafkaSchemaCatalog catalog;
+  private TestPlane plane;
   private Topics topics;
-  private StreamsApp store;
   private GatewayServer gateway;
   private String bootstrap;
 
   @BeforeAll
   void start(EmbeddedKafkaBroker broker, @TempDir Path dir) throws Exception {
-    bootstrap = broker.bootstrapServers();
-    TopicLayout layout =
-        TopicLayout.singleBroker(
-            KafkaBrokerExtension.uniqueName("fuzz").replaceAll("[^a-zA-Z0-9_-]", "_"));
-    try (Admin admin = Admin.create(broker.clientProperties())) {
-      ClusterTopics ready = ClusterTopics.ensure(admin, bootstrap, layout);
-      catalog = ready.catalog();
-      topics = ready.topics();
-    }
-    store = StoreApp.start(topics, bootstrap, dir.resolve("store"));
+    plane = TestPlane.start(broker, "fuzz", dir.resolve("store"));
+    bootstrap = plane.bootstrap();
+    topics = plane.topics();
     gateway = GatewayServer.start(bootstrap, topics, "127.0.0.1", 0, 0, dir.resolve("history"));
     gateway.ensureSystemNamespaces(SYSTEM);
     assertThat(send(post("/api/v1/namespaces", namespaceJson(NS))).code()).isEqualTo(201);
@@ -116,63 +98,27 @@ class ApiFuzzIT {
 
   @AfterAll
   void stop() throws Exception {
-    for (AutoCloseable c : new AutoCloseable[] {gateway, store, catalog}) {
-      if (c != null) {
-        c.close();
-      }
-    }
+    TestPlane.closeAll(gateway, plane);
   }
 
   @Test
   void everyBadRequestIsAClientErrorStatusNeverAServerErrorOrAHangAndNothingIsStored()
       throws Exception {
-    long seed = Long.getLong("streamplane.fuzz.seed", System.nanoTime());
-    int count = Integer.getInteger("streamplane.fuzz.requests", 1500);
-    System.out.println(
-        "ApiFuzzIT seed="
-            + seed
-            + " requests="
-            + count
-            + " (replay: -Dstreamplane.fuzz.seed="
-            + seed
-            + ")");
-    Random random = new Random(seed);
-    List<Case> cases = new ArrayList<>();
-    while (cases.size() < count) {
-      cases.add(generate(random));
-    }
+    long seed = FuzzRun.seed();
     long eventsBefore = eventsEnd();
     Map<String, TreeSet<String>> objectsBefore = objects();
 
-    List<String> failures = new ArrayList<>();
-    Map<Integer, Integer> codes = new java.util.TreeMap<>();
-    for (int i = 0; i < cases.size(); i++) {
-      Case c = cases.get(i);
-      String problem;
-      try {
-        Answer answer = send(c);
-        codes.merge(answer.code(), 1, Integer::sum);
-        problem = check(c, answer);
-      } catch (SocketTimeoutException e) {
-        problem = "no answer within " + TIMEOUT_MS + " ms";
-      } catch (IOException e) {
-        problem = "no answer: " + e;
-      }
-      if (problem != null) {
-        failures.add(
-            "#"
-                + i
-                + " "
-                + c.description()
-                + " "
-                + c.method()
-                + " "
-                + abbreviate(c.target(), 200)
-                + ": "
-                + problem);
-      }
-    }
-    System.out.println("ApiFuzzIT answers by code: " + codes);
+    List<String> failures =
+        FuzzRun.run(
+            "ApiFuzzIT",
+            seed,
+            Integer.getInteger("streamplane.fuzz.requests", 1500),
+            this::generate,
+            c -> {
+              Answer answer = send(c);
+              return new FuzzRun.Tried(answer.code(), check(c, answer));
+            },
+            c -> c.description() + " " + c.method() + " " + abbreviate(c.target(), 200));
 
     assertThat(failures).as("seed %d: failed cases", seed).isEmpty();
     assertThat(eventsEnd()).as("seed %d: events written", seed).isEqualTo(eventsBefore);

@@ -10,15 +10,12 @@ import io.streamplane.gateway.authn.ServiceAccountTokens;
 import io.streamplane.gateway.pki.CertificateAuthority;
 import io.streamplane.gateway.pki.ClusterPki;
 import io.streamplane.gateway.pki.Pem;
+import io.streamplane.gateway.testing.FuzzRun;
 import io.streamplane.gateway.testing.StoredState;
+import io.streamplane.gateway.testing.TestPlane;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.kafka.embedded.KafkaBrokerExtension;
 import io.streamplane.log.UserInfo;
-import io.streamplane.schema.serde.KafkaSchemaCatalog;
-import io.streamplane.store.StoreApp;
-import io.streamplane.streams.StreamsApp;
-import io.streamplane.topics.ClusterTopics;
-import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
 import java.io.BufferedInputStream;
 import java.io.IOException;
@@ -26,7 +23,6 @@ import java.io.OutputStream;
 import java.math.BigInteger;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,7 +46,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
 import javax.crypto.Mac;
@@ -61,7 +56,6 @@ import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509ExtendedKeyManager;
-import org.apache.kafka.clients.admin.Admin;
 import org.awaitility.Awaitility;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x500.X500NameBuilder;
@@ -146,9 +140,8 @@ class CredentialFuzzIT {
       String forbiddenUser) {}
 
   private final Map<Identity, SSLContext> contexts = new HashMap<>();
-  private KafkaSchemaCatalog catalog;
+  private TestPlane plane;
   private Topics topics;
-  private StreamsApp store;
   private GatewayServer gateway;
   private String bootstrap;
   private ClusterPki pki;
@@ -170,16 +163,9 @@ class CredentialFuzzIT {
 
   @BeforeAll
   void start(EmbeddedKafkaBroker broker, @TempDir Path dir) throws Exception {
-    bootstrap = broker.bootstrapServers();
-    TopicLayout layout =
-        TopicLayout.singleBroker(
-            KafkaBrokerExtension.uniqueName("credfuzz").replaceAll("[^a-zA-Z0-9_-]", "_"));
-    try (Admin kafka = Admin.create(broker.clientProperties())) {
-      ClusterTopics ready = ClusterTopics.ensure(kafka, bootstrap, layout);
-      catalog = ready.catalog();
-      topics = ready.topics();
-    }
-    store = StoreApp.start(topics, bootstrap, dir.resolve("store"));
+    plane = TestPlane.start(broker, "credfuzz", dir.resolve("store"));
+    bootstrap = plane.bootstrap();
+    topics = plane.topics();
 
     pki = ClusterPki.loadOrCreate(dir.resolve("pki"), Clock.systemUTC());
     clusterCa = pki.ca().certificate();
@@ -304,70 +290,33 @@ class CredentialFuzzIT {
 
   @AfterAll
   void stop() throws Exception {
-    for (AutoCloseable c : new AutoCloseable[] {gateway, store, catalog}) {
-      if (c != null) {
-        c.close();
-      }
-    }
+    TestPlane.closeAll(gateway, plane);
   }
 
   @Test
   void everyBadCredentialIsA401AndEveryForbiddenOneA403StatusAndNothingIsStored() throws Exception {
-    long seed = Long.getLong("streamplane.fuzz.seed", System.nanoTime());
-    int count = Integer.getInteger("streamplane.credentials.requests", 300);
-    System.out.println(
-        "CredentialFuzzIT seed="
-            + seed
-            + " requests="
-            + count
-            + " (replay: -Dstreamplane.fuzz.seed="
-            + seed
-            + ")");
-    Random random = new Random(seed);
-    List<Case> cases = new ArrayList<>();
-    while (cases.size() < count) {
-      cases.add(generate(random));
-    }
+    long seed = FuzzRun.seed();
     long eventsBefore = eventsEnd();
     Map<String, TreeSet<String>> objectsBefore = objects();
 
-    List<String> failures = new ArrayList<>();
-    Map<Integer, Integer> codes = new TreeMap<>();
-    long started = System.nanoTime();
-    for (int i = 0; i < cases.size(); i++) {
-      Case c = cases.get(i);
-      String problem;
-      try {
-        ApiFuzzIT.Answer answer = send(c);
-        codes.merge(answer.code(), 1, Integer::sum);
-        problem = check(c, answer);
-      } catch (SocketTimeoutException e) {
-        problem = "no answer within " + TIMEOUT_MS + " ms";
-      } catch (IOException e) {
-        problem = "no answer: " + e;
-      }
-      if (problem != null) {
-        failures.add(
-            "#"
-                + i
-                + " "
-                + c.description()
-                + " ["
-                + c.identity().description()
-                + "] "
-                + c.method()
-                + " "
-                + c.target()
-                + ": "
-                + problem);
-      }
-    }
-    System.out.println(
-        "CredentialFuzzIT answers by code: "
-            + codes
-            + " in "
-            + Duration.ofNanos(System.nanoTime() - started).toMillis()
-            + " ms");
+    List<String> failures =
+        FuzzRun.run(
+            "CredentialFuzzIT",
+            seed,
+            Integer.getInteger("streamplane.credentials.requests", 300),
+            this::generate,
+            c -> {
+              ApiFuzzIT.Answer answer = send(c);
+              return new FuzzRun.Tried(answer.code(), check(c, answer));
+            },
+            c ->
+                c.description()
+                    + " ["
+                    + c.identity().description()
+                    + "] "
+                    + c.method()
+                    + " "
+                    + c.target());
 
     assertThat(failures).as("seed %d: failed cases", seed).isEmpty();
     assertThat(eventsEnd()).as("seed %d: events written", seed).isEqualTo(eventsBefore);

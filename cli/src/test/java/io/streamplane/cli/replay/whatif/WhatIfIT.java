@@ -18,8 +18,7 @@ import io.streamplane.log.ResourceEvent;
 import io.streamplane.log.UserInfo;
 import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.ResourceKey;
-import io.streamplane.schema.serde.KafkaSchemaCatalog;
-import io.streamplane.topics.TopicInitializer;
+import io.streamplane.topics.ClusterTopics;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.Topics;
 import java.io.PrintWriter;
@@ -78,11 +77,9 @@ class WhatIfIT {
     bootstrap = broker.bootstrapServers();
     cluster = KafkaBrokerExtension.uniqueName("whatif");
     TopicLayout layout = new TopicLayout(cluster, PARTITIONS, 1, 1, (short) 1);
-    try (KafkaSchemaCatalog catalog =
-            new KafkaSchemaCatalog(bootstrap, layout.topicName(Topics.SCHEMAS));
-        Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-      Topics topics = new Topics(layout, catalog);
-      new TopicInitializer(admin).ensure(topics.all());
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap));
+        ClusterTopics ready = ClusterTopics.ensure(admin, bootstrap, layout)) {
+      Topics topics = ready.topics();
       try (KafkaProducer<String, ResourceEvent> producer =
           new KafkaProducer<>(
               Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
