@@ -5,6 +5,7 @@ import java.io.Reader;
 import java.io.StringReader;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyPair;
@@ -12,22 +13,29 @@ import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
+import java.security.interfaces.ECPrivateKey;
 import java.util.ArrayList;
 import java.util.List;
+import org.bouncycastle.asn1.ASN1ObjectIdentifier;
+import org.bouncycastle.asn1.DERBitString;
 import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
 import org.bouncycastle.asn1.x509.SubjectPublicKeyInfo;
+import org.bouncycastle.asn1.x9.ECNamedCurveTable;
+import org.bouncycastle.asn1.x9.X9ECParameters;
 import org.bouncycastle.cert.X509CertificateHolder;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
 import org.bouncycastle.openssl.PEMKeyPair;
 import org.bouncycastle.openssl.PEMParser;
 import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
-import org.bouncycastle.openssl.jcajce.JcaPKCS8Generator;
+import org.bouncycastle.util.io.pem.PemObject;
 
 /**
  * PEM files as Kubernetes components read and write them: certificates ({@code CERTIFICATE}),
- * private keys (written PKCS#8 {@code PRIVATE KEY}; read PKCS#1, PKCS#8 or SEC1) and public keys
- * ({@code PUBLIC KEY}), by Bouncy Castle's PEM reader and writer.
+ * private keys (written as kubeadm writes them, PKCS#1 {@code RSA PRIVATE KEY} or SEC1 {@code EC
+ * PRIVATE KEY}, whose headers name the algorithm for clients that guess it from them, as fabric8
+ * does; read PKCS#1, PKCS#8 or SEC1) and public keys ({@code PUBLIC KEY}), by Bouncy Castle's PEM
+ * reader and writer.
  */
 public final class Pem {
 
@@ -36,8 +44,8 @@ public final class Pem {
   public static String encode(Object object) {
     StringWriter text = new StringWriter();
     try (JcaPEMWriter writer = new JcaPEMWriter(text)) {
-      if (object instanceof PrivateKey key) {
-        writer.writeObject(new JcaPKCS8Generator(key, null));
+      if (object instanceof ECPrivateKey key) {
+        writer.writeObject(new PemObject("EC PRIVATE KEY", sec1(key)));
       } else {
         writer.writeObject(object);
       }
@@ -45,6 +53,27 @@ public final class Pem {
       throw new UncheckedIOException(e);
     }
     return text.toString();
+  }
+
+  /**
+   * An EC private key as SEC 1 (RFC 5915) holds it on its own, as Go's {@code
+   * x509.MarshalECPrivateKey} writes it: the key, its named curve and its public point. A JDK key's
+   * PKCS#8 form carries the curve outside the SEC 1 structure and no public point, so both are put
+   * back in.
+   */
+  private static byte[] sec1(ECPrivateKey key) throws IOException {
+    PrivateKeyInfo info = PrivateKeyInfo.getInstance(key.getEncoded());
+    ASN1ObjectIdentifier curve =
+        ASN1ObjectIdentifier.getInstance(info.getPrivateKeyAlgorithm().getParameters());
+    X9ECParameters parameters = ECNamedCurveTable.getByOID(curve);
+    if (parameters == null) {
+      throw new IOException("EC key on a curve without a name: " + curve);
+    }
+    BigInteger d = key.getS();
+    byte[] point = parameters.getG().multiply(d).normalize().getEncoded(false);
+    return new org.bouncycastle.asn1.sec.ECPrivateKey(
+            parameters.getN().bitLength(), d, new DERBitString(point), curve)
+        .getEncoded();
   }
 
   /** Every certificate of a PEM bundle, in order. */
@@ -72,7 +101,8 @@ public final class Pem {
     try {
       for (Object object : objects(new StringReader(pem))) {
         if (object instanceof PEMKeyPair pair) {
-          return converter.getKeyPair(pair).getPrivate();
+          // The private part alone: a SEC 1 key may come without its public point.
+          return converter.getPrivateKey(pair.getPrivateKeyInfo());
         }
         if (object instanceof PrivateKeyInfo info) {
           return converter.getPrivateKey(info);
