@@ -534,6 +534,14 @@ public final class ResourceRegistry {
         .findFirst();
   }
 
+  /**
+   * The stored resource a URL names, {@code (apps, v1, deployments)}: empty for one not served in
+   * that version or never stored (the access reviews).
+   */
+  public Optional<ResourceType> served(String group, String version, String plural) {
+    return byResource(group, plural).filter(t -> t.version().equals(version) && t.stored());
+  }
+
   /** The stored resource whose objects are of this generated class. */
   public Optional<ResourceType> byClass(Class<?> avroClass) {
     return types.stream().filter(t -> !t.isView() && avroClass.equals(t.avroClass())).findFirst();

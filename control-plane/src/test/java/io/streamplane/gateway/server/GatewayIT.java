@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.gateway.testing.ApiRequests;
+import io.streamplane.gateway.testing.TestPlane;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.kafka.embedded.KafkaBrokerExtension;
 import io.streamplane.log.UserInfo;
@@ -19,8 +21,8 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.WebSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,7 +33,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.awaitility.Awaitility;
@@ -59,17 +65,9 @@ class GatewayIT {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration WAIT = Duration.ofSeconds(30);
-  private static final UserInfo SYSTEM =
-      UserInfo.newBuilder()
-          .setUsername("system:apiserver")
-          .setGroups(List.of("system:masters"))
-          .build();
+  private static final UserInfo SYSTEM = TestPlane.SYSTEM;
 
-  private final HttpClient http =
-      HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .connectTimeout(Duration.ofSeconds(5))
-          .build();
+  private final Map<GatewayServer, ApiRequests> apis = new ConcurrentHashMap<>();
 
   private String bootstrap;
   private Topics topics;
@@ -103,10 +101,7 @@ class GatewayIT {
 
   @BeforeEach
   void createNamespace() {
-    namespace = KafkaBrokerExtension.uniqueName("ns").toLowerCase();
-    ObjectNode body = JSON.createObjectNode();
-    body.putObject("metadata").put("name", namespace);
-    assertThat(post(gateway, "/api/v1/namespaces", body).statusCode()).isEqualTo(201);
+    namespace = api(gateway).createNamespace();
   }
 
   // ---------------------------------------------------------------- create, get, conflicts
@@ -685,19 +680,63 @@ class GatewayIT {
   }
 
   @Test
+  void aWatchThatUpgradesToWebSocketGetsEachEventAsAMessageAndANormalCloseAtItsTimeout()
+      throws Exception {
+    BlockingQueue<String> messages = new LinkedBlockingQueue<>();
+    CompletableFuture<Integer> closed = new CompletableFuture<>();
+    WebSocket socket =
+        HttpClient.newHttpClient()
+            .newWebSocketBuilder()
+            .buildAsync(
+                URI.create(
+                    gateway.url().replace("http://", "ws://")
+                        + pods()
+                        + "?watch=true&timeoutSeconds=5"),
+                new WebSocket.Listener() {
+                  private final StringBuilder text = new StringBuilder();
+
+                  @Override
+                  public CompletionStage<?> onText(
+                      WebSocket webSocket, CharSequence data, boolean last) {
+                    text.append(data);
+                    if (last) {
+                      messages.add(text.toString());
+                      text.setLength(0);
+                    }
+                    webSocket.request(1);
+                    return null;
+                  }
+
+                  @Override
+                  public CompletionStage<?> onClose(
+                      WebSocket webSocket, int statusCode, String reason) {
+                    closed.complete(statusCode);
+                    return null;
+                  }
+                })
+            .get(WAIT.toSeconds(), TimeUnit.SECONDS);
+
+    assertThat(post(gateway, pods(), pod("ws")).statusCode()).isEqualTo(201);
+
+    String first = messages.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+    assertThat(first).as("a message within %s", WAIT).isNotNull();
+    JsonNode event = parse(first);
+    assertThat(event.path("type").asText()).isEqualTo("ADDED");
+    assertThat(event.path("object").path("metadata").path("name").asText()).isEqualTo("ws");
+    assertThat(closed.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(WebSocket.NORMAL_CLOSURE);
+    socket.abort();
+  }
+
+  @Test
   void theStateAtEachBookmarkOfAWatchIsTheListAtItsVersion() throws Exception {
     assertThat(post(gateway, pods(), pod("w1")).statusCode()).isEqualTo(201);
     JsonNode start = list("");
     CompletableFuture<List<JsonNode>> stream =
-        http.sendAsync(
-                request(
-                    gateway,
-                    "GET",
-                    pods()
-                        + "?watch=true&allowWatchBookmarks=true&timeoutSeconds=17&resourceVersion="
-                        + encode(start.path("metadata").path("resourceVersion").asText()),
-                    null,
-                    null),
+        api(gateway)
+            .getAsync(
+                pods()
+                    + "?watch=true&allowWatchBookmarks=true&timeoutSeconds=17&resourceVersion="
+                    + encode(start.path("metadata").path("resourceVersion").asText()),
                 HttpResponse.BodyHandlers.ofLines())
             .thenApply(
                 response -> {
@@ -905,8 +944,8 @@ class GatewayIT {
         "?watch=true&timeoutSeconds="
             + timeoutSeconds
             + (resourceVersion == null ? "" : "&resourceVersion=" + encode(resourceVersion));
-    return http.sendAsync(
-            request(on, "GET", pods() + query, null, null), HttpResponse.BodyHandlers.ofLines())
+    return api(on)
+        .getAsync(pods() + query, HttpResponse.BodyHandlers.ofLines())
         .thenApply(
             response -> {
               assertThat(response.statusCode()).isEqualTo(200);
@@ -928,46 +967,25 @@ class GatewayIT {
     }
   }
 
+  private ApiRequests api(GatewayServer on) {
+    return apis.computeIfAbsent(on, g -> new ApiRequests(g.url()));
+  }
+
   private HttpResponse<String> get(GatewayServer on, String path) {
-    return send(on, "GET", path, null, null);
+    return api(on).get(path);
   }
 
   private HttpResponse<String> post(GatewayServer on, String path, JsonNode body) {
-    return send(on, "POST", path, "application/json", body.toString());
+    return api(on).post(path, body);
   }
 
   private HttpResponse<String> put(GatewayServer on, String path, JsonNode body) {
-    return send(on, "PUT", path, "application/json", body.toString());
+    return api(on).put(path, body);
   }
 
   private HttpResponse<String> send(
       GatewayServer on, String method, String path, String contentType, String body) {
-    try {
-      return http.send(
-          request(on, method, path, contentType, body), HttpResponse.BodyHandlers.ofString());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private static HttpRequest request(
-      GatewayServer on, String method, String path, String contentType, String body) {
-    HttpRequest.Builder request =
-        HttpRequest.newBuilder(URI.create(on.url() + path))
-            .timeout(WAIT)
-            .header("Accept", "application/json")
-            .method(
-                method,
-                body == null
-                    ? HttpRequest.BodyPublishers.noBody()
-                    : HttpRequest.BodyPublishers.ofString(body));
-    if (contentType != null) {
-      request.header("Content-Type", contentType);
-    }
-    return request.build();
+    return api(on).send(method, path, contentType, body);
   }
 
   private static void assertStatus(HttpResponse<String> answer, int code, String reason) {
@@ -981,7 +999,7 @@ class GatewayIT {
   }
 
   private static JsonNode json(HttpResponse<String> response) {
-    return parse(response.body());
+    return ApiRequests.json(response);
   }
 
   private static JsonNode parse(String text) {

@@ -20,7 +20,6 @@ import io.streamplane.gateway.apply.ApplyStatuses;
 import io.streamplane.gateway.audit.RequestAudit;
 import io.streamplane.gateway.authz.AccessReviews;
 import io.streamplane.gateway.cache.CacheUnavailableException;
-import io.streamplane.gateway.cache.ListVersion;
 import io.streamplane.gateway.cache.TooOldResourceVersionException;
 import io.streamplane.gateway.cache.WatchCache;
 import io.streamplane.gateway.codec.ProtobufBodies;
@@ -104,6 +103,11 @@ final class ApiHandler implements HttpHandler {
     this.watches = new Watches(cache, tables);
     this.podLogs = new PodLogs(registry, service);
     this.reviews = new AccessReviews(chain.authorization());
+  }
+
+  /** The watches this API serves, which {@link WebSocketWatches} serves over WebSocket too. */
+  Watches watches() {
+    return watches;
   }
 
   @Override
@@ -272,8 +276,7 @@ final class ApiHandler implements HttpHandler {
     }
     ResourceType type =
         registry
-            .byResource(object.group(), object.resource())
-            .filter(t -> t.version().equals(object.version()) && t.stored())
+            .served(object.group(), object.version(), object.resource())
             .orElseThrow(() -> new ApiException(Statuses.notFoundPath()));
     if (type.namespaced() != (object.namespace() != null)) {
       throw new ApiException(Statuses.notFoundPath());
@@ -327,8 +330,7 @@ final class ApiHandler implements HttpHandler {
     }
     ResourceType type =
         registry
-            .byResource(info.group(), info.resource())
-            .filter(t -> t.version().equals(info.version()) && t.stored())
+            .served(info.group(), info.version(), info.resource())
             .orElseThrow(() -> new ApiException(Statuses.notFoundPath()));
     String namespace = type.namespaced() ? info.namespace() : null;
     if (type.namespaced() && namespace == null && !List.of("list", "watch").contains(info.verb())) {
@@ -411,26 +413,8 @@ final class ApiHandler implements HttpHandler {
                     query.get("continue")));
         Responses.json(exchange, 200, table ? tables.forList(type, list, include) : list);
       }
-      case "watch" -> {
-        Selectors.LabelSelector labels = Selectors.parseLabels(query.get("labelSelector"));
-        Selectors.FieldSelector fields = Selectors.parseFields(query.get("fieldSelector"), type);
-        if (info.name() != null) {
-          fields =
-              Selectors.parseFields(
-                  joinSelectors(query.get("fieldSelector"), "metadata.name=" + info.name()), type);
-        }
-        watches.serve(
-            exchange,
-            type,
-            namespace,
-            labels,
-            fields,
-            startVersion(query.get("resourceVersion")),
-            QueryBooleans.get(query, "allowWatchBookmarks"),
-            parseLong(query.get("timeoutSeconds")),
-            table,
-            include);
-      }
+      case "watch" ->
+          watches.serve(exchange, Watches.Request.of(type, namespace, info, query, accept));
       case "create" -> {
         if (subresource != null) {
           throw new ApiException(
@@ -570,24 +554,6 @@ final class ApiHandler implements HttpHandler {
     }
   }
 
-  private static String joinSelectors(String a, String b) {
-    return a == null || a.isBlank() ? b : a + "," + b;
-  }
-
-  /**
-   * Where a watch starts: after a list's version, or — with no version, "0", or an object's
-   * resourceVersion, which names no position in {@code events} — from the current state (an object
-   * version as start is answered with 410 by {@link Watches}, and clients list again).
-   */
-  private static Watches.Start startVersion(String resourceVersion) {
-    if (resourceVersion == null || resourceVersion.isEmpty() || resourceVersion.equals("0")) {
-      return Watches.Start.current();
-    }
-    return ListVersion.parse(resourceVersion)
-        .map(Watches.Start::after)
-        .orElseGet(() -> Watches.Start.expired(resourceVersion));
-  }
-
   private void respond(HttpExchange exchange, Written written) throws IOException {
     for (String warning : written.warnings()) {
       exchange
@@ -648,7 +614,7 @@ final class ApiHandler implements HttpHandler {
     }
   }
 
-  private static long parseLong(String value) {
+  static long parseLong(String value) {
     if (value == null || value.isEmpty()) {
       return 0;
     }

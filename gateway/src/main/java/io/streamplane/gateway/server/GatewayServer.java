@@ -540,10 +540,11 @@ public final class GatewayServer implements AutoCloseable {
 
   /**
    * The gateway's Jetty server, without connectors: every request passes the {@link HandlerChain}
-   * and then reaches {@link PodStreams} (exec, attach, port-forward) or, through jetty-http-spi's
-   * context at {@code /} (which the caller creates with {@link JettyHttpServer}), {@code api}.
-   * WebSocket upgrades are enabled outermost, where Jetty looks for them; they only happen when
-   * {@link PodStreams} asks, inside the chain.
+   * and then reaches {@link PodStreams} (exec, attach, port-forward), {@link WebSocketWatches}
+   * (watches that upgrade to WebSocket) or, through jetty-http-spi's context at {@code /} (which
+   * the caller creates with {@link JettyHttpServer}), {@code api}. WebSocket upgrades are enabled
+   * outermost, where Jetty looks for them; they only happen when {@link PodStreams} or {@link
+   * WebSocketWatches} asks, inside the chain.
    */
   static Server httpServer(
       ApiHandler api,
@@ -560,7 +561,10 @@ public final class GatewayServer implements AutoCloseable {
         WebSocketUpgradeHandler.from(server, c -> PodStreams.configure(c, IDLE_TIMEOUT));
     PodStreams streams =
         new PodStreams(registry, service, upgrades.getServerWebSocketContainer(), IDLE_TIMEOUT);
-    streams.setHandler(contexts);
+    WebSocketWatches webSocketWatches =
+        new WebSocketWatches(registry, api.watches(), upgrades.getServerWebSocketContainer());
+    webSocketWatches.setHandler(contexts);
+    streams.setHandler(webSocketWatches);
     upgrades.setHandler(HandlerChain.build(streams, chain, auditor, registry, Clock.systemUTC()));
     server.setHandler(upgrades);
     return server;

@@ -63,9 +63,7 @@ final class WithMetrics extends Handler.Wrapper {
     Map<String, String> query = (Map<String, String>) request.getAttribute(RequestContext.QUERY);
     Optional<ResourceType> type =
         info.resourceRequest()
-            ? registry
-                .byResource(info.group(), info.resource())
-                .filter(t -> t.version().equals(info.version()) && t.stored())
+            ? registry.served(info.group(), info.version(), info.resource())
             : Optional.empty();
     boolean subresourceServed =
         info.subresource() == null
