@@ -41,14 +41,16 @@ import org.slf4j.LoggerFactory;
  * relays bytes.
  *
  * <p>Subprotocols: {@code v5.channel.k8s.io} (preferred) and {@code v4.channel.k8s.io} for exec and
- * attach; {@code SPDY/3.1+portforward.k8s.io} (SPDY tunnelled in WebSocket messages) for
- * port-forward. Checks, in kube-apiserver's order and wording: the method (GET or POST, else 405);
- * at least one of stdin, stdout, stderr (400); the pod (404); the container, chosen as {@code
- * pods/log} chooses it (400); a node (400 {@code pod X does not have a host assigned}); the
- * container running (400 {@code container X is not running}, from the pod's status); then the
- * upgrade: a request that is no WebSocket upgrade (kubectl's SPDY fallback) or offers none of the
- * subprotocols is answered 400. A node that cannot be dialled ends an exec or attach with a 500
- * Status on the error channel ({@code error dialing backend: ...}), a port-forward by closing.
+ * attach; {@code SPDY/3.1+portforward.k8s.io} (SPDY tunnelled in WebSocket messages, kubectl's) or
+ * {@code v4.channel.k8s.io} (kubelet's WebSocket port-forward, the other clients', the request's
+ * {@code ports} passed on as kubelet's {@code port}) for port-forward. Checks, in kube-apiserver's
+ * order and wording: the method (GET or POST, else 405); at least one of stdin, stdout, stderr
+ * (400); the pod (404); the container, chosen as {@code pods/log} chooses it (400); a node (400
+ * {@code pod X does not have a host assigned}); the container running (400 {@code container X is
+ * not running}, from the pod's status); then the upgrade: a request that is no WebSocket upgrade
+ * (kubectl's SPDY fallback) or offers none of the subprotocols is answered 400. A node that cannot
+ * be dialled ends an exec or attach with a 500 Status on the error channel ({@code error dialing
+ * backend: ...}), a port-forward by closing.
  *
  * <p>An endpoint inside the {@link HandlerChain}: a request reaches it authenticated, audited,
  * impersonated and authorized, the upgrade as a {@code create} of {@code pods/exec}, {@code
@@ -70,6 +72,13 @@ final class PodStreams extends Handler.Wrapper {
 
   /** Port-forward: SPDY/3.1 frames carried in WebSocket binary messages. */
   static final String PORT_FORWARD_PROTOCOL = "SPDY/3.1+portforward.k8s.io";
+
+  /**
+   * The port-forward protocols: SPDY tunnelled in WebSocket (kubectl's), then kubelet's plain
+   * WebSocket protocol (the Python client's and fabric8's), whose ports are in the query.
+   */
+  static final List<String> PORT_FORWARD_PROTOCOLS =
+      List.of(PORT_FORWARD_PROTOCOL, "v4.channel.k8s.io");
 
   /** The largest message relayed: kubectl writes at most 32 KiB of stdin at a time. */
   static final int MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -218,12 +227,18 @@ final class PodStreams extends Handler.Wrapper {
         endpoint = "/attach/" + encode(namespace) + "/" + encode(name) + "/" + encode(container);
         streamQuery(q, stdin, stdout, stderr, tty);
       }
-      default -> endpoint = "/portForward/" + encode(namespace) + "/" + encode(name);
+      default -> {
+        endpoint = "/portForward/" + encode(namespace) + "/" + encode(name);
+        // Plain WebSocket port-forward names its ports in the query, which kubelet reads as port.
+        List<String> ports = parameters.getValues("ports");
+        for (String port : ports == null ? List.<String>of() : ports) {
+          q.add("port=" + URLEncoder.encode(port, StandardCharsets.UTF_8));
+        }
+      }
     }
     URI uri =
         URI.create("ws://" + hostPort + endpoint + (q.length() == 0 ? "" : "?" + q.toString()));
-    return new Target(
-        uri, portForward ? List.of(PORT_FORWARD_PROTOCOL) : CHANNEL_PROTOCOLS, !portForward);
+    return new Target(uri, portForward ? PORT_FORWARD_PROTOCOLS : CHANNEL_PROTOCOLS, !portForward);
   }
 
   /** The query kubelet's streaming endpoints read, as kube-apiserver's streamParams writes it. */

@@ -26,9 +26,10 @@ import org.eclipse.jetty.websocket.server.ServerWebSocketContainer;
  * {@code command}, repeated, and {@code input}, {@code output}, {@code error}, {@code tty}), {@code
  * /attach/{namespace}/{pod}/{container}} (the same without {@code command}) and {@code
  * /portForward/{namespace}/{pod}}, each a WebSocket upgrade: the remote command protocol ({@link
- * ChannelProtocol}, {@link RemoteCommandSession}) for exec and attach, SPDY tunnelled in WebSocket
- * for port-forward ({@link PortForwardSession}). The gateway relays {@code pods/exec}, {@code
- * pods/attach} and {@code pods/portforward} here.
+ * ChannelProtocol}, {@link RemoteCommandSession}) for exec and attach; for port-forward SPDY
+ * tunnelled in WebSocket ({@link PortForwardSession}, kubectl's) or kubelet's plain WebSocket
+ * protocol ({@link WebSocketPortForward}, the other clients', ports in the query's {@code port}).
+ * The gateway relays {@code pods/exec}, {@code pods/attach} and {@code pods/portforward} here.
  *
  * <p>Errors before the upgrade are HTTP answers with a Status: 400 {@code you must specify at least
  * 1 of stdin, stdout, stderr}, 400 for a request that is no WebSocket upgrade or offers no protocol
@@ -124,9 +125,25 @@ public final class NodeStreams extends Handler.Wrapper {
       String namespace,
       String pod,
       List<String> offered) {
-    if (!offered.contains(PortForwardSession.PROTOCOL)) {
-      unsupported(response, callback, offered, List.of(PortForwardSession.PROTOCOL));
+    boolean spdy = offered.contains(PortForwardSession.PROTOCOL);
+    if (!spdy && !offered.contains(WebSocketPortForward.PROTOCOL)) {
+      unsupported(
+          response,
+          callback,
+          offered,
+          List.of(PortForwardSession.PROTOCOL, WebSocketPortForward.PROTOCOL));
       return true;
+    }
+    List<Integer> ports = List.of();
+    if (!spdy) {
+      // Plain WebSocket names its ports in the query; SPDY in each stream's headers.
+      try {
+        ports =
+            WebSocketPortForward.ports(Request.extractQueryParameters(request).getValues("port"));
+      } catch (IllegalArgumentException e) {
+        status(response, callback, 400, "BadRequest", e.getMessage());
+        return true;
+      }
     }
     try {
       runtime.portForwardAddress(namespace, pod);
@@ -134,12 +151,22 @@ public final class NodeStreams extends Handler.Wrapper {
       status(response, callback, e.code(), e.reason(), e.getMessage());
       return true;
     }
-    upgrade(
-        request,
-        response,
-        callback,
-        PortForwardSession.PROTOCOL,
-        new PortForwardSession(() -> runtime.portForwardAddress(namespace, pod), pod, pumps));
+    if (spdy) {
+      upgrade(
+          request,
+          response,
+          callback,
+          PortForwardSession.PROTOCOL,
+          new PortForwardSession(() -> runtime.portForwardAddress(namespace, pod), pod, pumps));
+    } else {
+      upgrade(
+          request,
+          response,
+          callback,
+          WebSocketPortForward.PROTOCOL,
+          new WebSocketPortForward(
+              () -> runtime.portForwardAddress(namespace, pod), pod, ports, pumps));
+    }
     return true;
   }
 

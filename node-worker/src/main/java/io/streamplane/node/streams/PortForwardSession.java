@@ -256,7 +256,7 @@ public final class PortForwardSession implements Session.Listener {
   }
 
   /** A failed connection in Go's words, which kubectl users know from kubelet. */
-  private static String describe(Exception e, String target) {
+  static String describe(Exception e, String target) {
     if (e instanceof ConnectException) {
       return "dial tcp " + target + ": connect: connection refused";
     }

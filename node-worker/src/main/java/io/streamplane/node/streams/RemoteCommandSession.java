@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -176,6 +177,15 @@ public final class RemoteCommandSession implements Session.Listener {
     } finally {
       session.demand();
     }
+  }
+
+  /**
+   * A text message carries the same channel byte and data as a binary one (kubelet reads both alike
+   * on the channel protocols): the Python client sends a {@code str} stdin as text.
+   */
+  @Override
+  public void onWebSocketText(String message) {
+    onWebSocketBinary(ByteBuffer.wrap(message.getBytes(StandardCharsets.UTF_8)), Callback.NOOP);
   }
 
   private static void write(OutputStream stdin, byte[] data) {
