@@ -52,12 +52,14 @@ class ExecE2E {
   private LocalCluster cluster;
   private Launcher simulatedNode;
   private Kubectl kubectl;
+  private PythonClient python;
 
   @BeforeAll
   void startCluster() throws Exception {
     home = Files.createTempDirectory("exec-e2e");
     cluster = new LocalCluster(home, "--nodes", "1", "--runtime", "process").start();
     kubectl = cluster.kubectl;
+    python = new PythonClient(home, home.resolve("kubeconfig"));
     simulatedNode =
         Launcher.startLabelled(
             "sim-0",
@@ -223,6 +225,15 @@ class ExecE2E {
       forward.destroy();
       forward.waitFor(10, TimeUnit.SECONDS);
     }
+  }
+
+  @Test
+  void thePythonClientWritesAStrToAnExecsStdinAndPortForwardsOverWebSocket() throws Exception {
+    assertThat(python.run("exec", "default", "web", "hello").expectSuccess().out())
+        .isEqualTo("got hello\n");
+    assertThat(python.run("forward", "default", "web", "80").expectSuccess().out())
+        .startsWith("HTTP/1.1 200")
+        .contains("Welcome to nginx!");
   }
 
   @Test

@@ -33,7 +33,6 @@ import io.kubernetes.client.util.Config;
 import io.kubernetes.client.util.PatchUtils;
 import io.kubernetes.client.util.Watch;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -59,7 +58,6 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OfficialClientsE2E {
 
-  private static final Path PYTHON = Path.of("/usr/bin/python3");
   private static final Duration WAIT = Duration.ofSeconds(60);
 
   /**
@@ -73,7 +71,7 @@ class OfficialClientsE2E {
   private ApiClient client;
   private CoreV1Api core;
   private AppsV1Api apps;
-  private Path pythonClient;
+  private PythonClient python;
 
   @BeforeAll
   void startCluster() throws Exception {
@@ -83,10 +81,7 @@ class OfficialClientsE2E {
     client.setReadTimeout(0); // watches stay open
     core = new CoreV1Api(client);
     apps = new AppsV1Api(client);
-    pythonClient = home.resolve("python_client.py");
-    try (InputStream script = getClass().getResourceAsStream("/clients/python_client.py")) {
-      Files.copy(script, pythonClient);
-    }
+    python = new PythonClient(home, home.resolve("kubeconfig"));
     await("both nodes registered")
         .atMost(WAIT)
         .until(() -> core.listNode().execute().getItems().size() == 2);
@@ -372,7 +367,7 @@ class OfficialClientsE2E {
 
   @Test
   void pythonClientListsNodes() throws Exception {
-    String out = python("nodes").expectSuccess().out();
+    String out = python.run("nodes").expectSuccess().out();
 
     assertThat(out.lines()).hasSize(2).allMatch(line -> line.matches("\\S+ v1\\.32\\S* \\S+"));
   }
@@ -382,7 +377,7 @@ class OfficialClientsE2E {
     String ns = namespace("py-watch");
     Path pythonOut = home.resolve("python-watch.out");
     Path kubectlOut = home.resolve("kubectl-watch.out");
-    Process pythonWatch = pythonProcess(pythonOut, "watch", ns, "120");
+    Process pythonWatch = python.start(pythonOut, "watch", ns, "120");
     Process kubectlWatch =
         cluster.kubectl.start(
             kubectlOut, "get", "pods", "-n", ns, "-w", "--output-watch-events", "--no-headers");
@@ -423,7 +418,7 @@ class OfficialClientsE2E {
     String ns = namespace("py-patch");
     core.createNamespacedConfigMap(ns, configMap("patched", Map.of("a", "1"))).execute();
 
-    List<String> lines = python("patch", ns, "patched").expectSuccess().out().lines().toList();
+    List<String> lines = python.run("patch", ns, "patched").expectSuccess().out().lines().toList();
 
     assertThat(lines)
         .containsExactly(
@@ -495,24 +490,5 @@ class OfficialClientsE2E {
         .filter(words -> words.length >= 2 && words[0].matches("ADDED|MODIFIED|DELETED"))
         .map(words -> words[0] + " " + words[1])
         .toList();
-  }
-
-  private Kubectl.Result python(String... args) throws IOException, InterruptedException {
-    Path out = Files.createTempFile(home, "python", ".out");
-    Process process = pythonProcess(out, args);
-    assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("the python client to finish").isTrue();
-    String err = new String(process.getErrorStream().readAllBytes());
-    return new Kubectl.Result(process.exitValue(), Files.readString(out), err);
-  }
-
-  private Process pythonProcess(Path out, String... args) throws IOException {
-    assertThat(PYTHON).as("Debian's python3 with python3-kubernetes").exists();
-    List<String> command = new ArrayList<>(List.of(PYTHON.toString(), pythonClient.toString()));
-    command.add(home.resolve("kubeconfig").toString());
-    command.addAll(List.of(args));
-    return new ProcessBuilder(command)
-        .redirectOutput(out.toFile())
-        .redirectError(ProcessBuilder.Redirect.PIPE)
-        .start();
   }
 }
