@@ -566,6 +566,69 @@ class KubectlE2E {
   }
 
   @Test
+  void serverSideApplyAfterClientSideApplyTakesOverTheImageWithoutConflict() throws Exception {
+    String manifest =
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: migrated\nspec:\n"
+            + "  selector:\n    matchLabels: {app: migrated}\n  template:\n"
+            + "    metadata:\n      labels: {app: migrated}\n    spec:\n"
+            + "      containers: [{name: web, image: IMAGE}]\n";
+    Path first = Files.writeString(home.resolve("m.yaml"), manifest.replace("IMAGE", "nginx:1.25"));
+    Path second =
+        Files.writeString(home.resolve("m2.yaml"), manifest.replace("IMAGE", "nginx:1.27"));
+
+    kubectl.run("apply", "-f", first.toString()).expectSuccess();
+    assertThat(kubectl.run("apply", "--server-side", "-f", second.toString()).expectSuccess().out())
+        .contains("deployment.apps/migrated serverside-applied");
+
+    assertThat(
+            kubectl
+                .run(
+                    "get",
+                    "deploy",
+                    "migrated",
+                    "-o",
+                    "jsonpath={.spec.template.spec.containers[0].image}")
+                .expectSuccess()
+                .out())
+        .isEqualTo("nginx:1.27");
+    // Client-side apply keeps working: its annotation now holds the server-side configuration.
+    kubectl.run("apply", "-f", first.toString()).expectSuccess();
+    assertThat(
+            kubectl
+                .run(
+                    "get",
+                    "deploy",
+                    "migrated",
+                    "-o",
+                    "jsonpath={.spec.template.spec.containers[0].image}")
+                .expectSuccess()
+                .out())
+        .isEqualTo("nginx:1.25");
+    // managedFields reset by a patch with one empty entry, as Kubernetes allows.
+    kubectl
+        .run(
+            "patch",
+            "deploy",
+            "migrated",
+            "--type=json",
+            "-p",
+            "[{\"op\":\"replace\",\"path\":\"/metadata/managedFields\",\"value\":[{}]}]")
+        .expectSuccess();
+    assertThat(
+            kubectl
+                .run(
+                    "get",
+                    "deploy",
+                    "migrated",
+                    "--show-managed-fields",
+                    "-o",
+                    "jsonpath={.metadata.managedFields}")
+                .expectSuccess()
+                .out())
+        .isEmpty();
+  }
+
+  @Test
   void serverSideApplyConflictsAsKubernetesAndForceTakesOwnership() throws Exception {
     Path owned = Files.writeString(home.resolve("ssa-a.yaml"), ssaManifest(2, "    owner: a\n"));
     Path other = Files.writeString(home.resolve("ssa-b.yaml"), ssaManifest(3, ""));

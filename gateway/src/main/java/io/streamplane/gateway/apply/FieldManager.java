@@ -1,8 +1,10 @@
 package io.streamplane.gateway.apply;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.gateway.patch.PatchSchema;
+import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -39,6 +41,8 @@ import org.slf4j.LoggerFactory;
  * {@code ancient-changes} entry).
  */
 public final class FieldManager {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private static final Logger LOG = LoggerFactory.getLogger(FieldManager.class);
 
@@ -185,6 +189,12 @@ public final class FieldManager {
       taken.forEach(p -> conflicts.add(new Conflict(other, p)));
       next.add(other.withFields(other.fields().difference(taken).difference(removed)));
     }
+    if (!force) {
+      // kubectl's first server-side apply of an object kept by client-side apply takes over what
+      // the last-applied configuration names (kube-apiserver's lastAppliedManager).
+      FieldSet upgraded = upgradedFromClientSideApply(live, schema, writer);
+      conflicts.removeIf(c -> upgraded.contains(c.path()));
+    }
     if (!conflicts.isEmpty() && !force) {
       conflicts.sort(
           (a, b) -> PathElement.compareBytes(a.manager().manager(), b.manager().manager()));
@@ -275,6 +285,54 @@ public final class FieldManager {
       managers.put(e.id(), same == null ? e : same.withFields(same.fields().union(e.fields())));
     }
     return managers;
+  }
+
+  /** The annotation in which client-side {@code kubectl apply} keeps what it applied. */
+  public static final String LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+
+  /** The manager of kubectl's server-side apply, the only one that takes over client-side apply. */
+  private static final String KUBECTL = "kubectl";
+
+  /**
+   * The fields a server-side apply may take over without conflict because client-side apply set
+   * them: for kubectl's manager, those of the live object's last-applied configuration; none for
+   * any other manager (the opt-out is another {@code --field-manager}) or without the annotation.
+   */
+  private static FieldSet upgradedFromClientSideApply(
+      ObjectNode live, PatchSchema schema, Writer writer) {
+    if (live == null || !writer.manager().equals(KUBECTL)) {
+      return new FieldSet();
+    }
+    String lastApplied = live.path("metadata").path("annotations").path(LAST_APPLIED).asText("");
+    if (lastApplied.isEmpty()) {
+      return new FieldSet();
+    }
+    try {
+      JsonNode config = JSON.readTree(lastApplied);
+      return config instanceof ObjectNode object
+          ? ObjectFields.fieldSet(object, schema)
+          : new FieldSet();
+    } catch (IOException | RuntimeException e) {
+      return new FieldSet(); // an annotation that is no object allows nothing, as in Kubernetes
+    }
+  }
+
+  /**
+   * kube-apiserver's lastAppliedUpdater: after kubectl's server-side apply of an object that
+   * client-side apply also keeps, the last-applied annotation holds the new configuration (without
+   * the annotation), so a later client-side apply computes its patch from it.
+   */
+  public static void syncLastApplied(ObjectNode merged, ObjectNode config, Writer writer) {
+    JsonNode annotations = merged.path("metadata").path("annotations");
+    if (!writer.manager().equals(KUBECTL) || !annotations.has(LAST_APPLIED)) {
+      return;
+    }
+    ObjectNode applied = config.deepCopy();
+    JsonNode appliedAnnotations = applied.path("metadata").path("annotations");
+    if (appliedAnnotations instanceof ObjectNode a) {
+      a.remove(LAST_APPLIED);
+    }
+    ((ObjectNode) annotations).put(LAST_APPLIED, applied.toString());
   }
 
   private static List<ManagedFieldsEntry> safeDecode(ObjectNode object) {

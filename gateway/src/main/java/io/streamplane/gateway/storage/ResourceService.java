@@ -604,6 +604,7 @@ public final class ResourceService {
                         + "): "
                         + e.getMessage()));
           }
+          FieldManager.syncLastApplied(merged, config, writer(type, sub, options));
           merged.with("metadata").put("name", name);
           if (live != null && !userPrecondition) {
             merged.with("metadata").put("resourceVersion", resourceVersion(live));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import io.streamplane.gateway.admission.Admission;
 import io.streamplane.gateway.api.ApiException;
 import io.streamplane.gateway.testing.InMemoryStore;
@@ -307,5 +308,93 @@ class ResourceServiceTest {
                   .contains("count: Invalid value: \"\": needs to be unset");
             });
     assertThat(store.commands()).isEmpty();
+  }
+
+  @Test
+  void managedFieldsAreWrittenAsAPatchSetsThemAndResetWithAnEmptyEntry() {
+    createConfigMap("owned");
+    String jsonPatch = "application/json-patch+json";
+    ObjectNode set =
+        service
+            .patch(
+                CONFIG_MAPS,
+                "default",
+                "owned",
+                "",
+                jsonPatch,
+                KubeJson.parseJson(
+                    "[{\"op\":\"replace\",\"path\":\"/metadata/managedFields\",\"value\":"
+                        + "[{\"manager\":\"someone\",\"operation\":\"Update\",\"apiVersion\":\"v1\","
+                        + "\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{\"f:data\":{\"f:k\":{}}}}]}]"),
+                ALICE)
+            .object();
+    assertThat(set.at("/metadata/managedFields")).hasSize(1);
+    assertThat(set.at("/metadata/managedFields/0/manager").asText()).isEqualTo("someone");
+
+    ObjectNode reset =
+        service
+            .patch(
+                CONFIG_MAPS,
+                "default",
+                "owned",
+                "",
+                jsonPatch,
+                KubeJson.parseJson(
+                    "[{\"op\":\"replace\",\"path\":\"/metadata/managedFields\",\"value\":[{}]}]"),
+                ALICE)
+            .object();
+    assertThat(reset.at("/metadata/managedFields").isMissingNode()).as(reset.toString()).isTrue();
+  }
+
+  @Test
+  void kubectlsServerSideApplyTakesOverWhatClientSideApplySetAndKeepsItsAnnotation() {
+    String lastApplied =
+        "{\"apiVersion\":\"v1\",\"data\":{\"k\":\"1\"},\"kind\":\"ConfigMap\","
+            + "\"metadata\":{\"annotations\":{},\"name\":\"csa\",\"namespace\":\"default\"}}";
+    ObjectNode clientSide =
+        json(
+            "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"csa\","
+                + "\"annotations\":{\"kubectl.kubernetes.io/last-applied-configuration\":"
+                + TextNode.valueOf(lastApplied).toString()
+                + "}},\"data\":{\"k\":\"1\"}}");
+    service.create(
+        CONFIG_MAPS,
+        "default",
+        clientSide,
+        new WriteOptions(
+            ALICE.actor(), false, null, "a-3", "kubectl-client-side-apply", null, null));
+    String config =
+        "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"csa\"},"
+            + "\"data\":{\"k\":\"2\"}}";
+
+    assertThatThrownBy(
+            () ->
+                service.apply(
+                    CONFIG_MAPS,
+                    "default",
+                    "csa",
+                    null,
+                    json(config),
+                    new WriteOptions(ALICE.actor(), false, null, "a-4", "someone", null, null)))
+        .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code()).isEqualTo(409));
+    ObjectNode applied =
+        service
+            .apply(
+                CONFIG_MAPS,
+                "default",
+                "csa",
+                null,
+                json(config),
+                new WriteOptions(ALICE.actor(), false, null, "a-5", "kubectl", null, null))
+            .object();
+
+    assertThat(applied.at("/data/k").asText()).isEqualTo("2");
+    assertThat(
+            json(applied
+                    .at("/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration")
+                    .asText())
+                .at("/data/k")
+                .asText())
+        .isEqualTo("2");
   }
 }
