@@ -7,6 +7,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +42,7 @@ public final class ContainerLogWriter implements AutoCloseable {
   private final Path file;
   private final FileOutputStream out;
   private final Clock clock;
+  private final List<BiConsumer<String, byte[]>> taps = new CopyOnWriteArrayList<>();
   private int pumping;
   private boolean closed;
 
@@ -71,6 +76,21 @@ public final class ContainerLogWriter implements AutoCloseable {
     thread.start();
   }
 
+  /**
+   * Hands {@code tap} what every pump reads from now on, as read ({@code "stdout"} or {@code
+   * "stderr"}, the bytes), besides writing it to the file: what {@code kubectl attach} shows.
+   * Closing the returned handle stops it.
+   */
+  public AutoCloseable tap(BiConsumer<String, byte[]> tap) {
+    taps.add(tap);
+    return () -> taps.remove(tap);
+  }
+
+  /** Whether any pump still reads its stream. */
+  public synchronized boolean pumping() {
+    return pumping > 0;
+  }
+
   /** True when every pump reached end of stream within {@code timeout}. */
   public synchronized boolean awaitDrained(Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
@@ -99,6 +119,10 @@ public final class ContainerLogWriter implements AutoCloseable {
     boolean writable = true;
     try (in) {
       for (int n; (n = in.read(chunk)) >= 0; ) {
+        if (n > 0 && !taps.isEmpty()) {
+          byte[] read = Arrays.copyOf(chunk, n);
+          taps.forEach(t -> t.accept(stream, read));
+        }
         for (int i = 0; i < n; i++) {
           if (chunk[i] == '\n') {
             writable = writable && write(stream, line, length, false);
@@ -123,6 +147,7 @@ public final class ContainerLogWriter implements AutoCloseable {
         pumping--;
         notifyAll();
       }
+      taps.forEach(t -> t.accept(stream, null));
     }
   }
 

@@ -78,7 +78,8 @@ public interface PodRuntime extends AutoCloseable {
    * The container's own input and output, for {@code kubectl attach}. Fails with a {@link
    * ContainerStreamException} when the runtime does not keep them.
    */
-  default ContainerCommand attach(String namespace, String name, String container, boolean tty) {
+  default ContainerCommand attach(
+      String namespace, String name, String container, boolean stdin, boolean tty) {
     throw new ContainerStreamException(400, "BadRequest", streamsRefused("attach"));
   }
 

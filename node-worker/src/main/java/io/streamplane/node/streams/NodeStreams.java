@@ -109,7 +109,7 @@ public final class NodeStreams extends Handler.Wrapper {
                 protocol,
                 pumps)
             : new RemoteCommandSession(
-                () -> runtime.attach(namespace, pod, container, streams.tty()),
+                () -> runtime.attach(namespace, pod, container, streams.stdin(), streams.tty()),
                 command,
                 streams,
                 protocol,

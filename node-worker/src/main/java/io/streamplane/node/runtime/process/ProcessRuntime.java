@@ -19,6 +19,7 @@ import io.streamplane.node.runtime.RuntimeContainer;
 import io.streamplane.schema.objects.Quantities;
 import java.io.File;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -318,14 +319,26 @@ public final class ProcessRuntime implements PodRuntime {
     return tty ? new TerminalCommand(process) : new PipedCommand(process);
   }
 
+  /**
+   * Attaches to the container's own output from now on and, when its spec keeps stdin open ({@code
+   * stdin: true}) and the client asks for it, its stdin ({@link AttachedContainer}).
+   */
   @Override
-  public ContainerCommand attach(String namespace, String name, String container, boolean tty) {
-    sandbox(namespace, name);
-    throw new ContainerStreamException(
-        400,
-        "BadRequest",
-        "the process runtime does not keep a container's stdin and stdout open to attach to:"
-            + " its output is in the container's log (kubectl logs -f)");
+  public ContainerCommand attach(
+      String namespace, String name, String container, boolean stdin, boolean tty) {
+    Sandbox sandbox = sandbox(namespace, name);
+    Slot slot = sandbox.find(container);
+    Run run = slot == null ? null : slot.current;
+    Process main = run == null ? null : run.process;
+    if (main == null || !main.isAlive() || run.log == null) {
+      throw ContainerStreamException.containerNotFound(container);
+    }
+    try {
+      return new AttachedContainer(main, run.log, stdin ? run.stdin : null, run.stdinOnce, run.tty);
+    } catch (IOException e) {
+      throw new ContainerStreamException(
+          500, "InternalError", "cannot attach to " + container + ": " + e.getMessage());
+    }
   }
 
   @Override
@@ -907,8 +920,14 @@ public final class ProcessRuntime implements PodRuntime {
         return run;
       }
       String runGroup = group + "_" + attempt;
+      boolean keepsStdin = Boolean.TRUE.equals(spec.getStdin());
+      boolean tty = Boolean.TRUE.equals(spec.getTty());
       try {
         List<String> line = command.get();
+        if (tty) {
+          // A terminal of its own, as a container with tty: true has one (util-linux script).
+          line = TerminalCommand.wrap(line);
+        }
         if (linux.isPresent()) {
           List<Path> procs = List.of();
           if (cgroups.isPresent()) {
@@ -935,7 +954,13 @@ public final class ProcessRuntime implements PodRuntime {
         ProcessBuilder builder = new ProcessBuilder(line);
         environment(builder, environment);
         builder.directory(hostDir().toFile());
-        builder.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        if (tty) {
+          builder.environment().putIfAbsent("TERM", "xterm");
+        }
+        builder.redirectInput(
+            keepsStdin
+                ? ProcessBuilder.Redirect.PIPE
+                : ProcessBuilder.Redirect.from(new File("/dev/null")));
         ContainerLogWriter log = ContainerLogWriter.open(dir.resolve(attempt + ".log"), clock);
         run.startedAt = clock.instant();
         Process process;
@@ -952,6 +977,10 @@ public final class ProcessRuntime implements PodRuntime {
         }
         log.pump(process.getInputStream(), "stdout");
         log.pump(process.getErrorStream(), "stderr");
+        run.log = log;
+        run.stdin = keepsStdin ? process.getOutputStream() : null;
+        run.stdinOnce = Boolean.TRUE.equals(spec.getStdinOnce());
+        run.tty = tty;
         run.process = process;
         awaitListening(process);
         Path pidFile = dir.resolve(attempt + PID_SUFFIX);
@@ -1003,6 +1032,15 @@ public final class ProcessRuntime implements PodRuntime {
 
     /** Sandboxed: the host pid of the container's PID 1, which exec enters; else 0. */
     volatile long initPid;
+
+    /** Where the container's output goes, and attached clients read it. */
+    volatile ContainerLogWriter log;
+
+    /** The container's stdin when its spec keeps it open ({@code stdin: true}); else null. */
+    volatile OutputStream stdin;
+
+    volatile boolean stdinOnce;
+    volatile boolean tty;
 
     volatile Instant startedAt;
     volatile Instant finishedAt;
