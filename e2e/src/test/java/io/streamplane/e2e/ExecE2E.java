@@ -258,6 +258,46 @@ class ExecE2E {
   }
 
   @Test
+  void debugStartsAnEphemeralContainerInTheRunningPodAndAttachesToIt() throws Exception {
+    Kubectl.Result debug =
+        kubectl.runWithInput(
+            "echo inside-$HOSTNAME; exit\n",
+            "debug",
+            "pod/web",
+            "-it",
+            "--image=busybox",
+            "--container=debugger");
+
+    debug.expectSuccess();
+    assertThat(debug.out()).contains("inside-web");
+    assertThat(
+            kubectl
+                .run(
+                    "get",
+                    "pod",
+                    "web",
+                    "-o",
+                    "jsonpath={.spec.ephemeralContainers[0].name}"
+                        + " {.status.ephemeralContainerStatuses[0].name}")
+                .expectSuccess()
+                .out())
+        .isEqualTo("debugger debugger");
+    await("the debugger to end")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                kubectl
+                    .run(
+                        "get",
+                        "pod",
+                        "web",
+                        "-o",
+                        "jsonpath={.status.ephemeralContainerStatuses[0].state.terminated.exitCode}")
+                    .out()
+                    .equals("0"));
+  }
+
+  @Test
   void portForwardToAPortNothingListensOnReportsKubeletsError() throws Exception {
     int port = Launcher.freePort();
     Path out = home.resolve("port-forward-closed.out");

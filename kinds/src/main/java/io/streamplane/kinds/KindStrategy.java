@@ -91,6 +91,22 @@ public interface KindStrategy {
     return List.of();
   }
 
+  /**
+   * The object as a write through {@code subresource} leaves it — {@code stored} with the part that
+   * subresource may change taken from {@code written} (a pod's {@code ephemeralcontainers}) — or
+   * null when the kind has no such subresource. The status subresource is the store's own.
+   */
+  default SpecificRecord writeThrough(
+      String subresource, SpecificRecord written, SpecificRecord stored) {
+    return null;
+  }
+
+  /** The validation of a write through {@code subresource}, against the object it replaces. */
+  default List<StatusCause> validateThrough(
+      String subresource, SpecificRecord updated, SpecificRecord stored) {
+    return List.of();
+  }
+
   /** Whether the kind keeps {@code metadata.generation}, raised by every change of its spec. */
   default boolean keepsGeneration() {
     return false;

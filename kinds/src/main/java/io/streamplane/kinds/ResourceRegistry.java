@@ -152,6 +152,8 @@ public final class ResourceRegistry {
                 ALL_VERBS,
                 Pod.class,
                 List.of(
+                    new ResourceType.Subresource(
+                        "ephemeralcontainers", "", "v1", "Pod", STATUS_VERBS),
                     new ResourceType.Subresource("log", "", "v1", "Pod", List.of("get")),
                     status("", "Pod"))))
             .withStrategy(new PodStrategy()));

@@ -6,6 +6,7 @@ import io.streamplane.api.ContainerStateRunning;
 import io.streamplane.api.ContainerStateTerminated;
 import io.streamplane.api.ContainerStateWaiting;
 import io.streamplane.api.ContainerStatus;
+import io.streamplane.api.EphemeralContainer;
 import io.streamplane.api.HostIP;
 import io.streamplane.api.Pod;
 import io.streamplane.api.PodCondition;
@@ -260,8 +261,56 @@ public final class PodStatuses {
         .setStartTime(previous.getStartTime() == null ? second : previous.getStartTime())
         .setInitContainerStatuses(initStatuses(pod, sandbox, views, second))
         .setContainerStatuses(statuses)
+        .setEphemeralContainerStatuses(ephemeralStatuses(pod, sandbox, second))
         .setQosClass(qosClass(pod))
         .build();
+  }
+
+  /**
+   * The ephemeral containers' statuses, in the order of the spec: running or terminated as their
+   * one run goes, waiting (ContainerCreating) until the node starts them; null when there are none,
+   * as Kubernetes leaves the field out.
+   */
+  private static List<ContainerStatus> ephemeralStatuses(
+      Pod pod, PodSandbox sandbox, Instant second) {
+    List<EphemeralContainer> specs =
+        pod.getSpec() == null ? null : pod.getSpec().getEphemeralContainers();
+    if (specs == null || specs.isEmpty()) {
+      return null;
+    }
+    Map<String, RuntimeContainer> byName =
+        sandbox.ephemeralContainers().stream()
+            .collect(Collectors.toMap(RuntimeContainer::name, c -> c, (a, b) -> a));
+    List<ContainerStatus> statuses = new ArrayList<>();
+    for (EphemeralContainer spec : specs) {
+      RuntimeContainer run = byName.get(spec.getName());
+      ContainerStatus.Builder status =
+          ContainerStatus.newBuilder()
+              .setName(spec.getName())
+              .setImage(spec.getImage())
+              .setImageID(run == null || run.imageID() == null ? "" : run.imageID())
+              .setContainerID(run == null ? null : run.containerID())
+              .setRestartCount(0)
+              .setReady(false);
+      if (run == null || run.state() == RuntimeContainer.State.CREATED) {
+        status.setState(
+            waiting(
+                run == null || run.reason() == null ? "ContainerCreating" : run.reason(),
+                run == null ? null : run.message()));
+      } else if (run.state() == RuntimeContainer.State.RUNNING) {
+        status.setState(
+            ContainerState.newBuilder()
+                .setRunning(
+                    ContainerStateRunning.newBuilder()
+                        .setStartedAt(seconds(run.startedAt(), second))
+                        .build())
+                .build());
+      } else {
+        status.setState(ContainerState.newBuilder().setTerminated(terminated(run)).build());
+      }
+      statuses.add(status.build());
+    }
+    return statuses;
   }
 
   /** True when {@code previous} already shows the container waiting for its image. */

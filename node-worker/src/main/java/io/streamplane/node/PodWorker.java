@@ -1,6 +1,7 @@
 package io.streamplane.node;
 
 import io.streamplane.api.Container;
+import io.streamplane.api.EphemeralContainer;
 import io.streamplane.api.Event;
 import io.streamplane.api.EventSource;
 import io.streamplane.api.LifecycleHandler;
@@ -19,9 +20,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -29,6 +32,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import org.apache.avro.Schema;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -107,6 +111,10 @@ final class PodWorker {
   private int startFailures;
   private Instant retryStartAt;
   private final Map<String, ContainerRun> runs = new HashMap<>();
+
+  /** The ephemeral containers this worker has asked the runtime to start. */
+  private final Set<String> startedEphemerals = new HashSet<>();
+
   // The pod whose start is being timed, since when, and whether its start was reported.
   private String startUid;
   private long startSeenAt;
@@ -470,6 +478,20 @@ final class PodWorker {
         }
         views.put(c.name(), run.view(backOff));
       }
+      // Ephemeral containers (kubectl debug) start once each, in a pod whose containers run.
+      if (failure == null && !observed.containers().isEmpty()) {
+        for (EphemeralContainer ephemeral : ephemeralContainers(pod)) {
+          String name = ephemeral.getName();
+          boolean known =
+              observed.ephemeralContainers().stream().anyMatch(e -> e.name().equals(name));
+          if (!known && startedEphemerals.add(name)) {
+            event(pod, "Normal", "Pulled", pulled(ephemeral.getImage()), "ephemeral-" + name);
+            event(pod, "Normal", "Created", "Created container: " + name, "created-" + name);
+            event(pod, "Normal", "Started", "Started container " + name, "started-" + name);
+            actions.add(runtime.startEphemeralContainer(box, asContainer(ephemeral)));
+          }
+        }
+      }
     }
     PodStatuses.Failure failed;
     PodStatus last;
@@ -778,6 +800,28 @@ final class PodWorker {
   private static String restartPolicy(Pod pod) {
     String policy = pod.getSpec() == null ? null : pod.getSpec().getRestartPolicy();
     return policy == null ? "Always" : policy;
+  }
+
+  private static List<EphemeralContainer> ephemeralContainers(Pod pod) {
+    return pod.getSpec() == null || pod.getSpec().getEphemeralContainers() == null
+        ? List.of()
+        : pod.getSpec().getEphemeralContainers();
+  }
+
+  /**
+   * An ephemeral container as a container to run: the same fields (an ephemeral container has a
+   * container's, and its target, which the process runtime does not need: its containers share the
+   * host's network and see each other's processes only through {@code nsenter}).
+   */
+  static Container asContainer(EphemeralContainer ephemeral) {
+    Container container = new Container();
+    for (Schema.Field field : Container.getClassSchema().getFields()) {
+      Schema.Field same = EphemeralContainer.getClassSchema().getField(field.name());
+      if (same != null) {
+        container.put(field.pos(), ephemeral.get(same.pos()));
+      }
+    }
+    return container;
   }
 
   private static Container containerSpec(Pod pod, String name) {

@@ -104,6 +104,9 @@ public final class StoreLogic {
     if (conflict != null) {
       return conflict;
     }
+    if (command.getSubresource() != null) {
+      return updateThrough(command, at, stored, object);
+    }
     ObjectMeta old = KubeObjects.meta(stored);
     SpecificRecord updated =
         KubeObjects.withMeta(
@@ -131,6 +134,39 @@ public final class StoreLogic {
               updated, KubeObjects.STATUS, KubeObjects.get(stored, KubeObjects.STATUS));
     }
     List<StatusCause> causes = validate(updated, stored, command.getNamespace() != null);
+    if (!causes.isEmpty()) {
+      return invalid(command, at, updated, causes);
+    }
+    return finishUpdate(command, at, stored, updated);
+  }
+
+  /**
+   * An update through a subresource other than status: the kind's strategy says what of the object
+   * it changes and how that is validated; the stored metadata stays but for managedFields.
+   */
+  private static Outcome updateThrough(
+      ResourceCommand command, CommandPosition at, SpecificRecord stored, SpecificRecord object) {
+    KindStrategy strategy = strategy(stored);
+    SpecificRecord updated = strategy.writeThrough(command.getSubresource(), object, stored);
+    if (updated == null) {
+      return failure(
+          command,
+          at,
+          404,
+          "NotFound",
+          "the server could not find the requested resource",
+          List.of());
+    }
+    ObjectMeta given = KubeObjects.meta(object);
+    if (given != null && given.getManagedFields() != null) {
+      updated =
+          KubeObjects.withMeta(
+              updated,
+              ObjectMeta.newBuilder(KubeObjects.meta(updated))
+                  .setManagedFields(given.getManagedFields())
+                  .build());
+    }
+    List<StatusCause> causes = strategy.validateThrough(command.getSubresource(), updated, stored);
     if (!causes.isEmpty()) {
       return invalid(command, at, updated, causes);
     }

@@ -431,6 +431,8 @@ final class ApiHandler implements HttpHandler {
                   service.updateApproval(type, namespace, info.name(), body, options);
               case "scale" ->
                   service.updateScale(type, namespace, info.name(), null, body, options);
+              case "ephemeralcontainers" ->
+                  service.updateThrough(type, namespace, info.name(), subresource, body, options);
               default -> service.update(type, namespace, info.name(), body, options);
             };
         respond(exchange, written);

@@ -260,7 +260,8 @@ final class PodStreams extends Handler.Wrapper {
 
   /** True when the pod's status shows the container (or init container) running. */
   static boolean running(JsonNode pod, String container) {
-    for (String field : List.of("initContainerStatuses", "containerStatuses")) {
+    for (String field :
+        List.of("initContainerStatuses", "containerStatuses", "ephemeralContainerStatuses")) {
       for (JsonNode status : pod.path("status").path(field)) {
         if (status.path("name").asText().equals(container)) {
           return status.path("state").has("running");

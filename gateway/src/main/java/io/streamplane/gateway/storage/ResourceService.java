@@ -52,6 +52,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeoutException;
@@ -85,6 +86,11 @@ public final class ResourceService {
   private static final int GUARANTEED_UPDATE_ATTEMPTS = 20;
 
   private static final int GENERATE_NAME_ATTEMPTS = 8;
+
+  /** The subresources a patch writes through, each changing only its part of the object. */
+  private static final Set<String> PARTIAL_WRITES =
+      Set.of("status", "approval", "ephemeralcontainers");
+
   private static final String NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 
   private final StoredObjects cache;
@@ -364,6 +370,20 @@ public final class ResourceService {
     return guaranteedUpdate(type, namespace, name, "", body, options);
   }
 
+  /**
+   * An update through a subresource that writes part of the object (a pod's {@code
+   * ephemeralcontainers}): the store keeps the rest as it is, as the kind's strategy says.
+   */
+  public Written updateThrough(
+      ResourceType type,
+      String namespace,
+      String name,
+      String subresource,
+      ObjectNode body,
+      WriteOptions options) {
+    return guaranteedUpdate(type, namespace, name, subresource, body, options);
+  }
+
   public Written updateStatus(
       ResourceType type, String namespace, String name, ObjectNode body, WriteOptions options) {
     return guaranteedUpdate(type, namespace, name, "status", body, options);
@@ -491,15 +511,18 @@ public final class ResourceService {
               writer(type, subresource, options));
     }
     Decoded<? extends SpecificRecord> decoded = decode(type, object, options);
-    CommandResult result =
-        execute(
-            command(
-                status ? CommandVerb.UPDATE_STATUS : CommandVerb.UPDATE,
-                type,
-                namespace,
-                name,
-                decoded.record(),
-                options));
+    ResourceCommand command =
+        command(
+            status ? CommandVerb.UPDATE_STATUS : CommandVerb.UPDATE,
+            type,
+            namespace,
+            name,
+            decoded.record(),
+            options);
+    if (!status && PARTIAL_WRITES.contains(subresource)) {
+      command.setSubresource(subresource);
+    }
+    CommandResult result = execute(command);
     return answer(
         type,
         name,
@@ -652,7 +675,7 @@ public final class ResourceService {
                       type,
                       namespace,
                       name,
-                      "status".equals(subresource) || "approval".equals(subresource)
+                      subresource != null && PARTIAL_WRITES.contains(subresource)
                           ? subresource
                           : "",
                       current,

@@ -28,6 +28,7 @@ class ResourceServiceTest {
   private static final ResourceType CONFIG_MAPS = KINDS.byResource("", "configmaps").orElseThrow();
   private static final ResourceType DEPLOYMENTS =
       KINDS.byResource("apps", "deployments").orElseThrow();
+  private static final ResourceType PODS = KINDS.byResource("", "pods").orElseThrow();
   private static final ResourceType CORE_EVENTS = KINDS.byResource("", "events").orElseThrow();
   private static final ResourceType EVENTS =
       KINDS.byResource("events.k8s.io", "events").orElseThrow();
@@ -396,5 +397,66 @@ class ResourceServiceTest {
                 .at("/data/k")
                 .asText())
         .isEqualTo("2");
+  }
+
+  @Test
+  void ephemeralContainersAreAddedThroughTheirSubresourceOnlyAndNeverChanged() {
+    service.create(
+        PODS,
+        "default",
+        json(
+            "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"web\"},"
+                + "\"spec\":{\"containers\":[{\"name\":\"web\",\"image\":\"nginx\"}]}}"),
+        ALICE);
+    String strategic = "application/strategic-merge-patch+json";
+    String debugger =
+        "{\"spec\":{\"ephemeralContainers\":[{\"name\":\"debugger\",\"image\":\"busybox\","
+            + "\"stdin\":true,\"tty\":true,\"targetContainerName\":\"web\"}]}}";
+
+    ObjectNode patched =
+        service
+            .patch(PODS, "default", "web", "ephemeralcontainers", strategic, json(debugger), ALICE)
+            .object();
+
+    assertThat(patched.at("/spec/ephemeralContainers/0/name").asText()).isEqualTo("debugger");
+    assertThat(patched.at("/spec/ephemeralContainers/0/targetContainerName").asText())
+        .isEqualTo("web");
+    assertThat(store.commands().get(store.commands().size() - 1).getSubresource())
+        .isEqualTo("ephemeralcontainers");
+    assertThatThrownBy(
+            () ->
+                service.patch(
+                    PODS,
+                    "default",
+                    "web",
+                    "ephemeralcontainers",
+                    strategic,
+                    json(debugger.replace("busybox", "alpine")),
+                    ALICE))
+        .isInstanceOfSatisfying(
+            ApiException.class,
+            e ->
+                assertThat(e.status().path("message").asText())
+                    .contains(
+                        "spec.ephemeralContainers: Forbidden: existing ephemeral containers"
+                            + " \"debugger\" may not be changed"));
+    assertThatThrownBy(
+            () ->
+                service.patch(
+                    PODS,
+                    "default",
+                    "web",
+                    "ephemeralcontainers",
+                    strategic,
+                    json(
+                        "{\"spec\":{\"ephemeralContainers\":[{\"name\":\"web\",\"image\":\"busybox\","
+                            + "\"ports\":[{\"containerPort\":80}]}]}}"),
+                    ALICE))
+        .isInstanceOfSatisfying(
+            ApiException.class,
+            e ->
+                assertThat(e.status().path("message").asText())
+                    .contains(".name: Duplicate value: \"web\"")
+                    .contains(".ports: Forbidden: cannot be set for an Ephemeral Container"));
   }
 }

@@ -56,6 +56,24 @@ public final class PodStrategy implements KindStrategy {
   }
 
   @Override
+  public SpecificRecord writeThrough(
+      String subresource, SpecificRecord written, SpecificRecord stored) {
+    return subresource.equals(EphemeralContainers.SUBRESOURCE)
+        ? EphemeralContainers.writeThrough((Pod) written, (Pod) stored)
+        : null;
+  }
+
+  @Override
+  public List<StatusCause> validateThrough(
+      String subresource, SpecificRecord updated, SpecificRecord stored) {
+    List<StatusCause> causes = new ArrayList<>();
+    if (subresource.equals(EphemeralContainers.SUBRESOURCE)) {
+      causes.addAll(EphemeralContainers.validateUpdate((Pod) updated, (Pod) stored));
+    }
+    return causes;
+  }
+
+  @Override
   public List<StatusCause> validate(SpecificRecord object) {
     List<StatusCause> causes = new ArrayList<>();
     PodSpecs.validate(((Pod) object).getSpec(), "spec", causes);

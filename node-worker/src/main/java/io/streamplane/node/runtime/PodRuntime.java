@@ -1,5 +1,6 @@
 package io.streamplane.node.runtime;
 
+import io.streamplane.api.Container;
 import io.streamplane.api.Pod;
 import io.streamplane.node.logs.LogLocator;
 import java.time.Duration;
@@ -89,6 +90,17 @@ public interface PodRuntime extends AutoCloseable {
    */
   default String portForwardAddress(String namespace, String name) {
     throw new ContainerStreamException(400, "BadRequest", streamsRefused("port-forward"));
+  }
+
+  /**
+   * Starts an ephemeral container in the running pod ({@code kubectl debug}): once, never
+   * restarted, reported in {@link PodSandbox#ephemeralContainers}. A runtime that runs no processes
+   * reports it waiting with its refusal.
+   */
+  default CompletableFuture<Void> startEphemeralContainer(PodSandbox sandbox, Container spec) {
+    return CompletableFuture.failedFuture(
+        new ContainerStreamException(
+            400, "BadRequest", streamsRefused("run ephemeral containers")));
   }
 
   /** Why this runtime refuses a stream. */

@@ -6,8 +6,9 @@ import java.util.List;
 /**
  * A pod as a runtime runs it: its sandbox id, its IP, its init containers as they ended (in the
  * order of {@code spec.initContainers}; every one Completed, since a sandbox exists only once they
- * all succeeded) and its containers, in the order of the pod's {@code spec.containers}. Immutable;
- * a runtime answers {@code status} with a new value.
+ * all succeeded), its containers, in the order of the pod's {@code spec.containers}, and the
+ * ephemeral containers started in it since ({@code kubectl debug}), in the order started.
+ * Immutable; a runtime answers {@code status} with a new value.
  */
 public record PodSandbox(
     String id,
@@ -15,11 +16,24 @@ public record PodSandbox(
     String podIP,
     Instant createdAt,
     List<RuntimeContainer> initContainers,
-    List<RuntimeContainer> containers) {
+    List<RuntimeContainer> containers,
+    List<RuntimeContainer> ephemeralContainers) {
 
   public PodSandbox {
     initContainers = List.copyOf(initContainers);
     containers = List.copyOf(containers);
+    ephemeralContainers = List.copyOf(ephemeralContainers);
+  }
+
+  /** A sandbox without ephemeral containers. */
+  public PodSandbox(
+      String id,
+      String podKey,
+      String podIP,
+      Instant createdAt,
+      List<RuntimeContainer> initContainers,
+      List<RuntimeContainer> containers) {
+    this(id, podKey, podIP, createdAt, initContainers, containers, List.of());
   }
 
   /** A sandbox of a pod without init containers. */

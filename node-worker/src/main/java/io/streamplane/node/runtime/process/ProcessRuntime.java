@@ -342,6 +342,18 @@ public final class ProcessRuntime implements PodRuntime {
   }
 
   @Override
+  public CompletableFuture<Void> startEphemeralContainer(PodSandbox sandbox, Container spec) {
+    return CompletableFuture.runAsync(
+        () -> {
+          Sandbox running = sandboxes.get(sandbox.id());
+          if (running != null) {
+            running.startEphemeral(spec);
+          }
+        },
+        executor);
+  }
+
+  @Override
   public String portForwardAddress(String namespace, String name) {
     return sandbox(namespace, name).podIP;
   }
@@ -1110,6 +1122,7 @@ public final class ProcessRuntime implements PodRuntime {
     final List<Container> containerSpecs;
     final List<Slot> inits = new CopyOnWriteArrayList<>();
     volatile List<Slot> slots = List.of();
+    final List<Slot> ephemerals = new CopyOnWriteArrayList<>();
     volatile boolean stopped;
 
     Sandbox(
@@ -1205,6 +1218,11 @@ public final class ProcessRuntime implements PodRuntime {
           return slot;
         }
       }
+      for (Slot slot : ephemerals) {
+        if (slot.name.equals(container)) {
+          return slot;
+        }
+      }
       return null;
     }
 
@@ -1218,19 +1236,36 @@ public final class ProcessRuntime implements PodRuntime {
           started.isEmpty() && !containerSpecs.isEmpty()
               ? containerSpecs.stream().map(ProcessRuntime::initializing).toList()
               : started.stream().map(Slot::snapshot).toList();
-      return new PodSandbox(id, podKey, podIP, createdAt, initStates, states);
+      return new PodSandbox(
+          id,
+          podKey,
+          podIP,
+          createdAt,
+          initStates,
+          states,
+          ephemerals.stream().map(Slot::snapshot).toList());
+    }
+
+    /** Starts an ephemeral container once: a second start of the same name does nothing. */
+    void startEphemeral(Container spec) {
+      synchronized (this) {
+        if (stopped || find(spec.getName()) != null) {
+          return;
+        }
+        ephemerals.add(new Slot(spec, pod, podIP, inputs, volumes, dir));
+      }
     }
 
     List<Slot> allSlots() {
       List<Slot> all = new ArrayList<>(inits);
       all.addAll(slots);
+      all.addAll(ephemerals);
       return all;
     }
 
     List<Process> processes() {
       List<Process> all = new ArrayList<>();
-      inits.forEach(s -> all.addAll(s.processes()));
-      slots.forEach(s -> all.addAll(s.processes()));
+      allSlots().forEach(s -> all.addAll(s.processes()));
       return all;
     }
   }
