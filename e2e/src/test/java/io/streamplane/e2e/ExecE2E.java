@@ -298,6 +298,45 @@ class ExecE2E {
   }
 
   @Test
+  void theNodesAndThePodsProxyReachTheNodesSummaryAndThePodsServer() throws Exception {
+    JsonNode summary =
+        JSON.readTree(
+            kubectl
+                .run("get", "--raw", "/api/v1/nodes/node-0/proxy/stats/summary")
+                .expectSuccess()
+                .out());
+    assertThat(summary.at("/node/nodeName").asText()).isEqualTo("node-0");
+    assertThat(summary.at("/node/memory/availableBytes").asLong()).isPositive();
+    JsonNode web = null;
+    for (JsonNode pod : summary.path("pods")) {
+      if (pod.at("/podRef/name").asText().equals("web")) {
+        web = pod;
+      }
+    }
+    assertThat(web).as("the web pod in %s", summary).isNotNull();
+    assertThat(web.at("/containers/0/name").asText()).isEqualTo("web");
+    assertThat(web.at("/containers/0/cpu/usageCoreNanoSeconds").asLong()).isPositive();
+    assertThat(web.at("/containers/0/memory/workingSetBytes").asLong()).isPositive();
+
+    JsonNode configz =
+        JSON.readTree(
+            kubectl
+                .run("get", "--raw", "/api/v1/nodes/node-0/proxy/configz")
+                .expectSuccess()
+                .out());
+    assertThat(configz.at("/kubeletconfig/maxPods").asInt()).isPositive();
+    assertThat(
+            kubectl.run("get", "--raw", "/api/v1/nodes/node-0/proxy/metrics").expectSuccess().out())
+        .contains("kubelet_pod_start_duration_seconds");
+    assertThat(
+            kubectl
+                .run("get", "--raw", "/api/v1/namespaces/default/pods/web/proxy/")
+                .expectSuccess()
+                .out())
+        .contains("Welcome to nginx!");
+  }
+
+  @Test
   void portForwardToAPortNothingListensOnReportsKubeletsError() throws Exception {
     int port = Launcher.freePort();
     Path out = home.resolve("port-forward-closed.out");

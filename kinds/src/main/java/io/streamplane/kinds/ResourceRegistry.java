@@ -137,7 +137,14 @@ public final class ResourceRegistry {
                 List.of(status("", "Namespace"))))
             .withStrategy(new NamespaceStrategy()));
     t.add(
-        (stored("", "Node", "nodes", List.of("no"), false, List.of(status("", "Node")), Node.class))
+        (stored(
+                "",
+                "Node",
+                "nodes",
+                List.of("no"),
+                false,
+                List.of(proxy("NodeProxyOptions"), status("", "Node")),
+                Node.class))
             .withStrategy(new NodeStrategy()));
     t.add(
         (new ResourceType(
@@ -155,6 +162,7 @@ public final class ResourceRegistry {
                     new ResourceType.Subresource(
                         "ephemeralcontainers", "", "v1", "Pod", STATUS_VERBS),
                     new ResourceType.Subresource("log", "", "v1", "Pod", List.of("get")),
+                    proxy("PodProxyOptions"),
                     status("", "Pod"))))
             .withStrategy(new PodStrategy()));
     t.add(
@@ -498,6 +506,12 @@ public final class ResourceRegistry {
 
   private static ResourceType.Subresource status(String group, String kind) {
     return new ResourceType.Subresource("status", group, "v1", kind, STATUS_VERBS);
+  }
+
+  /** {@code proxy}: kube-apiserver answers it with whatever the target answers. */
+  private static ResourceType.Subresource proxy(String kind) {
+    return new ResourceType.Subresource(
+        "proxy", "", "v1", kind, List.of("create", "delete", "get", "patch", "update"));
   }
 
   private static ResourceType.Subresource scale() {

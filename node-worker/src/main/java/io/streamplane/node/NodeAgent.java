@@ -8,6 +8,8 @@ import io.streamplane.node.runtime.PodRuntime;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -115,6 +117,13 @@ public final class NodeAgent implements AutoCloseable {
   }
 
   /** Pods this node is running (or starting, or stopping) now. */
+  /** The pods this node runs now, each with its sandbox. */
+  List<PodWorker.Running> running() {
+    List<PodWorker.Running> running = new ArrayList<>();
+    pods.values().forEach(w -> w.running().ifPresent(running::add));
+    return running;
+  }
+
   public int pods() {
     return pods.size();
   }

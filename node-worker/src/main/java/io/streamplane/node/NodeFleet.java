@@ -142,6 +142,7 @@ public final class NodeFleet implements AutoCloseable {
       agents.add(
           new NodeAgent(published, own, runtime, scheduler, Clock.systemUTC(), kubelet, handlers));
     }
+    logServer.serveNodeApi(new NodeApi(agents, runtime, kubelet, Clock.systemUTC()));
     BindingsConsumer bindings = BindingsConsumer.start(bootstrapServers, bindingsTopic, agents);
     long period = NodeAgent.LEASE_PERIOD.toMillis();
     for (int i = 0; i < agents.size(); i++) {

@@ -24,6 +24,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
@@ -138,6 +139,15 @@ final class PodWorker {
 
   String podKey() {
     return podKey;
+  }
+
+  /** The pod as this worker runs it, with its sandbox; empty while it has none. */
+  record Running(Pod pod, PodSandbox sandbox) {}
+
+  synchronized Optional<Running> running() {
+    return sandbox == null || current == null
+        ? Optional.empty()
+        : Optional.of(new Running(current, sandbox));
   }
 
   synchronized void update(Pod pod) {

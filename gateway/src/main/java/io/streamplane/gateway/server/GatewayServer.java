@@ -540,11 +540,11 @@ public final class GatewayServer implements AutoCloseable {
 
   /**
    * The gateway's Jetty server, without connectors: every request passes the {@link HandlerChain}
-   * and then reaches {@link PodStreams} (exec, attach, port-forward), {@link WebSocketWatches}
-   * (watches that upgrade to WebSocket) or, through jetty-http-spi's context at {@code /} (which
-   * the caller creates with {@link JettyHttpServer}), {@code api}. WebSocket upgrades are enabled
-   * outermost, where Jetty looks for them; they only happen when {@link PodStreams} or {@link
-   * WebSocketWatches} asks, inside the chain.
+   * and then reaches {@link PodStreams} (exec, attach, port-forward), {@link Proxies} (nodes' and
+   * pods' proxy), {@link WebSocketWatches} (watches that upgrade to WebSocket) or, through
+   * jetty-http-spi's context at {@code /} (which the caller creates with {@link JettyHttpServer}),
+   * {@code api}. WebSocket upgrades are enabled outermost, where Jetty looks for them; they only
+   * happen when {@link PodStreams} or {@link WebSocketWatches} asks, inside the chain.
    */
   static Server httpServer(
       ApiHandler api,
@@ -564,7 +564,9 @@ public final class GatewayServer implements AutoCloseable {
     WebSocketWatches webSocketWatches =
         new WebSocketWatches(registry, api.watches(), upgrades.getServerWebSocketContainer());
     webSocketWatches.setHandler(contexts);
-    streams.setHandler(webSocketWatches);
+    Proxies proxies = new Proxies(registry, service);
+    proxies.setHandler(webSocketWatches);
+    streams.setHandler(proxies);
     upgrades.setHandler(HandlerChain.build(streams, chain, auditor, registry, Clock.systemUTC()));
     server.setHandler(upgrades);
     return server;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
+import io.streamplane.node.NodeApi;
 import io.streamplane.node.runtime.PodRuntime;
 import io.streamplane.node.streams.NodeStreams;
 import java.io.IOException;
@@ -69,6 +70,7 @@ public final class NodeLogServer implements AutoCloseable {
   private final LogLocator locator;
   private final String noLogs;
   private final Clock clock;
+  private volatile NodeApi nodeApi;
 
   private NodeLogServer(
       Server http, ServerConnector connector, LogLocator locator, String noLogs, Clock clock) {
@@ -134,6 +136,14 @@ public final class NodeLogServer implements AutoCloseable {
     return logs;
   }
 
+  /**
+   * Serves the kubelet's {@code /stats/summary}, {@code /metrics}, {@code /configz} and {@code
+   * /logs/} too.
+   */
+  public void serveNodeApi(NodeApi api) {
+    this.nodeApi = api;
+  }
+
   /** The bound port. */
   public int port() {
     return connector.getLocalPort();
@@ -151,6 +161,11 @@ public final class NodeLogServer implements AutoCloseable {
   private void handle(HttpExchange exchange) throws IOException {
     try (exchange) {
       String path = exchange.getRequestURI().getPath();
+      NodeApi api = nodeApi;
+      if (api != null && NodeApi.serves(path)) {
+        api.handle(exchange, path);
+        return;
+      }
       List<String> parts = path.startsWith(PREFIX) ? segments(path) : List.of();
       if (parts.size() != 3) {
         status(exchange, 404, "NotFound", "404 page not found");

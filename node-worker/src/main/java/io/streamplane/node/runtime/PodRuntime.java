@@ -5,6 +5,7 @@ import io.streamplane.api.Pod;
 import io.streamplane.node.logs.LogLocator;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -102,6 +103,18 @@ public interface PodRuntime extends AutoCloseable {
         new ContainerStreamException(
             400, "BadRequest", streamsRefused("run ephemeral containers")));
   }
+
+  /**
+   * What each running container of the sandbox uses now, by container name: CPU time and resident
+   * memory of its processes, as the kubelet's stats provider reads them for {@code /stats/summary}.
+   * Empty for a runtime that runs no processes.
+   */
+  default Map<String, ContainerUsage> usage(PodSandbox sandbox) {
+    return Map.of();
+  }
+
+  /** One container's use: CPU time in nanoseconds (all cores), resident memory in bytes. */
+  record ContainerUsage(long cpuNanos, long memoryBytes) {}
 
   /** Why this runtime refuses a stream. */
   default String streamsRefused(String what) {

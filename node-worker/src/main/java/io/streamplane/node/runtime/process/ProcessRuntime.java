@@ -354,6 +354,22 @@ public final class ProcessRuntime implements PodRuntime {
   }
 
   @Override
+  public Map<String, ContainerUsage> usage(PodSandbox sandbox) {
+    Sandbox running = sandboxes.get(sandbox.id());
+    if (running == null) {
+      return Map.of();
+    }
+    Map<String, ContainerUsage> usage = new LinkedHashMap<>();
+    for (Slot slot : running.allSlots()) {
+      Process process = slot.current.process;
+      if (process != null && process.isAlive()) {
+        usage.put(slot.name, ProcStats.ofTree(process.toHandle()));
+      }
+    }
+    return usage;
+  }
+
+  @Override
   public String portForwardAddress(String namespace, String name) {
     return sandbox(namespace, name).podIP;
   }
