@@ -434,6 +434,26 @@ class KubectlE2E {
   }
 
   @Test
+  void bodiesOfTheWrongShapeAreRefusedInKubeApiserversWords() throws Exception {
+    kubectl.run("create", "configmap", "shapely", "--from-literal=a=1").expectSuccess();
+    Kubectl.Result patch =
+        kubectl.run(
+            "patch", "configmap", "shapely", "-p", "{\"metadata\":{\"labels\":\"invalid\"}}");
+    assertThat(patch.exitCode()).isNotZero();
+    assertThat(patch.err()).contains("cannot restore map from string");
+
+    Path yaml =
+        Files.writeString(home.resolve("raw-namespace.yaml"), "apiVersion: v1\nkind: Namespace\n");
+    Kubectl.Result raw =
+        kubectl.run("create", "--raw", "/api/v1/namespaces", "-f", yaml.toString());
+    assertThat(raw.exitCode()).isNotZero();
+    assertThat(raw.err())
+        .contains(
+            "the object provided is unrecognized (must be of type Namespace): couldn't get"
+                + " version/kind; json parse error");
+  }
+
+  @Test
   void anInvalidNameIsRefusedWithTheFieldNamed() throws Exception {
     Kubectl.Result run = kubectl.run("create", "configmap", "Not_Valid");
 

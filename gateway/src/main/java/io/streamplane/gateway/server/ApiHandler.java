@@ -420,10 +420,10 @@ final class ApiHandler implements HttpHandler {
           throw new ApiException(
               Statuses.methodNotAllowed(type.group(), type.plural() + "/" + subresource, "create"));
         }
-        respond(exchange, service.create(type, namespace, body(exchange), options));
+        respond(exchange, service.create(type, namespace, body(exchange, type), options));
       }
       case "update" -> {
-        ObjectNode body = body(exchange);
+        ObjectNode body = body(exchange, type);
         Written written =
             switch (subresource == null ? "" : subresource) {
               case "status" -> service.updateStatus(type, namespace, info.name(), body, options);
@@ -516,7 +516,7 @@ final class ApiHandler implements HttpHandler {
       throws IOException {
     byte[] raw = readBody(exchange);
     JsonNode deleteOptions =
-        raw.length == 0 ? JsonNodeFactory.instance.objectNode() : decodeBody(exchange, raw);
+        raw.length == 0 ? JsonNodeFactory.instance.objectNode() : decodeBody(exchange, raw, null);
     ObjectNode merged =
         deleteOptions.isObject()
             ? ((ObjectNode) deleteOptions).deepCopy()
@@ -565,15 +565,35 @@ final class ApiHandler implements HttpHandler {
     Responses.json(exchange, written.code(), written.object());
   }
 
-  private ObjectNode body(HttpExchange exchange) throws IOException {
-    JsonNode body = decodeBody(exchange, readBody(exchange));
+  /**
+   * The body of a create or update of {@code type}: JSON that does not parse is kube-apiserver's
+   * decode error ({@code the object provided is unrecognized (must be of type Namespace): couldn't
+   * get version/kind; json parse error: invalid character 'a' looking for beginning of value
+   * (61706956657273696f6e3a2076310a6b696e643a204e616d657370 ...)}).
+   */
+  private ObjectNode body(HttpExchange exchange, ResourceType type) throws IOException {
+    JsonNode body = decodeBody(exchange, readBody(exchange), type);
     if (!(body instanceof ObjectNode object)) {
       throw new ApiException(Statuses.badRequest("the request body is not an object"));
     }
     return object;
   }
 
-  private static JsonNode decodeBody(HttpExchange exchange, byte[] raw) {
+  private ObjectNode body(HttpExchange exchange) throws IOException {
+    JsonNode body = decodeBody(exchange, readBody(exchange), null);
+    if (!(body instanceof ObjectNode object)) {
+      throw new ApiException(Statuses.badRequest("the request body is not an object"));
+    }
+    return object;
+  }
+
+  /**
+   * The body as JSON, read as its Content-Type says. JSON that does not parse, for a create or
+   * update of {@code into} (null: another request), is kube-apiserver's decode error ({@code the
+   * object provided is unrecognized (must be of type Namespace): couldn't get version/kind; json
+   * parse error: invalid character 'a' looking for beginning of value (6170...)}).
+   */
+  private static JsonNode decodeBody(HttpExchange exchange, byte[] raw, ResourceType into) {
     String contentType = exchange.getRequestHeaders().getFirst("Content-Type");
     String media = contentType == null ? "application/json" : contentType.split(";", 2)[0].trim();
     if (ProtobufBodies.isProtobuf(contentType)) {
@@ -591,10 +611,14 @@ final class ApiHandler implements HttpHandler {
           Statuses.unsupportedMediaType(
               List.of("application/json", "application/yaml", ProtobufBodies.MEDIA_TYPE)));
     }
-    return parseJson(raw);
+    return parseJson(raw, into);
   }
 
   private static JsonNode parseJson(byte[] raw) {
+    return parseJson(raw, null);
+  }
+
+  private static JsonNode parseJson(byte[] raw, ResourceType into) {
     try {
       JsonNode node = JSON.readTree(raw);
       if (node == null) {
@@ -602,7 +626,18 @@ final class ApiHandler implements HttpHandler {
       }
       return node;
     } catch (IOException e) {
-      throw new ApiException(Statuses.badRequest("invalid JSON: " + e.getMessage()));
+      if (into == null) {
+        throw new ApiException(Statuses.badRequest("invalid JSON: " + e.getMessage()));
+      }
+      throw new ApiException(
+          Statuses.badRequest(
+              "the object provided is unrecognized (must be of type "
+                  + into.kind()
+                  + "): couldn't get version/kind; json parse error: "
+                  + GoJsonErrors.of(raw, e)
+                  + " ("
+                  + GoJsonErrors.summarize(raw)
+                  + ")"));
     }
   }
 

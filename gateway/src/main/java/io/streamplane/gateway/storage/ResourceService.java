@@ -9,6 +9,8 @@ import io.streamplane.gateway.admission.AdmissionRequest;
 import io.streamplane.gateway.admission.Defaults;
 import io.streamplane.gateway.admission.Operation;
 import io.streamplane.gateway.api.ApiException;
+import io.streamplane.gateway.api.FieldError;
+import io.streamplane.gateway.api.GoValues;
 import io.streamplane.gateway.api.Selectors;
 import io.streamplane.gateway.api.Statuses;
 import io.streamplane.gateway.apply.ApplyStatuses;
@@ -671,19 +673,48 @@ public final class ResourceService {
           checkTypeMeta(type, patched);
           return new Attempt(
               () ->
-                  writeUpdate(
-                      type,
-                      namespace,
-                      name,
-                      subresource != null && PARTIAL_WRITES.contains(subresource)
-                          ? subresource
-                          : "",
-                      current,
-                      patched,
-                      options,
-                      true),
+                  restoreErrorsOf(
+                      contentType,
+                      patch,
+                      () ->
+                          writeUpdate(
+                              type,
+                              namespace,
+                              name,
+                              subresource != null && PARTIAL_WRITES.contains(subresource)
+                                  ? subresource
+                                  : "",
+                              current,
+                              patched,
+                              options,
+                              true)),
               !userPrecondition);
         });
+  }
+
+  /**
+   * A strategic merge patch whose result does not decode as the kind is kube-apiserver's 422 on the
+   * patch itself, worded by its unstructured converter ({@code "" is invalid: patch: Invalid value:
+   * "map[metadata:map[labels:x]]": cannot restore map from string}); other failures pass.
+   */
+  private static Written restoreErrorsOf(
+      String contentType, JsonNode patch, Supplier<Written> write) {
+    try {
+      return write.get();
+    } catch (ApiException e) {
+      if (contentType != null
+          && contentType.startsWith("application/strategic-merge-patch+json")
+          && e.getCause() instanceof ConversionException c
+          && c.restoreError() != null) {
+        throw new ApiException(
+            Statuses.invalid(
+                "",
+                "",
+                "",
+                List.of(FieldError.invalid("patch", GoValues.format(patch), c.restoreError()))));
+      }
+      throw e;
+    }
   }
 
   public Written delete(
@@ -937,15 +968,18 @@ public final class ResourceService {
     try {
       decoded = json.toAvro(type.toStorage(object), type.storage().avroClass());
     } catch (ConversionException e) {
-      throw new ApiException(
-          Statuses.badRequest(
-              type.kind()
-                  + " in version \""
-                  + type.version()
-                  + "\" cannot be handled as a "
-                  + type.kind()
-                  + ": "
-                  + e.getMessage()));
+      ApiException failure =
+          new ApiException(
+              Statuses.badRequest(
+                  type.kind()
+                      + " in version \""
+                      + type.version()
+                      + "\" cannot be handled as a "
+                      + type.kind()
+                      + ": "
+                      + e.getMessage()));
+      failure.initCause(e);
+      throw failure;
     }
     if (options.strict() && decoded.hasUnknownFields()) {
       List<String> problems = new ArrayList<>();

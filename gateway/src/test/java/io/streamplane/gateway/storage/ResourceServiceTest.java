@@ -459,4 +459,29 @@ class ResourceServiceTest {
                     .contains(".name: Duplicate value: \"web\"")
                     .contains(".ports: Forbidden: cannot be set for an Ephemeral Container"));
   }
+
+  @Test
+  void aStrategicMergePatchOfTheWrongShapeIsKubeApiserversInvalidPatch() {
+    createConfigMap("shaped");
+
+    assertThatThrownBy(
+            () ->
+                service.patch(
+                    CONFIG_MAPS,
+                    "default",
+                    "shaped",
+                    "",
+                    "application/strategic-merge-patch+json",
+                    json("{\"metadata\":{\"labels\":\"invalid\"}}"),
+                    ALICE))
+        .isInstanceOfSatisfying(
+            ApiException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(422);
+              assertThat(e.status().path("message").asText())
+                  .isEqualTo(
+                      " \"\" is invalid: patch: Invalid value:"
+                          + " \"map[metadata:map[labels:invalid]]\": cannot restore map from string");
+            });
+  }
 }

@@ -13,6 +13,7 @@ public final class ConversionException extends RuntimeException {
 
   private final String path;
   private final String problem;
+  private String restoreError;
 
   public ConversionException(String path, String problem) {
     this(path, problem, null);
@@ -27,6 +28,20 @@ public final class ConversionException extends RuntimeException {
   /** The Kubernetes-style field path, e.g. {@code spec.containers[0].ports[0].containerPort}. */
   public String path() {
     return path;
+  }
+
+  /**
+   * For a value of the wrong shape, how Kubernetes' unstructured converter words it ({@code cannot
+   * restore map from string}, {@code cannot restore slice from map}, {@code cannot restore struct
+   * from: string}); null for other problems.
+   */
+  public String restoreError() {
+    return restoreError;
+  }
+
+  ConversionException withRestoreError(String restoreError) {
+    this.restoreError = restoreError;
+    return this;
   }
 
   /** The message without the path. */

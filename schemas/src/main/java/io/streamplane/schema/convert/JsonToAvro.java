@@ -292,8 +292,36 @@ final class JsonToAvro {
   }
 
   private static ConversionException mismatch(JsonNode json, Schema schema, FieldPath path) {
-    return new ConversionException(
-        path.toString(), "expected " + KubeTypes.expected(schema) + ", got " + describe(json));
+    ConversionException e =
+        new ConversionException(
+            path.toString(), "expected " + KubeTypes.expected(schema) + ", got " + describe(json));
+    Schema target = schema;
+    if (target.getType() == Schema.Type.UNION) {
+      target =
+          target.getTypes().stream()
+              .filter(t -> t.getType() != Schema.Type.NULL)
+              .findFirst()
+              .orElse(target);
+    }
+    String kind = goKind(json);
+    return switch (target.getType()) {
+      case MAP -> e.withRestoreError("cannot restore map from " + kind);
+      case ARRAY -> e.withRestoreError("cannot restore slice from " + kind);
+      case RECORD -> e.withRestoreError("cannot restore struct from: " + kind);
+      default -> e;
+    };
+  }
+
+  /** The kind of Go value Kubernetes' JSON decoding would have made of {@code json}. */
+  private static String goKind(JsonNode json) {
+    return switch (json.getNodeType()) {
+      case STRING -> "string";
+      case NUMBER -> json.isIntegralNumber() ? "int64" : "float64";
+      case BOOLEAN -> "bool";
+      case ARRAY -> "slice";
+      case OBJECT -> "map";
+      default -> "invalid";
+    };
   }
 
   private static String describe(JsonNode json) {
