@@ -104,6 +104,19 @@ public record ResourceType(
 
   /** The same resource with the behaviour of {@code strategy}. */
   public ResourceType withStrategy(KindStrategy strategy) {
+    return copy(avroClass, strategy, view);
+  }
+
+  /**
+   * This resource, served from {@code storage}'s objects through {@code conversion}: same names in
+   * its own group-version, nothing stored of its own.
+   */
+  public ResourceType viewOf(ResourceType storage, Conversion conversion) {
+    return copy(storage.avroClass(), strategy, new View(storage, conversion));
+  }
+
+  private ResourceType copy(
+      Class<? extends SpecificRecord> avroClass, KindStrategy strategy, View view) {
     return new ResourceType(
         group,
         version,
@@ -118,27 +131,6 @@ public record ResourceType(
         subresources,
         strategy,
         view);
-  }
-
-  /**
-   * This resource, served from {@code storage}'s objects through {@code conversion}: same names in
-   * its own group-version, nothing stored of its own.
-   */
-  public ResourceType viewOf(ResourceType storage, Conversion conversion) {
-    return new ResourceType(
-        group,
-        version,
-        kind,
-        plural,
-        singular,
-        shortNames,
-        namespaced,
-        categories,
-        verbs,
-        storage.avroClass(),
-        subresources,
-        strategy,
-        new View(storage, conversion));
   }
 
   /** The row whose objects the log and the store hold for this resource: itself unless a view. */

@@ -157,15 +157,7 @@ public final class StoreLogic {
           "the server could not find the requested resource",
           List.of());
     }
-    ObjectMeta given = KubeObjects.meta(object);
-    if (given != null && given.getManagedFields() != null) {
-      updated =
-          KubeObjects.withMeta(
-              updated,
-              ObjectMeta.newBuilder(KubeObjects.meta(updated))
-                  .setManagedFields(given.getManagedFields())
-                  .build());
-    }
+    updated = withManagedFieldsOf(object, updated);
     List<StatusCause> causes = strategy.validateThrough(command.getSubresource(), updated, stored);
     if (!causes.isEmpty()) {
       return invalid(command, at, updated, causes);
@@ -198,18 +190,25 @@ public final class StoreLogic {
                   .setAnnotations(KubeObjects.meta(object).getAnnotations())
                   .build());
     }
-    ObjectMeta given = KubeObjects.meta(object);
-    if (given != null && given.getManagedFields() != null) {
-      // The gateway works out who owns what on a status write too; writers that send no
-      // managedFields (the controllers) leave them as they are.
-      updated =
-          KubeObjects.withMeta(
-              updated,
-              ObjectMeta.newBuilder(KubeObjects.meta(updated))
-                  .setManagedFields(given.getManagedFields())
-                  .build());
+    return finishUpdate(command, at, stored, withManagedFieldsOf(object, updated));
+  }
+
+  /**
+   * {@code updated} with the managedFields of the written object: the gateway works out who owns
+   * what on a subresource write too; writers that send none (the controllers) leave them as they
+   * are.
+   */
+  private static SpecificRecord withManagedFieldsOf(
+      SpecificRecord written, SpecificRecord updated) {
+    ObjectMeta given = KubeObjects.meta(written);
+    if (given == null || given.getManagedFields() == null) {
+      return updated;
     }
-    return finishUpdate(command, at, stored, updated);
+    return KubeObjects.withMeta(
+        updated,
+        ObjectMeta.newBuilder(KubeObjects.meta(updated))
+            .setManagedFields(given.getManagedFields())
+            .build());
   }
 
   /** Writes an update unless it changes nothing; removes an object whose finalizers are done. */

@@ -8,6 +8,10 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import org.eclipse.jetty.websocket.api.Callback;
+import org.eclipse.jetty.websocket.api.Session;
 
 /**
  * Kubernetes' remote command protocol over WebSocket ({@code v4.channel.k8s.io}, {@code
@@ -107,6 +111,21 @@ final class ChannelProtocol {
       return frame(ERROR, json, json.length);
     } catch (IOException e) {
       throw new IllegalStateException(e);
+    }
+  }
+
+  /** Sends one binary message and waits until it is written, so nothing piles up in memory. */
+  static void sendAndWait(Session session, ByteBuffer message) throws IOException {
+    CompletableFuture<Void> sent = new CompletableFuture<>();
+    session.sendBinary(
+        message, Callback.from(() -> sent.complete(null), sent::completeExceptionally));
+    try {
+      sent.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted", e);
+    } catch (ExecutionException e) {
+      throw new IOException(e.getCause());
     }
   }
 }

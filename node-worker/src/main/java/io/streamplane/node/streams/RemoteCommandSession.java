@@ -126,17 +126,7 @@ public final class RemoteCommandSession implements Session.Listener {
 
   /** Sends one message and waits until it is written, so output never piles up in memory. */
   private void send(ByteBuffer message) throws IOException {
-    CompletableFuture<Void> sent = new CompletableFuture<>();
-    session.sendBinary(
-        message, Callback.from(() -> sent.complete(null), sent::completeExceptionally));
-    try {
-      sent.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted", e);
-    } catch (ExecutionException e) {
-      throw new IOException(e.getCause());
-    }
+    ChannelProtocol.sendAndWait(session, message);
   }
 
   private void finish(ByteBuffer status) {

@@ -166,18 +166,8 @@ public final class WebSocketPortForward implements Session.Listener {
   private void send(int channel, byte[] data) throws IOException {
     ByteBuffer message = ByteBuffer.allocate(data.length + 1);
     message.put((byte) channel).put(data).flip();
-    CompletableFuture<Void> sent = new CompletableFuture<>();
     synchronized (sending) {
-      session.sendBinary(
-          message, Callback.from(() -> sent.complete(null), sent::completeExceptionally));
-    }
-    try {
-      sent.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted", e);
-    } catch (ExecutionException e) {
-      throw new IOException("the caller did not take the data", e.getCause());
+      ChannelProtocol.sendAndWait(session, message);
     }
   }
 
