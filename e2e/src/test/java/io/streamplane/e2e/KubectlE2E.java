@@ -174,6 +174,18 @@ class KubectlE2E {
             "PodSecurityContext holds pod-level security attributes",
             "runAsUser\t<integer>",
             "seccompProfile\t<SeccompProfile>");
+
+    // The Swagger 2 form, which kubectl reads as protobuf.
+    assertThat(
+            kubectl
+                .run("explain", "deployment.spec.strategy", "--output=plaintext-openapiv2")
+                .expectSuccess()
+                .out())
+        .contains(
+            "KIND:     Deployment",
+            "RESOURCE: strategy <Object>",
+            "DeploymentStrategy describes how to replace existing pods with new ones.",
+            "rollingUpdate\t<Object>");
   }
 
   @Test

@@ -18,12 +18,8 @@ import java.util.TreeMap;
  * kubectl's Swagger-2 readers look for (GET and PATCH of an object, POST of the access reviews),
  * tagged with {@code x-kubernetes-group-version-kind}.
  *
- * <p>Served as JSON only. kube-apiserver also serves it as protobuf (the gnostic {@code
- * openapi_v2.Document} messages, media type {@link #PROTOBUF}), and client-go's {@code
- * OpenAPISchema} asks for that form only and cannot read JSON; no maintained Java artifact carries
- * those messages, so a request accepting only protobuf is answered 406 Not Acceptable (kubectl 1.32
- * reads {@code /openapi/v3}, which is complete, for apply and explain, and uses {@code /openapi/v2}
- * only as a fallback or with {@code explain --output=plaintext-openapiv2}).
+ * <p>Served as JSON and, as kube-apiserver serves it and client-go's {@code OpenAPISchema} reads
+ * it, as protobuf ({@link OpenApiV2Protobuf}, media type {@link #PROTOBUF}).
  *
  * <p>Contract: pure; the document is built once, at its first request.
  */
@@ -35,8 +31,13 @@ public final class OpenApiV2 {
 
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
+  /** The Content-Type of the protobuf form, as kube-apiserver writes it. */
+  public static final String PROTOBUF_CONTENT_TYPE =
+      "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
+
   private final ResourceRegistry registry;
   private ObjectNode document;
+  private byte[] protobuf;
 
   public OpenApiV2(ResourceRegistry registry) {
     this.registry = registry;
@@ -48,6 +49,31 @@ public final class OpenApiV2 {
       document = build(registry.all());
     }
     return document;
+  }
+
+  /** The document in gnostic's protobuf form, compiled once. */
+  public synchronized byte[] protobuf() {
+    if (protobuf == null) {
+      protobuf = OpenApiV2Protobuf.encode(document());
+    }
+    return protobuf;
+  }
+
+  /** Whether an {@code Accept} header asks for the protobuf form (before JSON, when both). */
+  public static boolean prefersProtobuf(String accept) {
+    if (accept == null) {
+      return false;
+    }
+    for (String range : accept.split(",")) {
+      String type = range.split(";")[0].trim().toLowerCase(Locale.ROOT);
+      if (type.equals(PROTOBUF) || type.equals(PROTOBUF_CONTENT_TYPE)) {
+        return true;
+      }
+      if (type.equals("application/json")) {
+        return false;
+      }
+    }
+    return false;
   }
 
   /**

@@ -200,10 +200,14 @@ final class ApiHandler implements HttpHandler {
       }
       case "/openapi/v3" -> Responses.json(exchange, 200, openApi.index());
       case "/openapi/v2" -> {
-        if (!OpenApiV2.acceptsJson(accept)) {
-          throw new ApiException(Statuses.notAcceptable(List.of("application/json")));
+        if (OpenApiV2.prefersProtobuf(accept)) {
+          Responses.send(exchange, 200, openApiV2.protobuf(), OpenApiV2.PROTOBUF_CONTENT_TYPE);
+        } else if (OpenApiV2.acceptsJson(accept)) {
+          Responses.json(exchange, 200, openApiV2.document());
+        } else {
+          throw new ApiException(
+              Statuses.notAcceptable(List.of("application/json", OpenApiV2.PROTOBUF)));
         }
-        Responses.json(exchange, 200, openApiV2.document());
       }
       default -> {
         List<String> parts = info.parts();

@@ -44,7 +44,7 @@ final class Responses {
     send(exchange, code, text.getBytes(StandardCharsets.UTF_8), "text/plain; charset=utf-8");
   }
 
-  private static void send(HttpExchange exchange, int code, byte[] body, String contentType)
+  static void send(HttpExchange exchange, int code, byte[] body, String contentType)
       throws IOException {
     exchange.getResponseHeaders().set("Content-Type", contentType);
     if (exchange.getRequestMethod().equalsIgnoreCase("HEAD")) {

@@ -49,4 +49,48 @@ class OpenApiV2Test {
     assertThat(OpenApiV2.acceptsJson(OpenApiV2.PROTOBUF)).isFalse();
     assertThat(OpenApiV2.acceptsJson("application/yaml")).isFalse();
   }
+
+  @Test
+  void theProtobufFormCarriesTheDefinitionsAndTheirPatchExtensions() throws Exception {
+    var document = OpenApiV2Protobuf.decode(OpenApiV2Protobuf.encode(DOC));
+    var type = OpenApiV2Protobuf.message("Document");
+    assertThat(document.getField(type.findFieldByName("swagger"))).isEqualTo("2.0");
+
+    var podSpec =
+        named(
+            (com.google.protobuf.Message) document.getField(type.findFieldByName("definitions")),
+            "io.k8s.api.core.v1.PodSpec");
+    var containers =
+        named(
+            (com.google.protobuf.Message)
+                podSpec.getField(podSpec.getDescriptorForType().findFieldByName("properties")),
+            "containers");
+    java.util.Map<String, String> extensions = new java.util.TreeMap<>();
+    var vendor = containers.getDescriptorForType().findFieldByName("vendor_extension");
+    for (int i = 0; i < containers.getRepeatedFieldCount(vendor); i++) {
+      var pair = (com.google.protobuf.Message) containers.getRepeatedField(vendor, i);
+      var any =
+          (com.google.protobuf.Message)
+              pair.getField(pair.getDescriptorForType().findFieldByName("value"));
+      extensions.put(
+          (String) pair.getField(pair.getDescriptorForType().findFieldByName("name")),
+          (String) any.getField(any.getDescriptorForType().findFieldByName("yaml")));
+    }
+    assertThat(extensions)
+        .containsEntry("x-kubernetes-patch-merge-key", "\"name\"\n")
+        .containsEntry("x-kubernetes-patch-strategy", "\"merge\"\n");
+  }
+
+  /** The value of the pair named {@code name} in a message of Named* pairs. */
+  private static com.google.protobuf.Message named(com.google.protobuf.Message list, String name) {
+    var field = list.getDescriptorForType().findFieldByName("additional_properties");
+    for (int i = 0; i < list.getRepeatedFieldCount(field); i++) {
+      var pair = (com.google.protobuf.Message) list.getRepeatedField(field, i);
+      if (name.equals(pair.getField(pair.getDescriptorForType().findFieldByName("name")))) {
+        return (com.google.protobuf.Message)
+            pair.getField(pair.getDescriptorForType().findFieldByName("value"));
+      }
+    }
+    throw new AssertionError("no " + name);
+  }
 }

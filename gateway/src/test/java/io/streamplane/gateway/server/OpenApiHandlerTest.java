@@ -29,7 +29,7 @@ class OpenApiHandlerTest {
   }
 
   @Test
-  void swagger2IsServedAsJsonAndProtobufOnlyIsNotAcceptable() throws Exception {
+  void swagger2IsServedAsJsonAndAsProtobufAndNothingElse() throws Exception {
     HttpResponse<String> json = handler.send("GET", "/openapi/v2", "application/json");
     assertThat(json.statusCode()).isEqualTo(200);
     assertThat(json.headers().firstValue("Content-Type")).hasValue("application/json");
@@ -38,8 +38,13 @@ class OpenApiHandlerTest {
     assertThat(doc.path("definitions").has("io.k8s.api.core.v1.PodSpec")).isTrue();
 
     HttpResponse<String> protobuf = handler.send("GET", "/openapi/v2", OpenApiV2.PROTOBUF);
-    assertThat(protobuf.statusCode()).isEqualTo(406);
-    assertThat(JSON.readTree(protobuf.body()).path("reason").asText()).isEqualTo("NotAcceptable");
+    assertThat(protobuf.statusCode()).isEqualTo(200);
+    assertThat(protobuf.headers().firstValue("Content-Type"))
+        .hasValue("application/com.github.proto-openapi.spec.v2.v1.0+protobuf");
+
+    HttpResponse<String> yaml = handler.send("GET", "/openapi/v2", "application/yaml");
+    assertThat(yaml.statusCode()).isEqualTo(406);
+    assertThat(JSON.readTree(yaml.body()).path("reason").asText()).isEqualTo("NotAcceptable");
   }
 
   @Test
