@@ -466,6 +466,22 @@ class KubectlE2E {
   }
 
   @Test
+  void aFileWithAnUnknownKindFailsThatDocumentOnly() throws Exception {
+    Path file =
+        Files.writeString(
+            home.resolve("mixed.yaml"),
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: beside-unknown\ndata: {a: \"1\"}\n"
+                + "---\napiVersion: example.com/v1\nkind: Unknown\nmetadata:\n  name: x\n");
+
+    Kubectl.Result apply = kubectl.run("apply", "-f", file.toString());
+
+    assertThat(apply.exitCode()).isNotZero();
+    assertThat(apply.out()).contains("configmap/beside-unknown created");
+    assertThat(apply.err())
+        .contains("no matches for kind \"Unknown\" in version \"example.com/v1\"");
+  }
+
+  @Test
   void anInvalidNameIsRefusedWithTheFieldNamed() throws Exception {
     Kubectl.Result run = kubectl.run("create", "configmap", "Not_Valid");
 
