@@ -482,6 +482,39 @@ class KubectlE2E {
   }
 
   @Test
+  void exposeAndCreateServiceMakeServicesWithAddressesAndNodePorts() throws Exception {
+    kubectl.run("create", "deployment", "exposed", "--image=nginx").expectSuccess();
+    assertThat(
+            kubectl
+                .run("expose", "deployment", "exposed", "--port=80", "--type=NodePort")
+                .expectSuccess()
+                .out())
+        .contains("service/exposed exposed");
+    assertThat(
+            kubectl
+                .run("create", "service", "clusterip", "db", "--tcp=5432:5432")
+                .expectSuccess()
+                .out())
+        .contains("service/db created");
+
+    List<String> exposed =
+        words(kubectl.run("get", "svc", "exposed", "-o", "wide").expectSuccess().out());
+    assertThat(exposed.get(0)).isEqualTo("NAME TYPE CLUSTER-IP EXTERNAL-IP PORT(S) AGE SELECTOR");
+    assertThat(exposed.get(1))
+        .matches(
+            "exposed NodePort 127\\.\\d+\\.\\d+\\.\\d+ <none> 80:3\\d{4}/TCP \\S+ app=exposed");
+    String dbIP =
+        kubectl.run("get", "svc", "db", "-o", "jsonpath={.spec.clusterIP}").expectSuccess().out();
+    assertThat(dbIP).startsWith("127.").isNotEqualTo(exposed.get(1).split(" ")[2]);
+    assertThat(kubectl.run("get", "svc", "db", "-o", "jsonpath={.spec.ports[0].targetPort}").out())
+        .isEqualTo("5432");
+    Kubectl.Result clash =
+        kubectl.run("create", "service", "clusterip", "db2", "--tcp=5432", "--clusterip=" + dbIP);
+    assertThat(clash.exitCode()).isNotZero();
+    assertThat(clash.err()).contains("provided IP is already allocated");
+  }
+
+  @Test
   void anInvalidNameIsRefusedWithTheFieldNamed() throws Exception {
     Kubectl.Result run = kubectl.run("create", "configmap", "Not_Valid");
 

@@ -9,6 +9,7 @@ import io.streamplane.api.ClusterRoleBinding;
 import io.streamplane.api.ConfigMap;
 import io.streamplane.api.ControllerRevision;
 import io.streamplane.api.Deployment;
+import io.streamplane.api.Endpoints;
 import io.streamplane.api.Event;
 import io.streamplane.api.FlowSchema;
 import io.streamplane.api.Ingress;
@@ -30,6 +31,7 @@ import io.streamplane.api.Role;
 import io.streamplane.api.RoleBinding;
 import io.streamplane.api.RuntimeClass;
 import io.streamplane.api.Secret;
+import io.streamplane.api.Service;
 import io.streamplane.api.ServiceAccount;
 import io.streamplane.api.StorageClass;
 import io.streamplane.api.ValidatingWebhookConfiguration;
@@ -40,6 +42,7 @@ import io.streamplane.kinds.apps.ReplicaSetStrategy;
 import io.streamplane.kinds.certificates.CertificateSigningRequestStrategy;
 import io.streamplane.kinds.coordination.LeaseStrategy;
 import io.streamplane.kinds.core.ConfigMapStrategy;
+import io.streamplane.kinds.core.EndpointsStrategy;
 import io.streamplane.kinds.core.EventStrategy;
 import io.streamplane.kinds.core.LimitRangeStrategy;
 import io.streamplane.kinds.core.NamespaceStrategy;
@@ -50,6 +53,7 @@ import io.streamplane.kinds.core.ReplicationControllerStrategy;
 import io.streamplane.kinds.core.ResourceQuotaStrategy;
 import io.streamplane.kinds.core.SecretStrategy;
 import io.streamplane.kinds.core.ServiceAccountStrategy;
+import io.streamplane.kinds.core.ServiceStrategy;
 import io.streamplane.kinds.events.EventConversion;
 import io.streamplane.kinds.flowcontrol.FlowSchemaStrategy;
 import io.streamplane.kinds.flowcontrol.PriorityLevelConfigurationStrategy;
@@ -107,6 +111,9 @@ public final class ResourceRegistry {
     t.add(
         (stored("", "ConfigMap", "configmaps", List.of("cm"), true, List.of(), ConfigMap.class))
             .withStrategy(new ConfigMapStrategy()));
+    t.add(
+        stored("", "Endpoints", "endpoints", List.of("ep"), true, List.of(), Endpoints.class)
+            .withStrategy(new EndpointsStrategy()));
     ResourceType events =
         stored("", "Event", "events", List.of("ev"), true, List.of(), Event.class)
             .withStrategy(new EventStrategy());
@@ -207,6 +214,20 @@ public final class ResourceRegistry {
                         "token", "authentication.k8s.io", "v1", "TokenRequest", List.of("create"))),
                 ServiceAccount.class))
             .withStrategy(new ServiceAccountStrategy()));
+    t.add(
+        (new ResourceType(
+                "",
+                "v1",
+                "Service",
+                "services",
+                "service",
+                List.of("svc"),
+                true,
+                List.of("all"),
+                ALL_VERBS,
+                Service.class,
+                List.of(proxy("ServiceProxyOptions"), status("", "Service"))))
+            .withStrategy(new ServiceStrategy()));
     // apps/v1
     t.add(
         (stored(

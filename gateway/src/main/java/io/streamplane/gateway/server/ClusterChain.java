@@ -13,6 +13,7 @@ import io.streamplane.gateway.admission.PodSecurity;
 import io.streamplane.gateway.admission.PriorityClassAdmission;
 import io.streamplane.gateway.admission.ResourceQuotaAdmission;
 import io.streamplane.gateway.admission.ServiceAccountAdmission;
+import io.streamplane.gateway.admission.ServiceAllocation;
 import io.streamplane.gateway.admission.StatusWriter;
 import io.streamplane.gateway.admission.ValidatingAdmission;
 import io.streamplane.gateway.admission.Webhooks;
@@ -117,6 +118,7 @@ final class ClusterChain {
     List<MutatingAdmission> mutating =
         List.of(
             new NamespaceLifecycle(objects),
+            new ServiceAllocation(objects, ServiceAllocation.DEFAULT_RANGE),
             limitRanger,
             serviceAccount,
             new DefaultTolerationSeconds(defaultTolerationSeconds),

@@ -22,6 +22,11 @@ public final class Names {
   static final Pattern LABEL = Pattern.compile(DNS1123_LABEL);
   private static final Pattern SUBDOMAIN =
       Pattern.compile(DNS1123_LABEL + "(\\." + DNS1123_LABEL + ")*");
+  private static final Pattern DNS1035 = Pattern.compile("[a-z]([-a-z0-9]*[a-z0-9])?");
+  private static final String DNS1035_MESSAGE =
+      "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an"
+          + " alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or"
+          + " 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
   static final String LABEL_MESSAGE =
       "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and"
           + " must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc',"
@@ -43,6 +48,10 @@ public final class Names {
     DNS1123_SUBDOMAIN,
     /** {@code NameIsDNSLabel}: namespaces. */
     DNS1123_LABEL,
+    /**
+     * {@code NameIsDNS1035Label}: services, whose names become DNS labels that start alphabetic.
+     */
+    DNS1035_LABEL,
     /**
      * {@code ValidatePathSegmentName}: RBAC, so that the default roles' names such as {@code
      * system:controller:job-controller} are valid.
@@ -66,6 +75,11 @@ public final class Names {
         case DNS1123_SUBDOMAIN -> {
           if (name.length() > 253 || !SUBDOMAIN.matcher(name).matches()) {
             causes.add(invalid("metadata.name", quote(name), SUBDOMAIN_MESSAGE));
+          }
+        }
+        case DNS1035_LABEL -> {
+          if (name.length() > 63 || !DNS1035.matcher(name).matches()) {
+            causes.add(invalid("metadata.name", quote(name), DNS1035_MESSAGE));
           }
         }
         case PATH_SEGMENT -> pathSegment(name, causes);

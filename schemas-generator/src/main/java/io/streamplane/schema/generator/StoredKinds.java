@@ -73,7 +73,9 @@ public final class StoredKinds {
         V1Certificates.CertificateSigningRequest.getDescriptor(),
         nodeV1().findMessageTypeByName("RuntimeClass"),
         flowcontrolV1().findMessageTypeByName("FlowSchema"),
-        flowcontrolV1().findMessageTypeByName("PriorityLevelConfiguration"));
+        flowcontrolV1().findMessageTypeByName("PriorityLevelConfiguration"),
+        V1.Service.getDescriptor(),
+        V1.Endpoints.getDescriptor());
   }
 
   /** The descriptor of coordination.k8s.io/v1's {@code generated.proto}. */

@@ -1,0 +1,85 @@
+package io.streamplane.gateway.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.gateway.api.ApiException;
+import io.streamplane.kinds.ResourceType;
+import org.junit.jupiter.api.Test;
+
+class ServiceAllocationTest {
+
+  private static final ResourceType SERVICES =
+      Cluster.REGISTRY.byResource("", "services").orElseThrow();
+
+  private final Cluster cluster =
+      new Cluster()
+          .with(
+              "services",
+              "{'metadata':{'name':'taken','namespace':'default'},'spec':{'type':'NodePort',"
+                  + "'clusterIP':'10.0.0.5','clusterIPs':['10.0.0.5'],"
+                  + "'ports':[{'port':80,'protocol':'TCP','nodePort':30080}]}}");
+  private final ServiceAllocation allocation = new ServiceAllocation(cluster, "10.0.0.0/29");
+
+  private static ObjectNode service(String spec) {
+    return Cluster.json("{'metadata':{'name':'web','namespace':'default'},'spec':" + spec + "}");
+  }
+
+  @Test
+  void aClusterIpComesFromTheRangeAndIsNoOneElses() {
+    for (int i = 0; i < 20; i++) {
+      ObjectNode web = service("{'type':'ClusterIP','ports':[{'port':80}]}");
+      allocation.admit(Cluster.create(SERVICES, "default", web));
+      String ip = web.at("/spec/clusterIP").asText();
+      assertThat(ip).isIn("10.0.0.2", "10.0.0.3", "10.0.0.4", "10.0.0.6");
+      assertThat(web.at("/spec/clusterIPs/0").asText()).isEqualTo(ip);
+      assertThat(web.at("/spec/ipFamilies/0").asText()).isEqualTo("IPv4");
+      assertThat(web.at("/spec/ipFamilyPolicy").asText()).isEqualTo("SingleStack");
+    }
+  }
+
+  @Test
+  void headlessAndExternalNameServicesGetNoAddress() {
+    ObjectNode headless = service("{'type':'ClusterIP','clusterIP':'None'}");
+    allocation.admit(Cluster.create(SERVICES, "default", headless));
+    assertThat(headless.at("/spec/clusterIPs/0").asText()).isEqualTo("None");
+
+    ObjectNode external = service("{'type':'ExternalName','externalName':'example.com'}");
+    allocation.admit(Cluster.create(SERVICES, "default", external));
+    assertThat(external.at("/spec").has("clusterIP")).isFalse();
+  }
+
+  @Test
+  void nodePortsAreAllocatedFromTheirRangeAndATakenOneIsRefused() {
+    ObjectNode web = service("{'type':'NodePort','ports':[{'port':80},{'port':443}]}");
+    allocation.admit(Cluster.create(SERVICES, "default", web));
+    for (var port : web.at("/spec/ports")) {
+      assertThat(port.path("nodePort").asInt()).isBetween(30000, 32767).isNotEqualTo(30080);
+    }
+
+    ObjectNode clash = service("{'type':'NodePort','ports':[{'port':80,'nodePort':30080}]}");
+    assertThatThrownBy(() -> allocation.admit(Cluster.create(SERVICES, "default", clash)))
+        .isInstanceOfSatisfying(
+            ApiException.class,
+            e ->
+                assertThat(e.status().path("message").asText())
+                    .isEqualTo(
+                        "Service \"web\" is invalid: spec.ports[0].nodePort: Invalid value: 30080:"
+                            + " provided port is already allocated"));
+  }
+
+  @Test
+  void aRequestedClusterIpMustBeFreeAndInRange() {
+    ObjectNode taken = service("{'type':'ClusterIP','clusterIP':'10.0.0.5','ports':[{'port':80}]}");
+    assertThatThrownBy(() -> allocation.admit(Cluster.create(SERVICES, "default", taken)))
+        .hasMessageContaining(
+            "spec.clusterIPs: Invalid value: []string{\"10.0.0.5\"}: failed to allocate IP"
+                + " 10.0.0.5: provided IP is already allocated");
+    ObjectNode outside =
+        service("{'type':'ClusterIP','clusterIP':'10.1.0.5','ports':[{'port':80}]}");
+    assertThatThrownBy(() -> allocation.admit(Cluster.create(SERVICES, "default", outside)))
+        .hasMessageContaining(
+            "is not in the valid range. The range of valid IPs is 10.0.0.0-10.0.0.7");
+  }
+}
