@@ -298,7 +298,7 @@ class ExecE2E {
   }
 
   @Test
-  void theNodesAndThePodsProxyReachTheNodesSummaryAndThePodsServer() throws Exception {
+  void theNodesPodsAndServicesProxyReachTheNodesSummaryAndThePodsServer() throws Exception {
     JsonNode summary =
         JSON.readTree(
             kubectl
@@ -331,6 +331,15 @@ class ExecE2E {
     assertThat(
             kubectl
                 .run("get", "--raw", "/api/v1/namespaces/default/pods/web/proxy/")
+                .expectSuccess()
+                .out())
+        .contains("Welcome to nginx!");
+    kubectl
+        .run("expose", "pod", "web", "--port=8080", "--target-port=80", "--name=websvc")
+        .expectSuccess();
+    assertThat(
+            kubectl
+                .run("get", "--raw", "/api/v1/namespaces/default/services/websvc:8080/proxy/")
                 .expectSuccess()
                 .out())
         .contains("Welcome to nginx!");

@@ -3,7 +3,9 @@ package io.streamplane.gateway.server;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.gateway.api.ApiException;
+import io.streamplane.gateway.api.Selectors;
 import io.streamplane.gateway.api.Statuses;
+import io.streamplane.gateway.storage.ReadAt;
 import io.streamplane.gateway.storage.ResourceService;
 import io.streamplane.kinds.ResourceRegistry;
 import io.streamplane.kinds.ResourceType;
@@ -15,7 +17,10 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.Random;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -45,6 +50,8 @@ final class Proxies extends Handler.Wrapper {
   static final Pattern NODE = Pattern.compile("^/api/v1/nodes/([^/]+)/proxy(/.*)?$");
   static final Pattern POD =
       Pattern.compile("^/api/v1/namespaces/([^/]+)/pods/([^/:]+)(?::(\\d+))?/proxy(/.*)?$");
+  static final Pattern SERVICE =
+      Pattern.compile("^/api/v1/namespaces/([^/]+)/services/([^/:]+)(?::([^/]+))?/proxy(/.*)?$");
 
   /** The header that names the node a node server answers for. */
   static final String NODE_HEADER = "X-Streamplane-Node";
@@ -68,6 +75,8 @@ final class Proxies extends Handler.Wrapper {
   private final ResourceService service;
   private final ResourceType pods;
   private final ResourceType nodes;
+  private final ResourceType services;
+  private final Random random = new Random();
   private final HttpClient http =
       HttpClient.newBuilder()
           .version(HttpClient.Version.HTTP_1_1)
@@ -78,6 +87,7 @@ final class Proxies extends Handler.Wrapper {
     this.service = service;
     this.pods = registry.byResource("", "pods").orElseThrow();
     this.nodes = registry.byResource("", "nodes").orElseThrow();
+    this.services = registry.byResource("", "services").orElseThrow();
   }
 
   @Override
@@ -85,7 +95,13 @@ final class Proxies extends Handler.Wrapper {
     String path = request.getHttpURI().getPath();
     Matcher node = NODE.matcher(path);
     Matcher pod = POD.matcher(path);
+    Matcher toService = SERVICE.matcher(path);
     try {
+      if (toService.matches()) {
+        String target = serviceTarget(toService.group(1), toService.group(2), toService.group(3));
+        forward(request, response, callback, target + rest(toService.group(4)), null);
+        return true;
+      }
       if (node.matches()) {
         ObjectNode object = service.get(nodes, null, node.group(1));
         String target = "http://" + PodLogs.hostPort(object) + rest(node.group(2));
@@ -114,6 +130,96 @@ final class Proxies extends Handler.Wrapper {
       return true;
     }
     return super.handle(request, response, callback);
+  }
+
+  /**
+   * Where a service's proxy goes, as kube-apiserver's service proxy picks it: a ready pod the
+   * service selects, at the target port of the service port named or numbered in the URL (the first
+   * port when none is); a named target port is looked up in the pod's containers.
+   */
+  private String serviceTarget(String namespace, String name, String portName) {
+    ObjectNode svc = service.get(services, namespace, name);
+    JsonNode ports = svc.at("/spec/ports");
+    JsonNode port = null;
+    for (JsonNode p : ports) {
+      if (portName == null
+          || portName.equals(p.path("name").asText())
+          || portName.equals(p.path("port").asText())) {
+        port = p;
+        break;
+      }
+    }
+    JsonNode selector = svc.at("/spec/selector");
+    if (port == null || !selector.isObject() || selector.isEmpty()) {
+      throw unavailable(name);
+    }
+    StringBuilder labels = new StringBuilder();
+    selector
+        .properties()
+        .forEach(
+            e ->
+                labels
+                    .append(labels.isEmpty() ? "" : ",")
+                    .append(e.getKey())
+                    .append('=')
+                    .append(e.getValue().asText()));
+    List<JsonNode> ready = new ArrayList<>();
+    for (JsonNode pod :
+        service
+            .list(
+                pods,
+                namespace,
+                Selectors.parseLabels(labels.toString()),
+                Selectors.parseFields(null, pods),
+                0,
+                null,
+                ReadAt.latest())
+            .path("items")) {
+      if (!pod.at("/status/podIP").asText("").isEmpty() && ready(pod)) {
+        ready.add(pod);
+      }
+    }
+    if (ready.isEmpty()) {
+      throw unavailable(name);
+    }
+    JsonNode chosen = ready.get(random.nextInt(ready.size()));
+    JsonNode targetPort = port.path("targetPort");
+    int number =
+        targetPort.isNumber() ? targetPort.asInt() : containerPort(chosen, targetPort.asText());
+    if (number <= 0) {
+      throw unavailable(name);
+    }
+    String ip = chosen.at("/status/podIP").asText();
+    return "http://" + (ip.contains(":") ? "[" + ip + "]" : ip) + ":" + number;
+  }
+
+  private static boolean ready(JsonNode pod) {
+    for (JsonNode condition : pod.at("/status/conditions")) {
+      if (condition.path("type").asText().equals("Ready")) {
+        return condition.path("status").asText().equals("True");
+      }
+    }
+    return false;
+  }
+
+  private static int containerPort(JsonNode pod, String name) {
+    for (JsonNode container : pod.at("/spec/containers")) {
+      for (JsonNode port : container.path("ports")) {
+        if (name.equals(port.path("name").asText())) {
+          return port.path("containerPort").asInt();
+        }
+      }
+    }
+    return 0;
+  }
+
+  private static ApiException unavailable(String name) {
+    return new ApiException(
+        Statuses.failure(
+            503,
+            "ServiceUnavailable",
+            "no endpoints available for service \"" + name + "\"",
+            Statuses.details("", "services", name)));
   }
 
   private static String rest(String path) {

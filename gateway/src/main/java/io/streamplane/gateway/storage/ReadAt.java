@@ -35,7 +35,7 @@ public sealed interface ReadAt {
 
   record ExactObject(long resourceVersion) implements ReadAt {}
 
-  static ReadAt latest() {
+  public static ReadAt latest() {
     return new Latest();
   }
 
