@@ -343,6 +343,22 @@ class ExecE2E {
                 .expectSuccess()
                 .out())
         .contains("Welcome to nginx!");
+    String podIP = kubectl.run("get", "pod", "web", "-o", "jsonpath={.status.podIP}").out();
+    await("the endpoints of websvc")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                kubectl
+                    .run(
+                        "get",
+                        "endpoints",
+                        "websvc",
+                        "-o",
+                        "jsonpath={.subsets[0].addresses[0].ip}:{.subsets[0].ports[0].port}")
+                    .out()
+                    .equals(podIP + ":80"));
+    assertThat(kubectl.run("get", "endpoints", "websvc").expectSuccess().out())
+        .contains(podIP + ":80");
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.streamplane.controller;
 
+import io.streamplane.controller.endpoints.EndpointsController;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleConfig;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleController;
 import io.streamplane.log.ResourceCommand;
@@ -51,6 +52,7 @@ public final class ControllersTopology {
     new ControllerManager(builder, topics, writesTo)
         .register(new OwnerControllers())
         .register(new NamespaceControllers())
+        .register(new EndpointsController())
         .register(new NodeLifecycleController(nodeLifecycle));
     return builder.build();
   }
