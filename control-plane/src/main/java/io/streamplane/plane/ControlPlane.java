@@ -25,6 +25,7 @@ import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.TopicSpec;
 import io.streamplane.topics.Topics;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -433,7 +434,12 @@ public final class ControlPlane implements AutoCloseable {
         }
         if (systemNamespaces == SystemNamespaces.KEEP) {
           plane.gateway.keepSystemNamespaces(SYSTEM, GatewayServer.SYSTEM_NAMESPACES_INTERVAL);
-          plane.gateway.keepBootstrapPolicy(SYSTEM, GatewayServer.BOOTSTRAP_POLICY_INTERVAL);
+          // Ready means ready: the defaults are in place, and authorized by, before start returns.
+          plane.gateway.ensureDefaults(SYSTEM, Duration.ofSeconds(60));
+          plane.gateway.keepBootstrapPolicy(
+              SYSTEM,
+              GatewayServer.BOOTSTRAP_POLICY_INTERVAL,
+              GatewayServer.BOOTSTRAP_POLICY_INTERVAL);
         }
         progress.gatewayStarted(plane.gateway);
       }

@@ -36,6 +36,14 @@ class KubectlE2E {
     home = Files.createTempDirectory("kubectl-e2e");
     cluster = new LocalCluster(home).start();
     kubectl = cluster.kubectl;
+    // Ready means ready, as kube-apiserver's post-start hooks: the moment up says so, the default
+    // policy (aggregated roles included) authorizes a user bound to view.
+    kubectl
+        .run("create", "rolebinding", "alice-view", "--clusterrole=view", "--user=alice")
+        .expectSuccess();
+    assertThat(kubectl.run("auth", "can-i", "list", "pods", "--as=alice").out().trim())
+        .isEqualTo("yes");
+    assertThat(kubectl.run("get", "priorityclass", "system-node-critical").exitCode()).isZero();
   }
 
   @AfterAll

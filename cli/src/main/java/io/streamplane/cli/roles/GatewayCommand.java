@@ -143,7 +143,9 @@ public final class GatewayCommand implements Callable<Integer> {
             security,
             auditPolicy);
     gateway.keepSystemNamespaces(SYSTEM, GatewayServer.SYSTEM_NAMESPACES_INTERVAL);
-    gateway.keepBootstrapPolicy(SYSTEM, GatewayServer.BOOTSTRAP_POLICY_INTERVAL);
+    // The store may start after this gateway: the first round does not hold the start up.
+    gateway.keepBootstrapPolicy(
+        SYSTEM, java.time.Duration.ZERO, GatewayServer.BOOTSTRAP_POLICY_INTERVAL);
     System.out.println("gateway: Kubernetes API at " + gateway.url() + ". Ctrl-C to stop.");
     Roles.runUntilStopped(catalog, gateway);
     return 0;

@@ -751,13 +751,25 @@ public final class GatewayServer implements AutoCloseable {
   }
 
   /**
-   * {@link #ensureBootstrapPolicy} and {@link #ensureSystemPriorityClasses} now and then every
-   * {@code interval}: the defaults come back when deleted or changed (unless annotated {@code
+   * {@link #ensureBootstrapPolicy} and {@link #ensureSystemPriorityClasses} in {@code firstIn}
+   * (zero, or an interval after {@link #ensureDefaults} wrote them) and then every {@code
+   * interval}: the defaults come back when deleted or changed (unless annotated {@code
    * rbac.authorization.kubernetes.io/autoupdate: "false"}), and aggregated ClusterRoles follow the
    * roles they select. Every gateway runs it; a race between two ends in a conflict the next round
    * resolves.
    */
-  public void keepBootstrapPolicy(UserInfo actor, Duration interval) {
+  /**
+   * kube-apiserver's post-start hooks: the default RBAC policy (aggregated ClusterRoles included)
+   * and the system priority classes written, and this gateway's cache — and so its authorizer —
+   * caught up with them, so that a cluster reported ready authorizes as Kubernetes' defaults say.
+   */
+  public void ensureDefaults(UserInfo actor, Duration timeout) {
+    ensureBootstrapPolicy(actor);
+    ensureSystemPriorityClasses(actor);
+    cache.catchUpWithLog(timeout);
+  }
+
+  public void keepBootstrapPolicy(UserInfo actor, Duration firstIn, Duration interval) {
     systemNamespaces.scheduleWithFixedDelay(
         () -> {
           try {
@@ -775,7 +787,7 @@ public final class GatewayServer implements AutoCloseable {
             LOG.warn("could not check the system priority classes: {}", e.toString());
           }
         },
-        0,
+        firstIn.toMillis(),
         interval.toMillis(),
         TimeUnit.MILLISECONDS);
   }
