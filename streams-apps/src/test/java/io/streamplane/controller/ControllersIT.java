@@ -37,8 +37,8 @@ class ControllersIT {
             new KafkaSchemaCatalog(broker.bootstrapServers(), ensureSchemasTopic(admin, layout))) {
       Topics topics = new Topics(layout, catalog);
       new TopicInitializer(admin).ensure(topics.all());
-      // the events source, the by-owner, by-namespace and by-node repartitions
-      int total = 4 * layout.logPartitions();
+      // the events source, the by-owner, by-namespace, endpoints and by-node repartitions
+      int total = 5 * layout.logPartitions();
 
       try (StreamsApp first =
           ControllersApp.start(
