@@ -44,6 +44,19 @@ class KubectlE2E {
     assertThat(kubectl.run("auth", "can-i", "list", "pods", "--as=alice").out().trim())
         .isEqualTo("yes");
     assertThat(kubectl.run("get", "priorityclass", "system-node-critical").exitCode()).isZero();
+    List<String> kubernetes = words(kubectl.run("get", "svc", "kubernetes").expectSuccess().out());
+    assertThat(kubernetes.get(1))
+        .matches("kubernetes ClusterIP 127\\.96\\.0\\.1 <none> 443/TCP \\S+");
+    assertThat(
+            kubectl
+                .run(
+                    "get",
+                    "endpoints",
+                    "kubernetes",
+                    "-o",
+                    "jsonpath={.subsets[0].addresses[0].ip}")
+                .out())
+        .isEqualTo("127.0.0.1");
   }
 
   @AfterAll

@@ -238,6 +238,11 @@ public final class ServiceAllocation implements MutatingAdmission {
     return toText(base) + "-" + toText(base + size - 1);
   }
 
+  /** The first usable address of a range, which the {@code kubernetes} Service holds. */
+  public static String firstAddress(String range) {
+    return toText(toLong(range.split("/")[0]) + 1);
+  }
+
   static long toLong(String ip) {
     String[] octets = ip.split("\\.");
     if (octets.length != 4) {

@@ -1,11 +1,13 @@
 package io.streamplane.gateway.server;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.api.PriorityClass;
 import io.streamplane.gateway.admission.Admission;
 import io.streamplane.gateway.admission.DefaultTolerationSeconds;
+import io.streamplane.gateway.admission.ServiceAllocation;
 import io.streamplane.gateway.admission.StatusWriter;
 import io.streamplane.gateway.api.ApiException;
 import io.streamplane.gateway.api.Discovery;
@@ -759,6 +761,92 @@ public final class GatewayServer implements AutoCloseable {
    * resolves.
    */
   /**
+   * The {@code kubernetes} Service of {@code default}, as kube-apiserver's endpoint reconciler
+   * keeps it: the first address of the service range, port 443 ({@code https}) to the gateway's
+   * port, and Endpoints that name this gateway (each gateway adds itself; one that stopped stays
+   * listed, as with kube-apiserver's {@code none} reconciler, until removed by hand).
+   */
+  public void ensureKubernetesService(UserInfo actor) {
+    ResourceType services = registry.byResource("", "services").orElseThrow();
+    ResourceType endpoints = registry.byResource("", "endpoints").orElseThrow();
+    WriteOptions options =
+        new WriteOptions(actor, false, "Strict", null, "streamplane-gateway", null, null);
+    String host =
+        connector.getHost() == null || connector.getHost().equals("0.0.0.0")
+            ? "127.0.0.1"
+            : connector.getHost();
+    int port = port();
+    JsonNodeFactory json = JsonNodeFactory.instance;
+    if (find(services, "default", "kubernetes") == null) {
+      ObjectNode service = json.objectNode();
+      ObjectNode metadata = service.putObject("metadata");
+      metadata.put("name", "kubernetes");
+      metadata.putObject("labels").put("component", "apiserver").put("provider", "kubernetes");
+      ObjectNode spec = service.putObject("spec");
+      spec.put("type", "ClusterIP");
+      spec.put("clusterIP", ServiceAllocation.firstAddress(ServiceAllocation.DEFAULT_RANGE));
+      spec.putArray("ports")
+          .addObject()
+          .put("name", "https")
+          .put("port", 443)
+          .put("protocol", "TCP")
+          .put("targetPort", port);
+      createQuietly(services, "default", service, options);
+    }
+    ObjectNode current = find(endpoints, "default", "kubernetes");
+    ObjectNode wanted = current == null ? json.objectNode() : current.deepCopy();
+    for (JsonNode subset : wanted.path("subsets")) {
+      if (subset.at("/ports/0/port").asInt() == port) {
+        for (JsonNode address : subset.path("addresses")) {
+          if (address.path("ip").asText().equals(host)) {
+            return; // listed already
+          }
+        }
+      }
+    }
+    ObjectNode subset = wanted.withArray("subsets").addObject();
+    subset.putArray("addresses").addObject().put("ip", host);
+    subset
+        .putArray("ports")
+        .addObject()
+        .put("name", "https")
+        .put("port", port)
+        .put("protocol", "TCP");
+    if (current == null) {
+      wanted.putObject("metadata").put("name", "kubernetes");
+      createQuietly(endpoints, "default", wanted, options);
+    } else {
+      try {
+        service.update(endpoints, "default", "kubernetes", wanted, options);
+      } catch (ApiException e) {
+        LOG.warn("could not list this gateway in the kubernetes Endpoints: {}", e.getMessage());
+      }
+    }
+  }
+
+  private ObjectNode find(ResourceType type, String namespace, String name) {
+    try {
+      return service.get(type, namespace, name);
+    } catch (ApiException e) {
+      if (e.code() == 404) {
+        return null;
+      }
+      throw e;
+    }
+  }
+
+  private void createQuietly(
+      ResourceType type, String namespace, ObjectNode object, WriteOptions options) {
+    try {
+      service.create(type, namespace, object, options);
+    } catch (ApiException e) {
+      if (e.code() != 409) {
+        LOG.warn("could not write the kubernetes {}: {}", type.kind(), e.getMessage());
+      }
+    }
+  }
+
+  /**
    * kube-apiserver's post-start hooks: the default RBAC policy (aggregated ClusterRoles included)
    * and the system priority classes written, and this gateway's cache — and so its authorizer —
    * caught up with them, so that a cluster reported ready authorizes as Kubernetes' defaults say.
@@ -766,6 +854,7 @@ public final class GatewayServer implements AutoCloseable {
   public void ensureDefaults(UserInfo actor, Duration timeout) {
     ensureBootstrapPolicy(actor);
     ensureSystemPriorityClasses(actor);
+    ensureKubernetesService(actor);
     cache.catchUpWithLog(timeout);
   }
 
@@ -785,6 +874,11 @@ public final class GatewayServer implements AutoCloseable {
             ensureSystemPriorityClasses(actor);
           } catch (RuntimeException e) {
             LOG.warn("could not check the system priority classes: {}", e.toString());
+          }
+          try {
+            ensureKubernetesService(actor);
+          } catch (RuntimeException e) {
+            LOG.warn("could not check the kubernetes Service: {}", e.toString());
           }
         },
         firstIn.toMillis(),
