@@ -58,8 +58,11 @@ public final class ServiceAllocation implements MutatingAdmission {
       return;
     }
     String type = spec.path("type").asText("ClusterIP");
+    // The other Services of the cluster, read once for both allocations.
+    List<ObjectNode> others =
+        objects.list("", "services", null).stream().filter(s -> !isSelf(request, s)).toList();
     if (!type.equals("ExternalName")) {
-      clusterIP(request, spec);
+      clusterIP(request, spec, others);
       if (!spec.has("ipFamilyPolicy")) {
         spec.put("ipFamilyPolicy", "SingleStack");
       }
@@ -72,7 +75,7 @@ public final class ServiceAllocation implements MutatingAdmission {
             || (type.equals("LoadBalancer")
                 && spec.path("allocateLoadBalancerNodePorts").asBoolean(true));
     if (nodePorts) {
-      nodePorts(request, spec);
+      nodePorts(request, spec, others);
     }
   }
 
@@ -102,19 +105,14 @@ public final class ServiceAllocation implements MutatingAdmission {
     }
   }
 
-  private void clusterIP(AdmissionRequest request, ObjectNode spec) {
+  private void clusterIP(AdmissionRequest request, ObjectNode spec, List<ObjectNode> others) {
     String requested = spec.path("clusterIP").asText("");
     if (requested.equals("None")) {
       spec.putArray("clusterIPs").add("None");
       return;
     }
     Set<String> used = new HashSet<>();
-    for (ObjectNode service : objects.list("", "services", null)) {
-      if (isSelf(request, service)) {
-        continue;
-      }
-      service.at("/spec/clusterIPs").forEach(ip -> used.add(ip.asText()));
-    }
+    others.forEach(service -> service.at("/spec/clusterIPs").forEach(ip -> used.add(ip.asText())));
     if (!requested.isEmpty()) {
       if (request.operation() == Operation.UPDATE
           && request.oldObject() != null
@@ -168,13 +166,10 @@ public final class ServiceAllocation implements MutatingAdmission {
     ips.add(ip);
   }
 
-  private void nodePorts(AdmissionRequest request, ObjectNode spec) {
+  private void nodePorts(AdmissionRequest request, ObjectNode spec, List<ObjectNode> others) {
     Set<Integer> used = new HashSet<>();
-    for (ObjectNode service : objects.list("", "services", null)) {
-      if (!isSelf(request, service)) {
-        service.at("/spec/ports").forEach(p -> used.add(p.path("nodePort").asInt(0)));
-      }
-    }
+    others.forEach(
+        service -> service.at("/spec/ports").forEach(p -> used.add(p.path("nodePort").asInt(0))));
     JsonNode ports = spec.path("ports");
     for (int i = 0; i < ports.size(); i++) {
       ObjectNode port = (ObjectNode) ports.get(i);

@@ -430,13 +430,11 @@ final class ApiHandler implements HttpHandler {
         ObjectNode body = body(exchange, type);
         Written written =
             switch (subresource == null ? "" : subresource) {
-              case "status" -> service.updateStatus(type, namespace, info.name(), body, options);
-              case "approval" ->
-                  service.updateApproval(type, namespace, info.name(), body, options);
+              case "status", "approval", "ephemeralcontainers" ->
+                  service.updateSubresource(
+                      type, namespace, info.name(), subresource, body, options);
               case "scale" ->
                   service.updateScale(type, namespace, info.name(), null, body, options);
-              case "ephemeralcontainers" ->
-                  service.updateThrough(type, namespace, info.name(), subresource, body, options);
               default -> service.update(type, namespace, info.name(), body, options);
             };
         respond(exchange, written);

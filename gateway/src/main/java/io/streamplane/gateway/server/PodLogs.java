@@ -62,11 +62,15 @@ final class PodLogs {
   private final ResourceService service;
   private final ResourceType pods;
   private final ResourceType nodes;
-  private final HttpClient http =
+
+  /** How the gateway dials nodes and pods (logs, proxies): HTTP/1.1, 10 s to connect. */
+  static final HttpClient NODES =
       HttpClient.newBuilder()
           .version(HttpClient.Version.HTTP_1_1)
           .connectTimeout(Duration.ofSeconds(10))
           .build();
+
+  private final HttpClient http = NODES;
 
   PodLogs(ResourceRegistry registry, ResourceService service) {
     this.service = service;

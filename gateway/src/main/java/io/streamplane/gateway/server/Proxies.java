@@ -77,11 +77,7 @@ final class Proxies extends Handler.Wrapper {
   private final ResourceType nodes;
   private final ResourceType services;
   private final Random random = new Random();
-  private final HttpClient http =
-      HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .connectTimeout(Duration.ofSeconds(10))
-          .build();
+  private final HttpClient http = PodLogs.NODES;
 
   Proxies(ResourceRegistry registry, ResourceService service) {
     this.service = service;

@@ -373,10 +373,11 @@ public final class ResourceService {
   }
 
   /**
-   * An update through a subresource that writes part of the object (a pod's {@code
-   * ephemeralcontainers}): the store keeps the rest as it is, as the kind's strategy says.
+   * An update through a subresource that writes part of the object: {@code status}, {@code
+   * approval} (a CertificateSigningRequest's: the conditions of the body's status replace the
+   * object's, nothing else changes) or {@code ephemeralcontainers} (a pod's, as its strategy says).
    */
-  public Written updateThrough(
+  public Written updateSubresource(
       ResourceType type,
       String namespace,
       String name,
@@ -388,16 +389,7 @@ public final class ResourceService {
 
   public Written updateStatus(
       ResourceType type, String namespace, String name, ObjectNode body, WriteOptions options) {
-    return guaranteedUpdate(type, namespace, name, "status", body, options);
-  }
-
-  /**
-   * An update through the {@code approval} subresource (a CertificateSigningRequest's): the
-   * conditions of the body's status replace the object's, nothing else changes.
-   */
-  public Written updateApproval(
-      ResourceType type, String namespace, String name, ObjectNode body, WriteOptions options) {
-    return guaranteedUpdate(type, namespace, name, "approval", body, options);
+    return updateSubresource(type, namespace, name, "status", body, options);
   }
 
   private Written guaranteedUpdate(
