@@ -9,6 +9,7 @@ import io.streamplane.cli.roles.ControllersCommand;
 import io.streamplane.cli.roles.GatewayCommand;
 import io.streamplane.cli.roles.NodeCommand;
 import io.streamplane.cli.roles.NodesCommand;
+import io.streamplane.cli.roles.ProxyCommand;
 import io.streamplane.cli.roles.SchedulerCommand;
 import io.streamplane.cli.roles.StoreCommand;
 import io.streamplane.cli.roles.TopicsCommand;
@@ -36,6 +37,7 @@ import picocli.CommandLine.Command;
       SchedulerCommand.class,
       NodeCommand.class,
       NodesCommand.class,
+      ProxyCommand.class,
       ReplayCommand.class,
       HistoryCommand.class,
       AuditCommand.class,

@@ -10,6 +10,7 @@ import io.streamplane.gateway.server.GatewayServer;
 import io.streamplane.kafka.KafkaClientSettings;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.log.UserInfo;
+import io.streamplane.network.ClusterNetwork;
 import io.streamplane.node.KubeletConfig;
 import io.streamplane.node.NodeFleet;
 import io.streamplane.node.NodeIdentities;
@@ -80,6 +81,9 @@ public final class ControlPlane implements AutoCloseable {
 
     /** The gateway serves (and has created the system namespaces, unless told not to). */
     default void gatewayStarted(GatewayServer gateway) {}
+
+    /** The service proxy and the cluster DNS serve, and kube-dns points at the DNS server. */
+    default void networkStarted(ClusterNetwork network) {}
   }
 
   /** What the gateway does about the system namespaces (default, kube-system, ...). */
@@ -194,6 +198,7 @@ public final class ControlPlane implements AutoCloseable {
     private GatewaySecurity security;
     private CertificateAuthority clusterSigning;
     private Nodes nodes;
+    private ClusterNetwork.Config network;
     private Progress progress = new Progress() {};
 
     private Builder() {}
@@ -279,6 +284,15 @@ public final class ControlPlane implements AutoCloseable {
     }
 
     /** Runs a node fleet against the gateway (which this plane must then have). */
+    /**
+     * The host's service proxy and cluster DNS ({@link ClusterNetwork}), started after the gateway,
+     * which then points the {@code kube-dns} Service at the DNS server.
+     */
+    public Builder network(ClusterNetwork.Config network) {
+      this.network = network;
+      return this;
+    }
+
     public Builder nodes(Nodes nodes) {
       this.nodes = nodes;
       return this;
@@ -442,6 +456,14 @@ public final class ControlPlane implements AutoCloseable {
               GatewayServer.BOOTSTRAP_POLICY_INTERVAL);
         }
         progress.gatewayStarted(plane.gateway);
+      }
+      if (network != null) {
+        ClusterNetwork started = ClusterNetwork.start(bootstrap, topics, network);
+        plane.running.add(started);
+        if (plane.gateway != null) {
+          plane.gateway.ensureClusterDns(SYSTEM, started.dnsAddress());
+        }
+        progress.networkStarted(started);
       }
       if (nodes != null && !nodes.nodes().isEmpty()) {
         plane.running.add(

@@ -92,7 +92,11 @@ public final class NodeAgent implements AutoCloseable {
             new PodAddresses(options.podCIDR()),
             kubelet,
             handlers,
-            new PodInputsResolver(api),
+            new PodInputsResolver(
+                api,
+                runtime.runsProcesses()
+                    ? PodDns.of(kubelet.clusterDns(), kubelet.clusterDomain())
+                    : null),
             errors,
             () -> closed,
             this::forgetIfGone);

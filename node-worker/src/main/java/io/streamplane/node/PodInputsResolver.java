@@ -1,5 +1,6 @@
 package io.streamplane.node;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.streamplane.api.ConfigMap;
 import io.streamplane.api.Container;
 import io.streamplane.api.EnvFromSource;
@@ -26,6 +27,12 @@ import java.util.concurrent.CompletableFuture;
  * an {@code envFrom} source is read once. A missing object, or a missing key of a key ref, that is
  * not marked {@code optional} fails the future with a {@link MissingInput} whose message is the
  * kubelet's ({@code configmap "x" not found}, {@code couldn't find key k in ConfigMap ns/x}).
+ *
+ * <p>For a runtime that runs processes it also gives what the kubelet derives from the cluster: the
+ * Services' variables ({@link ServiceEnv}: the {@code kubernetes} Service's always, those of the
+ * pod's namespace unless {@code enableServiceLinks: false}), read when the pod starts, and the
+ * pod's {@code /etc/resolv.conf} and {@code /etc/hosts} ({@link PodDns}). Without a {@code
+ * kubernetes} Service, {@code KUBERNETES_SERVICE_HOST} names the gateway the node talks to.
  */
 final class PodInputsResolver {
 
@@ -37,10 +44,13 @@ final class PodInputsResolver {
   }
 
   private final GatewayClient api;
+  private final PodDns dns;
   private final Map<String, String> serviceEnv;
 
-  PodInputsResolver(GatewayClient api) {
+  /** {@code dns} null: a runtime without processes, which needs no Services nor files. */
+  PodInputsResolver(GatewayClient api, PodDns dns) {
     this.api = api;
+    this.dns = dns;
     URI server = URI.create(api.apiServer());
     int port = server.getPort() > 0 ? server.getPort() : 443;
     this.serviceEnv =
@@ -50,7 +60,7 @@ final class PodInputsResolver {
             "KUBERNETES_PORT", "tcp://" + server.getHost() + ":" + port);
   }
 
-  CompletableFuture<PodInputs> resolve(Pod pod) {
+  CompletableFuture<PodInputs> resolve(Pod pod, String podIP) {
     Set<String> configMapNames = new LinkedHashSet<>();
     Set<String> secretNames = new LinkedHashSet<>();
     List<CompletableFuture<Void>> reads = new ArrayList<>();
@@ -113,12 +123,63 @@ final class PodInputsResolver {
     for (String name : secretNames) {
       reads.add(read(namespace, "secrets", name, Secret.class, secrets));
     }
+    CompletableFuture<Map<String, String>> env = serviceEnv(pod);
+    reads.add(env.thenAccept(e -> {}));
+    Map<String, String> files =
+        dns == null
+            ? Map.of()
+            : Map.of("/etc/resolv.conf", dns.resolvConf(pod), "/etc/hosts", dns.hosts(pod, podIP));
     return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
         .thenApply(
             v -> {
-              PodInputs inputs = new PodInputs(configMaps, secrets, serviceEnv, tokens);
+              PodInputs inputs = new PodInputs(configMaps, secrets, env.join(), tokens, files);
               check(pod, inputs);
               return inputs;
+            });
+  }
+
+  /** The Services' variables of the pod (see the class comment). */
+  private CompletableFuture<Map<String, String>> serviceEnv(Pod pod) {
+    if (dns == null) {
+      return CompletableFuture.completedFuture(serviceEnv);
+    }
+    String namespace = pod.getMetadata().getNamespace();
+    boolean links = !Boolean.FALSE.equals(pod.getSpec().getEnableServiceLinks());
+    CompletableFuture<List<JsonNode>> inNamespace =
+        links
+            ? list("/api/v1/namespaces/" + namespace + "/services")
+            : CompletableFuture.completedFuture(List.of());
+    CompletableFuture<List<JsonNode>> master =
+        api.get("/api/v1/namespaces/default/services/kubernetes")
+            .thenApply(reply -> reply.ok() ? List.of(reply.body()) : List.<JsonNode>of());
+    return inNamespace.thenCombine(
+        master,
+        (own, kubernetes) -> {
+          Map<String, String> env =
+              new LinkedHashMap<>(kubernetes.isEmpty() ? serviceEnv : Map.of());
+          List<JsonNode> services = new ArrayList<>(kubernetes);
+          for (JsonNode service : own) {
+            // The master Service is listed once; in another namespace, one of its name wins.
+            if (!(namespace.equals("default")
+                && service.at("/metadata/name").asText().equals("kubernetes"))) {
+              services.add(service);
+            }
+          }
+          env.putAll(ServiceEnv.of(services));
+          return env;
+        });
+  }
+
+  private CompletableFuture<List<JsonNode>> list(String path) {
+    return api.get(path)
+        .thenApply(
+            reply -> {
+              if (!reply.ok()) {
+                throw new IllegalStateException("list " + path + ": " + reply);
+              }
+              List<JsonNode> items = new ArrayList<>();
+              reply.body().path("items").forEach(items::add);
+              return items;
             });
   }
 

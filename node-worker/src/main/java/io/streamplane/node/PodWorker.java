@@ -300,7 +300,7 @@ final class PodWorker {
           }
           remember(stored);
           return inputs
-              .resolve(stored)
+              .resolve(stored, ip)
               .thenCompose(resolved -> runtime.start(stored, ip, resolved))
               .handle(
                   (started, startFailure) -> {

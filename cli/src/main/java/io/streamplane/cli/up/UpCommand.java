@@ -4,11 +4,13 @@ import io.streamplane.cli.roles.AuditPolicyOption;
 import io.streamplane.cli.roles.NodeLifecycleOptions;
 import io.streamplane.cli.roles.NodeRuntimeOptions;
 import io.streamplane.controller.ControllersApp;
+import io.streamplane.gateway.admission.ServiceAllocation;
 import io.streamplane.gateway.audit.AuditPolicy;
 import io.streamplane.gateway.pki.ClusterPki;
 import io.streamplane.gateway.server.GatewaySecurity;
 import io.streamplane.gateway.server.GatewayServer;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
+import io.streamplane.network.ClusterNetwork;
 import io.streamplane.node.NodeFleet;
 import io.streamplane.node.RuntimeChoice;
 import io.streamplane.plane.ControlPlane;
@@ -104,6 +106,13 @@ public final class UpCommand implements Callable<Integer> {
   boolean withoutScheduler;
 
   @Option(
+      names = "--no-proxy",
+      description =
+          "Do not run the service proxy and cluster DNS here: run 'streamplane proxy' instead"
+              + " (one per host).")
+  boolean withoutProxy;
+
+  @Option(
       names = "--nodes",
       defaultValue = "3",
       description = "How many node workers to run here (default: ${DEFAULT-VALUE}; see --runtime).")
@@ -188,6 +197,9 @@ public final class UpCommand implements Callable<Integer> {
     }
     if (!withoutScheduler) {
       builder.scheduling(SchedulerConfig.defaults(), "up");
+    }
+    if (!withoutProxy) {
+      builder.network(ClusterNetwork.Config.defaults());
     }
     if (nodes > 0) {
       RuntimeChoice choice = RuntimeChoice.named(runtime).orElseThrow();
@@ -274,6 +286,18 @@ public final class UpCommand implements Callable<Integer> {
               + ", metrics of every role at "
               + gateway.url()
               + "/metrics");
+    }
+
+    @Override
+    public void networkStarted(ClusterNetwork network) {
+      console.line(
+          "proxy: Services at their cluster IPs and node ports; cluster DNS at "
+              + network.dnsAddress().getHostString()
+              + ":"
+              + network.dnsAddress().getPort()
+              + " (kube-dns, "
+              + ServiceAllocation.clusterDnsAddress(ServiceAllocation.DEFAULT_RANGE)
+              + ":53)");
     }
   }
 

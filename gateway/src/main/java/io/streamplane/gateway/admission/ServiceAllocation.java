@@ -238,6 +238,14 @@ public final class ServiceAllocation implements MutatingAdmission {
     return toText(toLong(range.split("/")[0]) + 1);
   }
 
+  /**
+   * The tenth address of a range, which the {@code kube-dns} Service holds (as kubeadm sets it, and
+   * the nodes' {@code clusterDNS} names it).
+   */
+  public static String clusterDnsAddress(String range) {
+    return toText(toLong(range.split("/")[0]) + 10);
+  }
+
   static long toLong(String ip) {
     String[] octets = ip.split("\\.");
     if (octets.length != 4) {

@@ -1,5 +1,6 @@
 package io.streamplane.gateway.pki;
 
+import io.streamplane.gateway.admission.ServiceAllocation;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -62,9 +63,11 @@ public final class ClusterPki {
       Pem.write(caCrt, ca.certificate());
     }
     ClusterPki pki = new ClusterPki(directory, ca);
-    if (!Files.exists(pki.servingCertificate()) || !Files.exists(pki.servingKey())) {
+    if (!Files.exists(pki.servingCertificate())
+        || !Files.exists(pki.servingKey())
+        || !servesAll(pki.servingCertificate(), SERVING_IPS)) {
       CertificateAuthority.Issued serving =
-          ca.issueServing("kube-apiserver", dnsNames(), List.of("127.0.0.1"));
+          ca.issueServing("kube-apiserver", dnsNames(), SERVING_IPS);
       Pem.write(pki.servingKey(), serving.key());
       Pem.write(pki.servingCertificate(), serving.certificate());
     }
@@ -79,6 +82,31 @@ public final class ClusterPki {
       Pem.write(pki.serviceAccountPublicKey(), pair.getPublic());
     }
     return pki;
+  }
+
+  /**
+   * The addresses the serving certificate names: the host's loopback and the {@code kubernetes}
+   * Service's cluster IP, which pods reach the API at. A certificate made before it named the
+   * latter is made again.
+   */
+  private static final List<String> SERVING_IPS =
+      List.of("127.0.0.1", ServiceAllocation.firstAddress(ServiceAllocation.DEFAULT_RANGE));
+
+  private static boolean servesAll(Path certificate, List<String> ips) {
+    try {
+      var names = Pem.certificates(certificate).get(0).getSubjectAlternativeNames();
+      List<String> named = new ArrayList<>();
+      if (names != null) {
+        for (List<?> name : names) {
+          if (Integer.valueOf(7).equals(name.get(0))) {
+            named.add(String.valueOf(name.get(1)));
+          }
+        }
+      }
+      return named.containsAll(ips);
+    } catch (java.security.cert.CertificateParsingException e) {
+      return false;
+    }
   }
 
   private static List<String> dnsNames() {

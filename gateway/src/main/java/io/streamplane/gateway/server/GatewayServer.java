@@ -753,14 +753,6 @@ public final class GatewayServer implements AutoCloseable {
   }
 
   /**
-   * {@link #ensureBootstrapPolicy} and {@link #ensureSystemPriorityClasses} in {@code firstIn}
-   * (zero, or an interval after {@link #ensureDefaults} wrote them) and then every {@code
-   * interval}: the defaults come back when deleted or changed (unless annotated {@code
-   * rbac.authorization.kubernetes.io/autoupdate: "false"}), and aggregated ClusterRoles follow the
-   * roles they select. Every gateway runs it; a race between two ends in a conflict the next round
-   * resolves.
-   */
-  /**
    * The {@code kubernetes} Service of {@code default}, as kube-apiserver's endpoint reconciler
    * keeps it: the first address of the service range, port 443 ({@code https}) to the gateway's
    * port, and Endpoints that name this gateway (each gateway adds itself; one that stopped stays
@@ -824,6 +816,76 @@ public final class GatewayServer implements AutoCloseable {
     }
   }
 
+  /**
+   * The {@code kube-dns} Service of {@code kube-system}, as kubeadm installs it for CoreDNS: the
+   * tenth address of the service range ({@link ServiceAllocation#clusterDnsAddress}, the nodes'
+   * {@code clusterDNS}), ports {@code dns} (53/UDP), {@code dns-tcp} (53/TCP) and {@code metrics}
+   * (9153/TCP), and Endpoints holding only {@code dns}, the cluster DNS server's address (a server
+   * that moved is replaced, not added).
+   */
+  public void ensureClusterDns(UserInfo actor, java.net.InetSocketAddress dns) {
+    ResourceType services = registry.byResource("", "services").orElseThrow();
+    ResourceType endpoints = registry.byResource("", "endpoints").orElseThrow();
+    WriteOptions options =
+        new WriteOptions(actor, false, "Strict", null, "streamplane-gateway", null, null);
+    JsonNodeFactory json = JsonNodeFactory.instance;
+    if (find(services, "kube-system", "kube-dns") == null) {
+      ObjectNode service = json.objectNode();
+      ObjectNode metadata = service.putObject("metadata");
+      metadata.put("name", "kube-dns");
+      metadata
+          .putObject("labels")
+          .put("k8s-app", "kube-dns")
+          .put("kubernetes.io/cluster-service", "true")
+          .put("kubernetes.io/name", "CoreDNS");
+      ObjectNode spec = service.putObject("spec");
+      spec.put("type", "ClusterIP");
+      spec.put("clusterIP", ServiceAllocation.clusterDnsAddress(ServiceAllocation.DEFAULT_RANGE));
+      var ports = spec.putArray("ports");
+      ports
+          .addObject()
+          .put("name", "dns")
+          .put("port", 53)
+          .put("protocol", "UDP")
+          .put("targetPort", 53);
+      ports
+          .addObject()
+          .put("name", "dns-tcp")
+          .put("port", 53)
+          .put("protocol", "TCP")
+          .put("targetPort", 53);
+      ports
+          .addObject()
+          .put("name", "metrics")
+          .put("port", 9153)
+          .put("protocol", "TCP")
+          .put("targetPort", 9153);
+      createQuietly(services, "kube-system", service, options);
+    }
+    ObjectNode wanted = json.objectNode();
+    wanted
+        .putObject("metadata")
+        .put("name", "kube-dns")
+        .putObject("labels")
+        .put("k8s-app", "kube-dns");
+    ObjectNode subset = wanted.putArray("subsets").addObject();
+    subset.putArray("addresses").addObject().put("ip", dns.getAddress().getHostAddress());
+    var ports = subset.putArray("ports");
+    ports.addObject().put("name", "dns").put("port", dns.getPort()).put("protocol", "UDP");
+    ports.addObject().put("name", "dns-tcp").put("port", dns.getPort()).put("protocol", "TCP");
+    ObjectNode current = find(endpoints, "kube-system", "kube-dns");
+    if (current == null) {
+      createQuietly(endpoints, "kube-system", wanted, options);
+    } else if (!current.path("subsets").equals(wanted.path("subsets"))) {
+      current.set("subsets", wanted.get("subsets"));
+      try {
+        service.update(endpoints, "kube-system", "kube-dns", current, options);
+      } catch (ApiException e) {
+        LOG.warn("could not point the kube-dns Endpoints at {}: {}", dns, e.getMessage());
+      }
+    }
+  }
+
   private ObjectNode find(ResourceType type, String namespace, String name) {
     try {
       return service.get(type, namespace, name);
@@ -858,6 +920,14 @@ public final class GatewayServer implements AutoCloseable {
     cache.catchUpWithLog(timeout);
   }
 
+  /**
+   * {@link #ensureBootstrapPolicy} and {@link #ensureSystemPriorityClasses} in {@code firstIn}
+   * (zero, or an interval after {@link #ensureDefaults} wrote them) and then every {@code
+   * interval}: the defaults come back when deleted or changed (unless annotated {@code
+   * rbac.authorization.kubernetes.io/autoupdate: "false"}), and aggregated ClusterRoles follow the
+   * roles they select. Every gateway runs it; a race between two ends in a conflict the next round
+   * resolves.
+   */
   public void keepBootstrapPolicy(UserInfo actor, Duration firstIn, Duration interval) {
     systemNamespaces.scheduleWithFixedDelay(
         () -> {

@@ -10,13 +10,15 @@ import java.util.Map;
  * (by name; one that does not exist is absent), and the variables every container gets for reaching
  * the API server ({@code KUBERNETES_SERVICE_HOST}, {@code KUBERNETES_SERVICE_PORT}), and the
  * ServiceAccount tokens its projected volumes hold, by {@link #tokenKey} (requested with
- * TokenRequest, bound to the pod).
+ * TokenRequest, bound to the pod), and the files the node writes for the pod, by their path in its
+ * containers ({@code /etc/resolv.conf}, {@code /etc/hosts}).
  */
 public record PodInputs(
     Map<String, ConfigMap> configMaps,
     Map<String, Secret> secrets,
     Map<String, String> serviceEnv,
-    Map<String, String> serviceAccountTokens) {
+    Map<String, String> serviceAccountTokens,
+    Map<String, String> podFiles) {
 
   public static final PodInputs NONE = new PodInputs(Map.of(), Map.of(), Map.of());
 
@@ -25,11 +27,12 @@ public record PodInputs(
     secrets = Map.copyOf(secrets);
     serviceEnv = Map.copyOf(serviceEnv);
     serviceAccountTokens = Map.copyOf(serviceAccountTokens);
+    podFiles = Map.copyOf(podFiles);
   }
 
   public PodInputs(
       Map<String, ConfigMap> configMaps, Map<String, Secret> secrets, Map<String, String> env) {
-    this(configMaps, secrets, env, Map.of());
+    this(configMaps, secrets, env, Map.of(), Map.of());
   }
 
   /** Where a token is kept: the projected volume's name and the token's path in it. */

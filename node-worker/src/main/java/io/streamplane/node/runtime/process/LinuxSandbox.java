@@ -203,6 +203,7 @@ final class LinuxSandbox {
       ContainerSecurity security,
       String hostname,
       Map<String, Path> volumes,
+      Map<String, Path> podFiles,
       List<Path> imageFiles,
       List<Path> cgroupProcs,
       Path containerDir,
@@ -276,6 +277,15 @@ final class LinuxSandbox {
       s.append("mkdir -p ").append(target).append("\nmount --bind ");
       s.append(q("/.oldroot" + file.toAbsolutePath())).append(' ').append(target).append('\n');
       s.append("mount -o remount,bind,ro ").append(target).append('\n');
+    }
+    // The pod's /etc/hosts and /etc/resolv.conf over the host's (a symbolic link, such as
+    // systemd-resolved's resolv.conf, is replaced by a file first).
+    for (var file : podFiles.entrySet()) {
+      String target = q(file.getKey());
+      s.append("if [ -L ").append(target).append(" ] || [ ! -e ").append(target).append(" ]; then");
+      s.append(" rm -f ").append(target).append("; : > ").append(target).append("; fi\n");
+      s.append("mount --bind ").append(q("/.oldroot" + file.getValue().toAbsolutePath()));
+      s.append(' ').append(target).append('\n');
     }
     List<VolumeMount> mounts =
         container.getVolumeMounts() == null ? List.of() : container.getVolumeMounts();

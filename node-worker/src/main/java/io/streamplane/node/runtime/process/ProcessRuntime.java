@@ -471,6 +471,7 @@ public final class ProcessRuntime implements PodRuntime {
     }
     Instant createdAt = clock.instant();
     Map<String, Path> volumes = Volumes.prepare(pod, inputs, dir.resolve("volumes"));
+    writePodFiles(inputs, dir);
     Long fsGroup =
         pod.getSpec() == null || pod.getSpec().getSecurityContext() == null
             ? null
@@ -495,6 +496,28 @@ public final class ProcessRuntime implements PodRuntime {
       executor.execute(sandbox::initialize);
     }
     return sandbox.snapshot();
+  }
+
+  /** Where the node keeps a pod's files ({@code /etc/hosts}, ...) in its sandbox directory. */
+  static Map<String, Path> podFiles(PodInputs inputs, Path sandboxDir) {
+    Map<String, Path> files = new java.util.TreeMap<>();
+    for (String path : inputs.podFiles().keySet()) {
+      files.put(path, sandboxDir.resolve("files").resolve(path.substring(1).replace('/', '_')));
+    }
+    return files;
+  }
+
+  private static void writePodFiles(PodInputs inputs, Path sandboxDir) {
+    podFiles(inputs, sandboxDir)
+        .forEach(
+            (path, file) -> {
+              try {
+                Files.createDirectories(file.getParent());
+                Files.writeString(file, inputs.podFiles().get(path));
+              } catch (IOException e) {
+                throw new UncheckedIOException("cannot write " + file, e);
+              }
+            });
   }
 
   /**
@@ -762,6 +785,7 @@ public final class ProcessRuntime implements PodRuntime {
     final ContainerSecurity security;
     final String hostname;
     final List<Path> imageFiles;
+    final Map<String, Path> podFiles;
 
     /** The working directory: on the host unsandboxed, in the container's root sandboxed. */
     Path workingDir;
@@ -790,6 +814,7 @@ public final class ProcessRuntime implements PodRuntime {
       this.security = ContainerSecurity.of(pod, container);
       this.hostname = hostname(pod);
       this.imageFiles = catalog.files(container, podIP);
+      this.podFiles = podFiles(inputs, sandboxDir);
       this.command =
           catalog
               .command(container, podIP)
@@ -973,6 +998,7 @@ public final class ProcessRuntime implements PodRuntime {
                       security,
                       hostname,
                       volumes,
+                      podFiles,
                       imageFiles,
                       procs,
                       dir,
