@@ -359,6 +359,45 @@ class ExecE2E {
                     .equals(podIP + ":80"));
     assertThat(kubectl.run("get", "endpoints", "websvc").expectSuccess().out())
         .contains(podIP + ":80");
+    await("the EndpointSlice of websvc")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                kubectl
+                    .run(
+                        "get",
+                        "endpointslices",
+                        "-l",
+                        "kubernetes.io/service-name=websvc",
+                        "-o",
+                        "jsonpath={.items[0].endpoints[0].addresses[0]}:{.items[0].ports[0].port}")
+                    .out()
+                    .equals(podIP + ":80"));
+    assertThat(
+            kubectl
+                .run("get", "endpointslices", "-l", "kubernetes.io/service-name=websvc")
+                .expectSuccess()
+                .out())
+        .containsPattern("websvc-[a-z0-9]{5}\\s+IPv4\\s+80\\s+" + podIP.replace(".", "\\."));
+    String[] sliceVersion = {"", ""};
+    await("the converged EndpointSlice of websvc to stay as it is")
+        .during(Duration.ofSeconds(5))
+        .atMost(Duration.ofSeconds(15))
+        .until(
+            () -> {
+              sliceVersion[1] = sliceVersion[0];
+              sliceVersion[0] =
+                  kubectl
+                      .run(
+                          "get",
+                          "endpointslices",
+                          "-l",
+                          "kubernetes.io/service-name=websvc",
+                          "-o",
+                          "jsonpath={.items[*].metadata.resourceVersion}")
+                      .out();
+              return sliceVersion[1].isEmpty() || sliceVersion[0].equals(sliceVersion[1]);
+            });
   }
 
   @Test

@@ -524,6 +524,30 @@ class KubectlE2E {
     assertThat(exposed.get(1))
         .matches(
             "exposed NodePort 127\\.\\d+\\.\\d+\\.\\d+ <none> 80:3\\d{4}/TCP \\S+ app=exposed");
+    // No node runs the pod here: the Service keeps kube-controller-manager's empty placeholder.
+    await("the EndpointSlice of exposed")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                words(
+                            kubectl
+                                .run(
+                                    "get",
+                                    "endpointslices",
+                                    "-l",
+                                    "kubernetes.io/service-name=exposed")
+                                .expectSuccess()
+                                .out())
+                        .size()
+                    == 2);
+    List<String> slices =
+        words(
+            kubectl
+                .run("get", "endpointslices", "-l", "kubernetes.io/service-name=exposed")
+                .expectSuccess()
+                .out());
+    assertThat(slices.get(0)).isEqualTo("NAME ADDRESSTYPE PORTS ENDPOINTS AGE");
+    assertThat(slices.get(1)).matches("exposed-[a-z0-9]{5} IPv4 <unset> <unset> \\S+");
     String dbIP =
         kubectl.run("get", "svc", "db", "-o", "jsonpath={.spec.clusterIP}").expectSuccess().out();
     assertThat(dbIP).startsWith("127.").isNotEqualTo(exposed.get(1).split(" ")[2]);

@@ -9,6 +9,7 @@ import io.streamplane.api.ClusterRoleBinding;
 import io.streamplane.api.ConfigMap;
 import io.streamplane.api.ControllerRevision;
 import io.streamplane.api.Deployment;
+import io.streamplane.api.EndpointSlice;
 import io.streamplane.api.Endpoints;
 import io.streamplane.api.Event;
 import io.streamplane.api.FlowSchema;
@@ -54,6 +55,7 @@ import io.streamplane.kinds.core.ResourceQuotaStrategy;
 import io.streamplane.kinds.core.SecretStrategy;
 import io.streamplane.kinds.core.ServiceAccountStrategy;
 import io.streamplane.kinds.core.ServiceStrategy;
+import io.streamplane.kinds.discovery.EndpointSliceStrategy;
 import io.streamplane.kinds.events.EventConversion;
 import io.streamplane.kinds.flowcontrol.FlowSchemaStrategy;
 import io.streamplane.kinds.flowcontrol.PriorityLevelConfigurationStrategy;
@@ -427,6 +429,17 @@ public final class ResourceRegistry {
                 List.of(),
                 RuntimeClass.class))
             .withStrategy(new RuntimeClassStrategy()));
+    // discovery.k8s.io/v1
+    t.add(
+        stored(
+                "discovery.k8s.io",
+                "EndpointSlice",
+                "endpointslices",
+                List.of(),
+                true,
+                List.of(),
+                EndpointSlice.class)
+            .withStrategy(new EndpointSliceStrategy()));
     // flowcontrol.apiserver.k8s.io/v1
     String flowcontrol = "flowcontrol.apiserver.k8s.io";
     t.add(

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.streamplane.api.Container;
 import io.streamplane.api.Deployment;
 import io.streamplane.api.DeploymentSpec;
+import io.streamplane.api.EndpointSlice;
+import io.streamplane.api.Endpoints;
 import io.streamplane.api.LabelSelector;
 import io.streamplane.api.Namespace;
 import io.streamplane.api.NamespaceSpec;
@@ -15,6 +17,9 @@ import io.streamplane.api.PodSpec;
 import io.streamplane.api.PodTemplateSpec;
 import io.streamplane.api.ReplicaSet;
 import io.streamplane.api.ReplicaSetSpec;
+import io.streamplane.api.Service;
+import io.streamplane.api.ServicePort;
+import io.streamplane.api.ServiceSpec;
 import io.streamplane.controller.deployment.DeploymentReconciler;
 import io.streamplane.log.CommandVerb;
 import io.streamplane.log.EventType;
@@ -217,6 +222,52 @@ class ControllersTopologyTest {
       driver.advanceWallClockTime(Duration.ofSeconds(1));
     }
 
+    assertThat(commands.readValuesToList()).isEmpty();
+  }
+
+  @Test
+  void aServiceSelectingReadyPodsGetsItsEndpointsAndOneEndpointSliceThenNothingMore() {
+    LoopbackStore store = new LoopbackStore();
+    Service service =
+        Service.newBuilder()
+            .setApiVersion("v1")
+            .setKind("Service")
+            .setMetadata(
+                ObjectMeta.newBuilder()
+                    .setName("frontend")
+                    .setNamespace("default")
+                    .setUid("svc-uid")
+                    .setResourceVersion("1")
+                    .build())
+            .setSpec(
+                ServiceSpec.newBuilder()
+                    .setSelector(LABELS)
+                    .setClusterIP("127.96.0.10")
+                    .setIpFamilies(List.of("IPv4"))
+                    .setPorts(
+                        List.of(
+                            ServicePort.newBuilder()
+                                .setPort(80)
+                                .setProtocol("TCP")
+                                .setTargetPort(8080)
+                                .build()))
+                    .build())
+            .build();
+    store.apply(List.of(command(CommandVerb.CREATE, "services", "", service)));
+    store.apply(List.of(command(CommandVerb.CREATE, "replicasets", "apps", replicaSet(3))));
+    store.converge();
+
+    EndpointSlice slice = store.objects(EndpointSlice.class).get(0);
+    assertThat(store.count(EndpointSlice.class)).isEqualTo(1);
+    assertThat(slice.getMetadata().getName()).matches("frontend-[a-z0-9]{5}");
+    assertThat(slice.getEndpoints())
+        .hasSize(3)
+        .allSatisfy(e -> assertThat(e.getConditions().getReady()).isTrue());
+    assertThat(slice.getPorts().get(0).getPort()).isEqualTo(8080);
+    assertThat(store.count(Endpoints.class)).isEqualTo(1);
+    for (int second = 0; second < 60; second++) {
+      driver.advanceWallClockTime(Duration.ofSeconds(1));
+    }
     assertThat(commands.readValuesToList()).isEmpty();
   }
 
@@ -675,6 +726,7 @@ class ControllersTopologyTest {
               if (object instanceof Pod pod) {
                 pod.getSpec().setNodeName("node-1");
                 pod.setStatus(runningAndReady());
+                pod.getStatus().setPodIP("127.1.0." + uids);
               }
               store(EventType.ADDED, command, object);
             }

@@ -346,7 +346,9 @@ public final class PatchSchema {
           "storage.k8s.io/v1/CSIStorageCapacity",
           "storage.k8s.io/v1/VolumeAttachment",
           "certificates.k8s.io/v1/CertificateSigningRequest",
-          "node.k8s.io/v1/RuntimeClass"
+          "node.k8s.io/v1/RuntimeClass",
+          // endpoints and ports are atomic lists: a patch replaces them whole.
+          "discovery.k8s.io/v1/EndpointSlice"
         }) {
       kinds.put(kind, METADATA_ONLY);
     }

@@ -63,6 +63,7 @@ class DiscoveryTest {
             "scheduling.k8s.io",
             "coordination.k8s.io",
             "node.k8s.io",
+            "discovery.k8s.io",
             "flowcontrol.apiserver.k8s.io");
   }
 

@@ -134,6 +134,39 @@ public final class Names {
     return problems.stream().map(p -> invalid(field, quote(value), p)).toList();
   }
 
+  /**
+   * {@code IsValidLabelValue}: empty, or at most 63 alphanumerics, '-', '_' or '.', starting and
+   * ending alphanumeric.
+   */
+  public static List<StatusCause> labelValue(String field, String value) {
+    List<StatusCause> causes = new ArrayList<>();
+    if (value.length() > 63) {
+      causes.add(invalid(field, quote(value), "must be no more than 63 characters"));
+    }
+    if (!value.isEmpty() && !QUALIFIED_NAME.matcher(value).matches()) {
+      causes.add(invalid(field, quote(value), LABEL_VALUE_MESSAGE));
+    }
+    return causes;
+  }
+
+  /** {@code IsDNS1123Subdomain}, with Kubernetes' messages when {@code value} is not one. */
+  public static List<StatusCause> subdomain(String field, String value) {
+    List<StatusCause> causes = new ArrayList<>();
+    if (value.length() > 253) {
+      causes.add(invalid(field, quote(value), "must be no more than 253 characters"));
+    }
+    if (!SUBDOMAIN.matcher(value).matches()) {
+      causes.add(invalid(field, quote(value), SUBDOMAIN_MESSAGE));
+    }
+    return causes;
+  }
+
+  private static final String LABEL_VALUE_MESSAGE =
+      "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or"
+          + " '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or"
+          + " 'my_value',  or '12345', regex used for validation is"
+          + " '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+
   private static final Pattern QUALIFIED_NAME =
       Pattern.compile("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
 

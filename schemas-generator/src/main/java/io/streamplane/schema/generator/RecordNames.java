@@ -38,7 +38,8 @@ public final class RecordNames {
           "k8s.io.api.storage.v1",
           "k8s.io.api.certificates.v1",
           "k8s.io.api.node.v1",
-          "k8s.io.api.flowcontrol.v1");
+          "k8s.io.api.flowcontrol.v1",
+          "k8s.io.api.discovery.v1");
 
   private final Map<String, String> names = new HashMap<>();
 

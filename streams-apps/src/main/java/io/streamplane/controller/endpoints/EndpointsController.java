@@ -4,6 +4,7 @@ import io.streamplane.api.Container;
 import io.streamplane.api.ContainerPort;
 import io.streamplane.api.EndpointAddress;
 import io.streamplane.api.EndpointPort;
+import io.streamplane.api.EndpointSlice;
 import io.streamplane.api.EndpointSubset;
 import io.streamplane.api.Endpoints;
 import io.streamplane.api.ObjectMeta;
@@ -37,24 +38,38 @@ import org.apache.avro.specific.SpecificRecord;
  * publishNotReadyAddresses}), pods being deleted or finished left out — at the ports its ports'
  * target ports name for each pod (a named target port looked up in the pod's containers, so pods
  * may differ), grouped by those ports as {@code RepackSubsets} groups them, addresses sorted by IP.
- * A deleted Service's Endpoints are deleted.
+ * A deleted Service's Endpoints are deleted. In the same pass, the Service's EndpointSlices are
+ * brought to the same pods as kube-controller-manager's endpointslice controller keeps them ({@link
+ * EndpointSliceReconciler}); a deleted Service's slices go with it through the garbage collector,
+ * as their controller reference asks.
  *
  * <p>Keyed by namespace, so one namespace's Services and pods are on one task: the cache holds the
- * namespace's Services ({@code <ns>/s/}), pods ({@code <ns>/p/}) and Endpoints ({@code <ns>/e/}); a
- * change marks the Services it concerns ({@code <ns>/d/}), which the next reconcile recomputes and
- * then forgets. A pod's change is matched against the namespace's Services, and each marked Service
- * reads the namespace's pods: work in proportion to the namespace, not to the pod alone.
+ * namespace's Services ({@code <ns>/s/}), pods ({@code <ns>/p/}), Endpoints ({@code <ns>/e/}) and
+ * the EndpointSlices the endpointslice controller manages ({@code <ns>/l/}); a change marks the
+ * Services it concerns ({@code <ns>/d/}), which the next reconcile recomputes and then forgets. A
+ * pod's change is matched against the namespace's Services, and each marked Service reads the
+ * namespace's pods: work in proportion to the namespace, not to the pod alone.
  */
 public final class EndpointsController implements Controller<EndpointsController.View> {
 
   private static final UserInfo ACTOR = ControllerActors.serviceAccount("endpoint-controller");
+  private static final UserInfo SLICE_ACTOR =
+      ControllerActors.serviceAccount("endpointslice-controller");
   private static final String SERVICES = "/s/";
   private static final String PODS = "/p/";
   private static final String ENDPOINTS = "/e/";
+  private static final String SLICES = "/l/";
   private static final String DIRTY = "/d/";
 
-  /** The Services to recompute (a deleted one as its deletion), the pods and the Endpoints. */
-  public record View(List<ResourceEvent> dirty, List<Pod> pods, Map<String, Endpoints> endpoints) {}
+  /**
+   * The Services to recompute (a deleted one as its deletion), the pods, the Endpoints and the
+   * managed EndpointSlices by the name of their Service.
+   */
+  public record View(
+      List<ResourceEvent> dirty,
+      List<Pod> pods,
+      Map<String, Endpoints> endpoints,
+      Map<String, List<EndpointSlice>> slices) {}
 
   @Override
   public String name() {
@@ -65,7 +80,10 @@ public final class EndpointsController implements Controller<EndpointsController
   public List<String> keysOf(ResourceEvent event) {
     SpecificRecord object = (SpecificRecord) KindObjects.of(event);
     boolean concerned =
-        object instanceof Service || object instanceof Pod || object instanceof Endpoints;
+        object instanceof Service
+            || object instanceof Pod
+            || object instanceof Endpoints
+            || object instanceof EndpointSlice;
     return concerned && event.getNamespace() != null && !event.getNamespace().isEmpty()
         ? List.of(event.getNamespace())
         : List.of();
@@ -85,6 +103,19 @@ public final class EndpointsController implements Controller<EndpointsController
       put(cache, ns + ENDPOINTS + name, deleted ? null : event);
       if (cache.get(ns + SERVICES + name) != null) {
         cache.put(ns + DIRTY + name, cache.get(ns + SERVICES + name));
+        return true;
+      }
+      return false;
+    }
+    if (object instanceof EndpointSlice slice) {
+      boolean managed = EndpointSliceReconciler.managed(slice);
+      put(cache, ns + SLICES + name, deleted || !managed ? null : event);
+      String service =
+          managed
+              ? slice.getMetadata().getLabels().get(EndpointSliceReconciler.SERVICE_NAME)
+              : null;
+      if (service != null && cache.get(ns + SERVICES + service) != null) {
+        cache.put(ns + DIRTY + service, cache.get(ns + SERVICES + service));
         return true;
       }
       return false;
@@ -118,7 +149,7 @@ public final class EndpointsController implements Controller<EndpointsController
   public View view(String ns, ControllerCache cache) {
     List<ResourceEvent> dirty = cache.values(ns + DIRTY);
     if (dirty.isEmpty()) {
-      return new View(List.of(), List.of(), Map.of());
+      return new View(List.of(), List.of(), Map.of(), Map.of());
     }
     List<Pod> pods = new ArrayList<>();
     cache.values(ns + PODS).forEach(e -> pods.add((Pod) KindObjects.of(e)));
@@ -126,14 +157,30 @@ public final class EndpointsController implements Controller<EndpointsController
     cache
         .values(ns + ENDPOINTS)
         .forEach(e -> endpoints.put(e.getName(), (Endpoints) KindObjects.of(e)));
-    return new View(dirty, pods, endpoints);
+    Map<String, List<EndpointSlice>> slices = new TreeMap<>();
+    for (ResourceEvent e : cache.values(ns + SLICES)) {
+      EndpointSlice slice = (EndpointSlice) KindObjects.of(e);
+      slices
+          .computeIfAbsent(
+              slice.getMetadata().getLabels().get(EndpointSliceReconciler.SERVICE_NAME),
+              s -> new ArrayList<>())
+          .add(slice);
+    }
+    return new View(dirty, pods, endpoints, slices);
   }
 
   @Override
   public Result reconcile(String ns, View view, Expectations expectations, Instant now) {
     List<Intent> intents = new ArrayList<>();
+    List<Intent> sliceIntents = new ArrayList<>();
     for (ResourceEvent event : view.dirty()) {
       Service service = (Service) KindObjects.of(event);
+      if (event.getType() != EventType.DELETED) {
+        List<Pod> selected = view.pods().stream().filter(pod -> selects(service, pod)).toList();
+        sliceIntents.addAll(
+            EndpointSliceReconciler.reconcile(
+                service, selected, view.slices().getOrDefault(event.getName(), List.of())));
+      }
       Endpoints current = view.endpoints().get(event.getName());
       boolean managed =
           event.getType() != EventType.DELETED
@@ -180,7 +227,9 @@ public final class EndpointsController implements Controller<EndpointsController
         intents.add(Intent.update("endpoints", "", updated));
       }
     }
-    return Result.of(Result.by(ACTOR, intents), null).forgetting();
+    List<Decision> decisions = new ArrayList<>(Result.by(ACTOR, intents));
+    decisions.addAll(Result.by(SLICE_ACTOR, sliceIntents));
+    return Result.of(decisions, null).forgetting();
   }
 
   /** The marked Services are decided: forget the marks, keep the cache. */
