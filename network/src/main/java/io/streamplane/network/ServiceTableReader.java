@@ -1,5 +1,6 @@
 package io.streamplane.network;
 
+import io.streamplane.api.EndpointSlice;
 import io.streamplane.api.Endpoints;
 import io.streamplane.api.Service;
 import io.streamplane.kafka.KafkaClientSettings;
@@ -37,6 +38,7 @@ public final class ServiceTableReader implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ServiceTableReader.class);
   private static final String SERVICES = "services./";
   private static final String ENDPOINTS = "endpoints./";
+  private static final String SLICES = "endpointslices.discovery.k8s.io/";
 
   private final ServiceTable table;
   private final String topic;
@@ -107,18 +109,21 @@ public final class ServiceTableReader implements AutoCloseable {
 
   private boolean apply(ConsumerRecord<String, byte[]> record) {
     String key = record.key();
-    boolean service = key != null && key.startsWith(SERVICES);
-    if (record.value() == null || !(service || key != null && key.startsWith(ENDPOINTS))) {
+    if (record.value() == null
+        || key == null
+        || !(key.startsWith(SERVICES) || key.startsWith(ENDPOINTS) || key.startsWith(SLICES))) {
       return false;
     }
     ResourceEvent event = events.deserialize(topic, record.value());
-    Object object = KindObjects.of(event);
-    boolean deleted = event.getType() == EventType.DELETED;
-    if (service) {
-      table.putService(event.getNamespace(), event.getName(), deleted ? null : (Service) object);
+    Object object = event.getType() == EventType.DELETED ? null : KindObjects.of(event);
+    String namespace = event.getNamespace();
+    String name = event.getName();
+    if (key.startsWith(SERVICES)) {
+      table.putService(namespace, name, (Service) object);
+    } else if (key.startsWith(ENDPOINTS)) {
+      table.putEndpoints(namespace, name, (Endpoints) object);
     } else {
-      table.putEndpoints(
-          event.getNamespace(), event.getName(), deleted ? null : (Endpoints) object);
+      table.putSlice(namespace, name, (EndpointSlice) object);
     }
     return true;
   }

@@ -1,5 +1,6 @@
 package io.streamplane.network;
 
+import io.streamplane.api.EndpointSlice;
 import io.streamplane.api.Endpoints;
 import io.streamplane.api.Service;
 import io.streamplane.schema.convert.KubeJson;
@@ -14,6 +15,10 @@ public final class Objects {
 
   public static Service service(String json) {
     return parse(json, Service.class);
+  }
+
+  public static EndpointSlice slice(String json) {
+    return parse(json, EndpointSlice.class);
   }
 
   public static Endpoints endpoints(String json) {
