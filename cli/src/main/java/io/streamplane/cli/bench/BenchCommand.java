@@ -23,6 +23,7 @@ import picocli.CommandLine.Command;
       ChurnCommand.class,
       IdleCommand.class,
       WatchFanoutCommand.class,
+      EndpointsCommand.class,
       PastReadsCommand.class,
       ReplayBenchCommand.class,
       ChaosCommand.class,
