@@ -40,10 +40,10 @@ public final class ResourceQuotaAdmission implements ValidatingAdmission {
   private static final int CHARGE_ATTEMPTS = 10;
 
   private final ClusterObjects objects;
-  private final StatusWriter writer;
+  private final SystemWrites writer;
   private final Clock clock;
 
-  public ResourceQuotaAdmission(ClusterObjects objects, StatusWriter writer, Clock clock) {
+  public ResourceQuotaAdmission(ClusterObjects objects, SystemWrites writer, Clock clock) {
     this.objects = objects;
     this.writer = writer;
     this.clock = clock;

@@ -20,8 +20,17 @@ import java.util.Set;
  * what the new object leaves out of what was allocated ({@code patchAllocatedValues}), so that
  * {@code kubectl apply} of a manifest without a cluster IP keeps it.
  *
- * <p>Limits: free means free in the gateway's cache of Services, so two gateways creating Services
- * in the same instant may pick the same address; nothing is reserved in the log yet.
+ * <p>A cluster IP is claimed in the log before the Service is written, as kube-apiserver's
+ * IPAddress allocator claims it: an IPAddress object (networking.k8s.io/v1beta1) named by the
+ * address, whose {@code parentRef} is the Service. The store keeps one object per name, so of two
+ * gateways claiming one address in the same instant one gets a 409 and takes another address (or,
+ * for a requested address, refuses it as already allocated); the cache only suggests which
+ * addresses are free. A claim whose Service never got written (refused, or its gateway died) is
+ * removed by the repair loop ({@code ServiceAddressRepair}), which also releases the address of a
+ * deleted Service and claims the address of a Service that has none.
+ *
+ * <p>Limits: node ports are still free when free in the gateway's cache of Services, so two
+ * gateways may pick the same node port in the same instant.
  */
 public final class ServiceAllocation implements MutatingAdmission {
 
@@ -31,13 +40,20 @@ public final class ServiceAllocation implements MutatingAdmission {
   static final int NODE_PORT_LOW = 30000;
   static final int NODE_PORT_HIGH = 32767;
 
+  /** The labels kube-apiserver's allocator gives the IPAddress objects it makes. */
+  public static final String MANAGED_BY = "ipaddress.kubernetes.io/managed-by";
+
+  public static final String ALLOCATOR = "ipallocator.k8s.io";
+
   private final ClusterObjects objects;
+  private final SystemWrites writes;
   private final long base;
   private final int size;
   private final Random random = new SecureRandom();
 
-  public ServiceAllocation(ClusterObjects objects, String range) {
+  public ServiceAllocation(ClusterObjects objects, SystemWrites writes, String range) {
     this.objects = objects;
+    this.writes = writes;
     String[] parts = range.split("/");
     this.base = toLong(parts[0]);
     this.size = 1 << (32 - Integer.parseInt(parts[1]));
@@ -113,6 +129,14 @@ public final class ServiceAllocation implements MutatingAdmission {
     }
     Set<String> used = new HashSet<>();
     others.forEach(service -> service.at("/spec/clusterIPs").forEach(ip -> used.add(ip.asText())));
+    objects
+        .list(NETWORKING, IP_ADDRESSES, null)
+        .forEach(
+            address -> {
+              if (!isParent(address, request)) {
+                used.add(address.at("/metadata/name").asText());
+              }
+            });
     if (!requested.isEmpty()) {
       if (request.operation() == Operation.UPDATE
           && request.oldObject() != null
@@ -134,7 +158,7 @@ public final class ServiceAllocation implements MutatingAdmission {
                 + requested
                 + ") is not in the valid range. The range of valid IPs is "
                 + range();
-      } else if (problem == null && used.contains(requested)) {
+      } else if (problem == null && (used.contains(requested) || !claim(request, requested))) {
         problem = "failed to allocate IP " + requested + ": provided IP is already allocated";
       }
       if (problem != null) {
@@ -147,7 +171,7 @@ public final class ServiceAllocation implements MutatingAdmission {
     for (int attempt = 0; attempt < 4 * size; attempt++) {
       long candidate = base + 2 + random.nextInt(size - 3);
       String ip = toText(candidate);
-      if (!used.contains(ip)) {
+      if (used.add(ip) && claim(request, ip)) {
         setIP(spec, ip);
         return;
       }
@@ -158,6 +182,65 @@ public final class ServiceAllocation implements MutatingAdmission {
             "InternalError",
             "Internal error occurred: failed to allocate a serviceIP: range is full",
             null));
+  }
+
+  static final String NETWORKING = "networking.k8s.io";
+  static final String IP_ADDRESSES = "ipaddresses";
+
+  /** Whether this build serves IPAddress objects, so that addresses can be claimed. */
+  private static final boolean CLAIMS =
+      io.streamplane.kinds.ResourceRegistry.kubernetes()
+          .byResource(NETWORKING, IP_ADDRESSES)
+          .isPresent();
+
+  /**
+   * Claims {@code ip} for the Service of {@code request}: true when it is now (or already was) the
+   * Service's, false when another holds it.
+   */
+  private boolean claim(AdmissionRequest request, String ip) {
+    if (!CLAIMS) {
+      return true;
+    }
+    try {
+      writes.create(
+          NETWORKING, IP_ADDRESSES, null, ipAddress(ip, request.namespace(), request.name()));
+      return true;
+    } catch (ApiException e) {
+      if (e.code() != 409) {
+        throw e;
+      }
+      return objects
+          .getFresh(NETWORKING, IP_ADDRESSES, null, ip)
+          .map(address -> isParent(address, request))
+          .orElse(false);
+    }
+  }
+
+  /** The IPAddress that claims {@code ip} for the Service {@code namespace/name}. */
+  public static ObjectNode ipAddress(String ip, String namespace, String name) {
+    ObjectNode address = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+    address.put("apiVersion", NETWORKING + "/v1beta1").put("kind", "IPAddress");
+    ObjectNode metadata = address.putObject("metadata");
+    metadata.put("name", ip);
+    metadata
+        .putObject("labels")
+        .put("ipaddress.kubernetes.io/ip-family", "IPv4")
+        .put(MANAGED_BY, ALLOCATOR);
+    address
+        .putObject("spec")
+        .putObject("parentRef")
+        .put("group", "")
+        .put("resource", "services")
+        .put("namespace", namespace)
+        .put("name", name);
+    return address;
+  }
+
+  private static boolean isParent(JsonNode address, AdmissionRequest request) {
+    JsonNode parent = address.at("/spec/parentRef");
+    return parent.path("resource").asText().equals("services")
+        && parent.path("namespace").asText().equals(request.namespace())
+        && parent.path("name").asText().equals(request.name());
   }
 
   private static void setIP(ObjectNode spec, String ip) {

@@ -16,7 +16,8 @@ import java.util.List;
  * default} ServiceAccount and a {@code kube-root-ca.crt} ConfigMap in every namespace, which the
  * ServiceAccount plugin needs) and the ResourceQuota controller ({@link ResourceQuotaController}:
  * each quota's usage in its status, which the ResourceQuota plugin charges). Each reacts to the
- * changes of what it reads and resyncs every namespace every {@code resync}.
+ * changes of what it reads and resyncs every namespace every {@code resync}. And the repair loop of
+ * the service allocator ({@link ServiceAddressRepair}), every {@link #REPAIR_INTERVAL}.
  *
  * <p>They run in the gateway rather than with the controllers of streams-apps because they read the
  * same cache as the plugins and write through the API's own admission chain, as
@@ -29,20 +30,26 @@ public final class AdmissionControllers implements AutoCloseable {
 
   private static final Duration RETRY = Duration.ofSeconds(1);
 
+  /** How often the cluster IP claims are checked against the Services. */
+  static final Duration REPAIR_INTERVAL = Duration.ofSeconds(10);
+
   private final List<NamespaceQueue> queues;
   private final ServiceAccountController accounts;
   private final NamespaceQueue accountQueue;
   private final WatchCache cache;
+  private final java.util.concurrent.ScheduledExecutorService repair;
 
   private AdmissionControllers(
       List<NamespaceQueue> queues,
       ServiceAccountController accounts,
       NamespaceQueue accountQueue,
-      WatchCache cache) {
+      WatchCache cache,
+      java.util.concurrent.ScheduledExecutorService repair) {
     this.queues = queues;
     this.accounts = accounts;
     this.accountQueue = accountQueue;
     this.cache = cache;
+    this.repair = repair;
   }
 
   /** Publishes {@code pem} (null: nothing) as {@code kube-root-ca.crt} in every namespace. */
@@ -54,10 +61,14 @@ public final class AdmissionControllers implements AutoCloseable {
         .forEach(ns -> accountQueue.add(ns.path("metadata").path("name").asText()));
   }
 
-  /** {@code rootCa}: the cluster CA's PEM to publish in every namespace, or null for none. */
+  /**
+   * {@code rootCa}: the cluster CA's PEM to publish in every namespace, or null for none; {@code
+   * systemWrites}: how the repair loop claims and releases cluster IPs.
+   */
   public static AdmissionControllers start(
       WatchCache cache,
       ResourceService service,
+      io.streamplane.gateway.admission.SystemWrites systemWrites,
       ResourceRegistry registry,
       UserInfo actor,
       String rootCa,
@@ -99,12 +110,39 @@ public final class AdmissionControllers implements AutoCloseable {
       }
     }
     quotaQueue.start(resync);
+    java.util.concurrent.ScheduledExecutorService repair =
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "service-address-repair");
+              t.setDaemon(true);
+              return t;
+            });
+    registry
+        .byResource("networking.k8s.io", "ipaddresses")
+        .ifPresent(
+            served -> {
+              ServiceAddressRepair loop =
+                  new ServiceAddressRepair(cache, systemWrites, Clock.systemUTC());
+              repair.scheduleWithFixedDelay(
+                  () -> {
+                    try {
+                      loop.repair();
+                    } catch (RuntimeException e) {
+                      org.slf4j.LoggerFactory.getLogger(ServiceAddressRepair.class)
+                          .warn("the cluster IP repair failed: {}", e.toString());
+                    }
+                  },
+                  REPAIR_INTERVAL.toMillis(),
+                  REPAIR_INTERVAL.toMillis(),
+                  java.util.concurrent.TimeUnit.MILLISECONDS);
+            });
     return new AdmissionControllers(
-        List.of(accountQueue, quotaQueue), accounts, accountQueue, cache);
+        List.of(accountQueue, quotaQueue), accounts, accountQueue, cache, repair);
   }
 
   @Override
   public void close() {
+    repair.shutdownNow();
     queues.forEach(NamespaceQueue::close);
   }
 }

@@ -14,7 +14,7 @@ import io.streamplane.gateway.admission.PriorityClassAdmission;
 import io.streamplane.gateway.admission.ResourceQuotaAdmission;
 import io.streamplane.gateway.admission.ServiceAccountAdmission;
 import io.streamplane.gateway.admission.ServiceAllocation;
-import io.streamplane.gateway.admission.StatusWriter;
+import io.streamplane.gateway.admission.SystemWrites;
 import io.streamplane.gateway.admission.ValidatingAdmission;
 import io.streamplane.gateway.admission.Webhooks;
 import io.streamplane.gateway.authn.Authentication;
@@ -47,14 +47,14 @@ final class ClusterChain {
 
   static RequestChain of(
       WatchCache cache,
-      StatusWriter statusWriter,
+      SystemWrites systemWrites,
       GatewaySecurity security,
       Clock clock,
       long defaultTolerationSeconds) {
     return new RequestChain(
         new Authentication(authenticators(cache, security, clock), security.anonymous()),
         new Authorization(authorizers(cache)),
-        admission(cache, statusWriter, defaultTolerationSeconds));
+        admission(cache, systemWrites, defaultTolerationSeconds));
   }
 
   /**
@@ -106,19 +106,19 @@ final class ClusterChain {
 
   /**
    * Mutating plugins in order, then validating plugins in order: kube-apiserver's default plugins
-   * in its order (see docs/admission.md). {@code statusWriter} is how ResourceQuota charges a
+   * in its order (see docs/admission.md). {@code systemWrites} is how ResourceQuota charges a
    * quota; {@code defaultTolerationSeconds} how long DefaultTolerationSeconds lets pods stay on a
    * not-ready or unreachable node.
    */
   static Admission admission(
-      WatchCache cache, StatusWriter statusWriter, long defaultTolerationSeconds) {
+      WatchCache cache, SystemWrites systemWrites, long defaultTolerationSeconds) {
     ClusterObjects objects = new CachedObjects(cache, Duration.ofSeconds(30));
     LimitRanger limitRanger = new LimitRanger(objects);
     ServiceAccountAdmission serviceAccount = new ServiceAccountAdmission(objects);
     List<MutatingAdmission> mutating =
         List.of(
             new NamespaceLifecycle(objects),
-            new ServiceAllocation(objects, ServiceAllocation.DEFAULT_RANGE),
+            new ServiceAllocation(objects, systemWrites, ServiceAllocation.DEFAULT_RANGE),
             limitRanger,
             serviceAccount,
             new DefaultTolerationSeconds(defaultTolerationSeconds),
@@ -132,7 +132,7 @@ final class ClusterChain {
             new PriorityClassAdmission(objects),
             new CertificateSubjectRestriction(),
             Webhooks.validating(objects),
-            new ResourceQuotaAdmission(objects, statusWriter, Clock.systemUTC()));
+            new ResourceQuotaAdmission(objects, systemWrites, Clock.systemUTC()));
     return new Admission(mutating, validating);
   }
 }

@@ -8,7 +8,7 @@ import io.streamplane.api.PriorityClass;
 import io.streamplane.gateway.admission.Admission;
 import io.streamplane.gateway.admission.DefaultTolerationSeconds;
 import io.streamplane.gateway.admission.ServiceAllocation;
-import io.streamplane.gateway.admission.StatusWriter;
+import io.streamplane.gateway.admission.SystemWrites;
 import io.streamplane.gateway.api.ApiException;
 import io.streamplane.gateway.api.Discovery;
 import io.streamplane.gateway.api.OpenApiV3;
@@ -255,11 +255,11 @@ public final class GatewayServer implements AutoCloseable {
         port,
         replyPartition,
         historyDirectory,
-        (cache, statusWriter) ->
+        (cache, systemWrites) ->
             new RequestChain(
                 unauthenticated.authentication(),
                 new Authorization(ClusterChain.authorizers(cache)),
-                ClusterChain.admission(cache, statusWriter, defaultTolerationSeconds)),
+                ClusterChain.admission(cache, systemWrites, defaultTolerationSeconds)),
         null,
         auditPolicy);
   }
@@ -306,7 +306,7 @@ public final class GatewayServer implements AutoCloseable {
         port,
         replyPartition,
         historyDirectory,
-        (cache, statusWriter) -> chain,
+        (cache, systemWrites) -> chain,
         null,
         auditPolicy);
   }
@@ -323,7 +323,7 @@ public final class GatewayServer implements AutoCloseable {
       int port,
       int replyPartition,
       Path historyDirectory,
-      BiFunction<WatchCache, StatusWriter, RequestChain> chainOf,
+      BiFunction<WatchCache, SystemWrites, RequestChain> chainOf,
       GatewaySecurity security,
       AuditPolicy auditPolicy)
       throws IOException {
@@ -334,21 +334,52 @@ public final class GatewayServer implements AutoCloseable {
     ResourceRegistry registry = ResourceRegistry.kubernetes();
     WriteOptions charging =
         new WriteOptions(API_SERVER, false, "Strict", null, "kube-apiserver", null, null);
-    // The quota plugin charges a quota through a registry of its own that admits nothing: the
-    // API server's own status write is not a request to admit, and so the plugin does not need
-    // the registry it is part of.
-    ResourceService quotaStatus =
+    // The plugins with side effects (the quota plugin charging a quota, the service allocator
+    // claiming cluster IPs) write through a registry of their own that admits nothing: the API
+    // server's own writes are not requests to admit, and so the plugins do not need the registry
+    // they are part of.
+    ResourceService system =
         new ResourceService(
             cache, history, commands, json, Duration.ofSeconds(30), Admission.none());
-    StatusWriter statusWriter =
-        (group, resource, namespace, object) ->
-            quotaStatus.updateStatus(
+    SystemWrites systemWrites =
+        new SystemWrites() {
+          @Override
+          public void writeStatus(
+              String group, String resource, String namespace, ObjectNode object) {
+            system.updateStatus(
                 registry.byResource(group, resource).orElseThrow(),
                 namespace,
                 object.path("metadata").path("name").asText(),
                 object,
                 charging);
-    RequestChain chain = chainOf.apply(cache, statusWriter);
+          }
+
+          @Override
+          public ObjectNode create(
+              String group, String resource, String namespace, ObjectNode object) {
+            return system
+                .create(
+                    registry.byResource(group, resource).orElseThrow(), namespace, object, charging)
+                .object();
+          }
+
+          @Override
+          public void delete(String group, String resource, String namespace, String name) {
+            try {
+              system.delete(
+                  registry.byResource(group, resource).orElseThrow(),
+                  namespace,
+                  name,
+                  null,
+                  charging);
+            } catch (ApiException e) {
+              if (e.code() != 404) {
+                throw e;
+              }
+            }
+          }
+        };
+    RequestChain chain = chainOf.apply(cache, systemWrites);
     ResourceService service =
         new ResourceService(
             cache, history, commands, json, Duration.ofSeconds(30), chain.admission());
@@ -359,7 +390,13 @@ public final class GatewayServer implements AutoCloseable {
         serve(host, port, json, cache, history, commands, service, chain, auditor, security);
     gateway.controllers =
         AdmissionControllers.start(
-            cache, service, registry, CONTROLLER_MANAGER, null, ADMISSION_CONTROLLERS_RESYNC);
+            cache,
+            service,
+            systemWrites,
+            registry,
+            CONTROLLER_MANAGER,
+            null,
+            ADMISSION_CONTROLLERS_RESYNC);
     gateway.controllerRequests =
         ControllerRequestsConsumer.start(
             bootstrapServers,
@@ -419,9 +456,9 @@ public final class GatewayServer implements AutoCloseable {
             port,
             replyPartition,
             historyDirectory,
-            (cache, statusWriter) ->
+            (cache, systemWrites) ->
                 ClusterChain.of(
-                    cache, statusWriter, security, Clock.systemUTC(), defaultTolerationSeconds),
+                    cache, systemWrites, security, Clock.systemUTC(), defaultTolerationSeconds),
             security,
             auditPolicy);
     if (security.clientCaFile() != null) {

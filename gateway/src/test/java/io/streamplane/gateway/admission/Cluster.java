@@ -16,10 +16,10 @@ import java.util.TreeMap;
 
 /**
  * The objects an admission test feeds its plugins directly: an in-memory {@link ClusterObjects}
- * (and a {@link StatusWriter} that keeps resourceVersions as the store does), with helpers for
+ * (and a {@link SystemWrites} that keeps resourceVersions as the store does), with helpers for
  * Kubernetes JSON written with single quotes and for admission requests.
  */
-final class Cluster implements ClusterObjects, StatusWriter {
+final class Cluster implements ClusterObjects, SystemWrites {
 
   static final ObjectMapper JSON = new ObjectMapper();
   static final ResourceRegistry REGISTRY = ResourceRegistry.kubernetes();
@@ -27,7 +27,8 @@ final class Cluster implements ClusterObjects, StatusWriter {
   static final UserInfo ADMIN =
       UserInfo.newBuilder().setUsername("admin").setGroups(List.of("system:masters")).build();
 
-  private final TreeMap<String, ObjectNode> objects = new TreeMap<>();
+  private final java.util.SortedMap<String, ObjectNode> objects =
+      java.util.Collections.synchronizedSortedMap(new TreeMap<>());
   private long version = 1;
   int statusWrites;
 
@@ -110,6 +111,25 @@ final class Cluster implements ClusterObjects, StatusWriter {
     written.with("metadata").put("resourceVersion", String.valueOf(version++));
     objects.put(key, written);
     statusWrites++;
+  }
+
+  /** A create as the store makes it: one object per key, a second is 409 AlreadyExists. */
+  @Override
+  public synchronized ObjectNode create(
+      String group, String resource, String namespace, ObjectNode object) {
+    String key = key(group, resource, namespace, object.path("metadata").path("name").asText());
+    if (objects.containsKey(key)) {
+      throw new ApiException(Statuses.failure(409, "AlreadyExists", key + " already exists", null));
+    }
+    ObjectNode written = object.deepCopy();
+    written.with("metadata").put("resourceVersion", String.valueOf(version++));
+    objects.put(key, written);
+    return written.deepCopy();
+  }
+
+  @Override
+  public synchronized void delete(String group, String resource, String namespace, String name) {
+    objects.remove(key(group, resource, namespace, name));
   }
 
   static AdmissionRequest create(ResourceType type, String namespace, ObjectNode object) {

@@ -130,8 +130,8 @@ class ResourceQuotaAdmissionTest {
     Cluster cluster =
         new Cluster().with("resourcequotas", quota("q", "{'pods':'2'}", "{'pods':'1'}"));
     // Another gateway charges the same quota between this one's read and its write.
-    StatusWriter racing =
-        new StatusWriter() {
+    SystemWrites racing =
+        new SystemWrites() {
           boolean raced;
 
           @Override

@@ -20,7 +20,8 @@ class ServiceAllocationTest {
               "{'metadata':{'name':'taken','namespace':'default'},'spec':{'type':'NodePort',"
                   + "'clusterIP':'10.0.0.5','clusterIPs':['10.0.0.5'],"
                   + "'ports':[{'port':80,'protocol':'TCP','nodePort':30080}]}}");
-  private final ServiceAllocation allocation = new ServiceAllocation(cluster, "10.0.0.0/29");
+  private final ServiceAllocation allocation =
+      new ServiceAllocation(cluster, cluster, "10.0.0.0/29");
 
   private static ObjectNode service(String spec) {
     return Cluster.json("{'metadata':{'name':'web','namespace':'default'},'spec':" + spec + "}");
@@ -81,5 +82,82 @@ class ServiceAllocationTest {
     assertThatThrownBy(() -> allocation.admit(Cluster.create(SERVICES, "default", outside)))
         .hasMessageContaining(
             "is not in the valid range. The range of valid IPs is 10.0.0.0-10.0.0.7");
+  }
+
+  @Test
+  void aClusterIpIsClaimedAsAnIPAddressOfTheService() {
+    ObjectNode web = service("{'type':'ClusterIP','ports':[{'port':80}]}");
+    allocation.admit(Cluster.create(SERVICES, "default", web));
+    String ip = web.at("/spec/clusterIP").asText();
+    ObjectNode claim = cluster.get("networking.k8s.io", "ipaddresses", null, ip).orElseThrow();
+    assertThat(claim.at("/spec/parentRef/resource").asText()).isEqualTo("services");
+    assertThat(claim.at("/spec/parentRef/namespace").asText()).isEqualTo("default");
+    assertThat(claim.at("/spec/parentRef/name").asText()).isEqualTo("web");
+    assertThat(claim.at("/metadata/labels/ipaddress.kubernetes.io~1managed-by").asText())
+        .isEqualTo("ipallocator.k8s.io");
+
+    // Claimed by another Service (a gateway whose cache has not seen it yet): refused.
+    ObjectNode other =
+        Cluster.json(
+            "{'metadata':{'name':'other','namespace':'default'},'spec':{'type':'ClusterIP',"
+                + "'clusterIP':'"
+                + ip
+                + "','ports':[{'port':80}]}}");
+    assertThatThrownBy(() -> allocation.admit(Cluster.create(SERVICES, "default", other)))
+        .hasMessageContaining("provided IP is already allocated");
+  }
+
+  @Test
+  void gatewaysWithStaleCachesNeverHandOutOneAddressTwice() throws Exception {
+    // Two gateways whose caches see no Service and no claim: only the claims in the store keep
+    // them apart. 60 Services into the 61 free addresses of a /26.
+    Cluster store = new Cluster();
+    ClusterObjects stale =
+        new ClusterObjects() {
+          @Override
+          public java.util.Optional<ObjectNode> get(String g, String r, String ns, String n) {
+            return java.util.Optional.empty();
+          }
+
+          @Override
+          public java.util.Optional<ObjectNode> getFresh(String g, String r, String ns, String n) {
+            return store.getFresh(g, r, ns, n);
+          }
+
+          @Override
+          public void catchUp() {}
+
+          @Override
+          public java.util.List<ObjectNode> list(String g, String r, String ns) {
+            return java.util.List.of();
+          }
+        };
+    java.util.Map<String, String> owners = new java.util.concurrent.ConcurrentHashMap<>();
+    java.util.List<Thread> gateways = new java.util.ArrayList<>();
+    for (int g = 0; g < 2; g++) {
+      ServiceAllocation gateway = new ServiceAllocation(stale, store, "10.1.0.0/26");
+      int first = g * 30;
+      gateways.add(
+          new Thread(
+              () -> {
+                for (int i = first; i < first + 30; i++) {
+                  ObjectNode s =
+                      Cluster.json(
+                          "{'metadata':{'name':'s"
+                              + i
+                              + "','namespace':'default'},'spec':{'ports':[{'port':80}]}}");
+                  AdmissionRequest request = Cluster.create(SERVICES, "default", s);
+                  gateway.admit(request);
+                  String previous = owners.put(s.at("/spec/clusterIP").asText(), "s" + i);
+                  assertThat(previous).as("a second owner of " + s.at("/spec/clusterIP")).isNull();
+                }
+              }));
+    }
+    gateways.forEach(Thread::start);
+    for (Thread t : gateways) {
+      t.join();
+    }
+    assertThat(owners).hasSize(60);
+    assertThat(store.list("networking.k8s.io", "ipaddresses", null)).hasSize(60);
   }
 }
