@@ -49,7 +49,13 @@ public final class ServiceProxy implements AutoCloseable {
   }
 
   /** Where a frontend's traffic goes: one port of one Service. */
-  record Route(String namespace, String service, ServicePort port, int affinitySeconds) {}
+  record Route(String namespace, String service, ServicePort port, int affinitySeconds) {
+    @Override
+    public String toString() {
+      String portName = port.getName() == null ? "" : port.getName();
+      return namespace + "/" + service + ":" + (portName.isEmpty() ? port.getPort() : portName);
+    }
+  }
 
   private final ServiceTable table;
   private final String nodeAddress;
@@ -62,7 +68,7 @@ public final class ServiceProxy implements AutoCloseable {
             return t;
           });
   private final Map<Frontend, Route> routes = new ConcurrentHashMap<>();
-  private final Map<Frontend, Channel> sockets = new HashMap<>();
+  private final Map<Frontend, Channel> sockets = new ConcurrentHashMap<>();
   private final Balancer balancer;
 
   /**
@@ -77,14 +83,12 @@ public final class ServiceProxy implements AutoCloseable {
     reconciler.execute(this::reconcile);
   }
 
-  /** The frontends the proxy listens on now. */
+  /** The sockets the proxy listens on now, {@code "TCP ip:port" → "namespace/service:port"}. */
   public Map<String, String> listening() {
     Map<String, String> view = new java.util.TreeMap<>();
-    routes.forEach(
-        (f, r) ->
-            view.put(
-                f.protocol() + " " + f.ip() + ":" + f.port(),
-                r.namespace() + "/" + r.service() + ":" + r.port().getPort()));
+    for (Frontend f : sockets.keySet()) {
+      view.put(f.protocol() + " " + f.ip() + ":" + f.port(), String.valueOf(routes.get(f)));
+    }
     return view;
   }
 
