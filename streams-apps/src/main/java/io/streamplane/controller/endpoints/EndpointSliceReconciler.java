@@ -1,7 +1,5 @@
 package io.streamplane.controller.endpoints;
 
-import io.streamplane.api.Container;
-import io.streamplane.api.ContainerPort;
 import io.streamplane.api.DiscoveryV1EndpointPort;
 import io.streamplane.api.Endpoint;
 import io.streamplane.api.EndpointConditions;
@@ -513,7 +511,7 @@ public final class EndpointSliceReconciler {
         service.getSpec().getPorts() == null ? List.of() : service.getSpec().getPorts();
     for (ServicePort sp : servicePorts) {
       String protocol = Objects.requireNonNullElse(sp.getProtocol(), "TCP");
-      int port = findPort(pod, sp, protocol);
+      int port = EndpointsController.targetPort(sp, pod);
       if (port > 0) {
         ports.add(
             DiscoveryV1EndpointPort.newBuilder()
@@ -525,38 +523,6 @@ public final class EndpointSliceReconciler {
       }
     }
     return ports;
-  }
-
-  /**
-   * {@code findPort}: a numbered target port as it is; a named one looked up among the pod's
-   * containers' ports of the Service port's protocol; else 0.
-   */
-  private static int findPort(Pod pod, ServicePort port, String protocol) {
-    Object target = port.getTargetPort();
-    if (target instanceof Integer number) {
-      return number;
-    }
-    String name = target == null ? "" : target.toString();
-    if (name.isEmpty()) {
-      return port.getPort() == null ? 0 : port.getPort();
-    }
-    if (name.chars().allMatch(Character::isDigit)) {
-      return Integer.parseInt(name);
-    }
-    List<Container> containers =
-        pod.getSpec() == null || pod.getSpec().getContainers() == null
-            ? List.of()
-            : pod.getSpec().getContainers();
-    for (Container container : containers) {
-      for (ContainerPort cp :
-          container.getPorts() == null ? List.<ContainerPort>of() : container.getPorts()) {
-        if (name.equals(cp.getName())
-            && protocol.equals(Objects.requireNonNullElse(cp.getProtocol(), "TCP"))) {
-          return cp.getContainerPort();
-        }
-      }
-    }
-    return 0;
   }
 
   /** {@code NewPortMapKey}: a port set's identity, whatever the order of its ports. */

@@ -28,6 +28,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import org.apache.avro.specific.SpecificRecord;
 
@@ -340,8 +341,12 @@ public final class EndpointsController implements Controller<EndpointsController
     return pod.getSpec().getHostname();
   }
 
-  /** A numbered target port as it is; a named one looked up in the pod's containers; else 0. */
+  /**
+   * {@code podutil.FindPort}: a numbered target port as it is; a named one looked up among the
+   * pod's containers' ports of the Service port's protocol; else 0.
+   */
   static int targetPort(ServicePort port, Pod pod) {
+    String protocol = Objects.requireNonNullElse(port.getProtocol(), "TCP");
     Object target = port.getTargetPort();
     if (target instanceof Integer number) {
       return number;
@@ -360,7 +365,8 @@ public final class EndpointsController implements Controller<EndpointsController
     for (Container container : containers) {
       for (ContainerPort cp :
           container.getPorts() == null ? List.<ContainerPort>of() : container.getPorts()) {
-        if (name.equals(cp.getName())) {
+        if (name.equals(cp.getName())
+            && protocol.equals(Objects.requireNonNullElse(cp.getProtocol(), "TCP"))) {
           return cp.getContainerPort();
         }
       }
