@@ -97,6 +97,35 @@ class NetworkingE2E {
     String clusterIP = jsonpath("shop", "svc/backend", "{.spec.clusterIP}");
     assertEquals(backends, callsFromHost("http://" + clusterIP + "/", 12));
 
+    // kubectl shows the Service with its endpoints, and port-forwards to it.
+    assertTrue(
+        kubectl.run("get", "all", "-n", "shop").expectSuccess().out().contains("service/backend"));
+    String described =
+        kubectl.run("describe", "svc", "backend", "-n", "shop").expectSuccess().out();
+    assertTrue(
+        described.lines().anyMatch(l -> l.startsWith("IP:") && l.trim().endsWith(clusterIP)),
+        described);
+    assertTrue(
+        described.lines().anyMatch(l -> l.startsWith("Endpoints:") && l.contains(":80")),
+        described);
+    int local = Launcher.freePort();
+    Process forward =
+        kubectl.start(
+            home.resolve("port-forward.out"),
+            "port-forward",
+            "-n",
+            "shop",
+            "svc/backend",
+            local + ":80");
+    try {
+      await("port-forward svc/backend answers")
+          .atMost(WAIT)
+          .ignoreExceptions()
+          .until(() -> HELLO.matcher(get("http://127.0.0.1:" + local + "/").body()).find());
+    } finally {
+      forward.destroy();
+    }
+
     // A back end failing readiness leaves the endpoints and gets no calls.
     String failing = backends.iterator().next();
     kubectl
