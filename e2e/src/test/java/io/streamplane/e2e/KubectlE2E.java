@@ -560,6 +560,41 @@ class KubectlE2E {
   }
 
   @Test
+  void ipAddressesAndServiceCidrsAreServedInNetworkingV1beta1() throws Exception {
+    String resources = kubectl.run("api-resources", "--no-headers").expectSuccess().out();
+    assertThat(resources.lines().map(l -> String.join(" ", l.trim().split("\\s+"))))
+        .contains(
+            "ipaddresses networking.k8s.io/v1beta1 false IPAddress",
+            "servicecidrs networking.k8s.io/v1beta1 false ServiceCIDR",
+            "ingresses ing networking.k8s.io/v1 true Ingress");
+    String objects =
+        "apiVersion: networking.k8s.io/v1beta1\nkind: IPAddress\nmetadata:\n  name: 127.96.0.5\n"
+            + "spec:\n  parentRef: {resource: services, namespace: default, name: web}\n---\n"
+            + "apiVersion: networking.k8s.io/v1beta1\nkind: ServiceCIDR\nmetadata:\n"
+            + "  name: loopback\nspec:\n  cidrs: [127.96.0.0/12]\n";
+    kubectl.runWithInput(objects, "apply", "-f", "-").expectSuccess();
+
+    List<String> addresses = words(kubectl.run("get", "ipaddresses").expectSuccess().out());
+    assertThat(addresses.get(0)).isEqualTo("NAME PARENTREF");
+    assertThat(addresses).contains("127.96.0.5 services/default/web");
+    List<String> cidrs = words(kubectl.run("get", "servicecidrs").expectSuccess().out());
+    assertThat(cidrs.get(0)).isEqualTo("NAME CIDRS AGE");
+    assertThat(cidrs).anyMatch(l -> l.matches("loopback 127\\.96\\.0\\.0/12 \\S+"));
+
+    Kubectl.Result again = kubectl.runWithInput(objects.split("---")[0], "create", "-f", "-");
+    assertThat(again.exitCode()).isNotZero();
+    assertThat(again.err()).contains("ipaddresses.networking.k8s.io \"127.96.0.5\" already exists");
+    Kubectl.Result invalid =
+        kubectl.runWithInput(
+            objects.split("---")[0].replace("127.96.0.5", "127.096.0.5"), "create", "-f", "-");
+    assertThat(invalid.exitCode()).isNotZero();
+    assertThat(invalid.err())
+        .contains(
+            "metadata.name: Invalid value: \"127.096.0.5\": ParseAddr(\"127.096.0.5\"): IPv4"
+                + " field has octet with leading zero");
+  }
+
+  @Test
   void anInvalidNameIsRefusedWithTheFieldNamed() throws Exception {
     Kubectl.Result run = kubectl.run("create", "configmap", "Not_Valid");
 

@@ -13,6 +13,7 @@ import io.streamplane.api.EndpointSlice;
 import io.streamplane.api.Endpoints;
 import io.streamplane.api.Event;
 import io.streamplane.api.FlowSchema;
+import io.streamplane.api.IPAddress;
 import io.streamplane.api.Ingress;
 import io.streamplane.api.IngressClass;
 import io.streamplane.api.Lease;
@@ -34,6 +35,7 @@ import io.streamplane.api.RuntimeClass;
 import io.streamplane.api.Secret;
 import io.streamplane.api.Service;
 import io.streamplane.api.ServiceAccount;
+import io.streamplane.api.ServiceCIDR;
 import io.streamplane.api.StorageClass;
 import io.streamplane.api.ValidatingWebhookConfiguration;
 import io.streamplane.api.VolumeAttachment;
@@ -59,9 +61,11 @@ import io.streamplane.kinds.discovery.EndpointSliceStrategy;
 import io.streamplane.kinds.events.EventConversion;
 import io.streamplane.kinds.flowcontrol.FlowSchemaStrategy;
 import io.streamplane.kinds.flowcontrol.PriorityLevelConfigurationStrategy;
+import io.streamplane.kinds.networking.IPAddressStrategy;
 import io.streamplane.kinds.networking.IngressClassStrategy;
 import io.streamplane.kinds.networking.IngressStrategy;
 import io.streamplane.kinds.networking.NetworkPolicyStrategy;
+import io.streamplane.kinds.networking.ServiceCIDRStrategy;
 import io.streamplane.kinds.node.RuntimeClassStrategy;
 import io.streamplane.kinds.rbac.RoleBindingStrategy;
 import io.streamplane.kinds.rbac.RoleStrategy;
@@ -86,8 +90,10 @@ import org.apache.avro.specific.SpecificRecord;
  *
  * <p>Contract: immutable; lookups are exact (case-sensitive, as the API server matches URL
  * segments). Order is discovery order: groups in kube-apiserver's priority order, resources
- * alphabetical within a group-version. Limits: one version per group (v1), no {@code pods/binding},
- * {@code pods/eviction}, {@code pods/exec}, {@code namespaces/finalize}.
+ * alphabetical within a group-version, a group's preferred version (v1) first. Every kind is served
+ * in one version: v1, but for networking.k8s.io's IPAddress and ServiceCIDR, which kube-apiserver
+ * 1.32 serves in v1beta1 only. Limits: no {@code pods/binding}, {@code pods/eviction}, {@code
+ * pods/exec}, {@code namespaces/finalize}.
  */
 public final class ResourceRegistry {
 
@@ -330,6 +336,35 @@ public final class ResourceRegistry {
                 List.of(),
                 NetworkPolicy.class))
             .withStrategy(new NetworkPolicyStrategy()));
+    // networking.k8s.io/v1beta1: kinds served in this version only, after v1, the preferred one.
+    t.add(
+        new ResourceType(
+                networking,
+                "v1beta1",
+                "IPAddress",
+                "ipaddresses",
+                "ipaddress",
+                List.of(),
+                false,
+                List.of(),
+                ALL_VERBS,
+                IPAddress.class,
+                List.of())
+            .withStrategy(new IPAddressStrategy()));
+    t.add(
+        new ResourceType(
+                networking,
+                "v1beta1",
+                "ServiceCIDR",
+                "servicecidrs",
+                "servicecidr",
+                List.of(),
+                false,
+                List.of(),
+                ALL_VERBS,
+                ServiceCIDR.class,
+                List.of(status(networking, "v1beta1", "ServiceCIDR")))
+            .withStrategy(new ServiceCIDRStrategy()));
     // rbac.authorization.k8s.io/v1
     String rbac = "rbac.authorization.k8s.io";
     t.add(
@@ -539,7 +574,11 @@ public final class ResourceRegistry {
   }
 
   private static ResourceType.Subresource status(String group, String kind) {
-    return new ResourceType.Subresource("status", group, "v1", kind, STATUS_VERBS);
+    return status(group, "v1", kind);
+  }
+
+  private static ResourceType.Subresource status(String group, String version, String kind) {
+    return new ResourceType.Subresource("status", group, version, kind, STATUS_VERBS);
   }
 
   /** {@code proxy}: kube-apiserver answers it with whatever the target answers. */

@@ -31,8 +31,9 @@ import java.util.Optional;
  *
  * <p>Contract: pure; every call returns a new document. {@code /version} reports
  * v1.32.0-streamplane, because kubectl picks behaviour (and warns about skew) from the minor
- * version. Limits: one version per group; no protobuf form of discovery; {@code storageVersionHash}
- * is computed as Kubernetes does but nothing in Streamplane migrates storage.
+ * version. A group's versions are listed in the order of the registry's rows, the first preferred
+ * (networking.k8s.io: v1, then v1beta1). Limits: no protobuf form of discovery; {@code
+ * storageVersionHash} is computed as Kubernetes does but nothing in Streamplane migrates storage.
  */
 public final class Discovery {
 

@@ -164,6 +164,7 @@ public final class KubernetesDefinitions {
    */
   public static Map<String, ObjectNode> of(List<ResourceType> types, Dialect dialect) {
     KubernetesDefinitions d = new KubernetesDefinitions();
+    d.nameSharedModels();
     // Kinds with a proto message first: they name the shared definitions (ObjectMeta, ...) by
     // their proto package, which a kind without one could only guess.
     List<ResourceType> ordered = new ArrayList<>(types);
@@ -179,6 +180,28 @@ public final class KubernetesDefinitions {
       rendered.put(special, d.special(special, dialect));
     }
     return Collections.unmodifiableMap(rendered);
+  }
+
+  /**
+   * Names the models of meta/v1 and core/v1 by their proto messages before any kind is walked, so
+   * that the kinds of a document with no proto message of their own (an OpenAPI v3 document of
+   * discovery.k8s.io/v1 or networking.k8s.io/v1beta1) reference ObjectMeta, Condition or
+   * ObjectReference under their own names, not their parent's package. The client names a model
+   * {@code V1<Name>} only where no other group has a type of that name, so the match is exact.
+   */
+  private void nameSharedModels() {
+    for (Descriptor message : PROTOS.values()) {
+      String pkg = message.getFile().getPackage();
+      boolean shared =
+          pkg.equals("k8s.io.apimachinery.pkg.apis.meta.v1") || pkg.equals("k8s.io.api.core.v1");
+      if (shared && message.getContainingType() == null) {
+        optionalModel("V1" + message.getName())
+            .ifPresent(
+                model ->
+                    names.putIfAbsent(
+                        model, message.getFullName().replaceFirst("^k8s\\.io\\.", "io.k8s.")));
+      }
+    }
   }
 
   /** Kubernetes' definition name of a kind: io.k8s.api.core.v1.Pod, io.k8s.api.rbac.v1.Role. */

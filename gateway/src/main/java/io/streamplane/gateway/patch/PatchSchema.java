@@ -321,6 +321,8 @@ public final class PatchSchema {
         builder().nested("metadata", OBJECT_META).nested("status", CONDITIONS_BY_TYPE).build();
     kinds.put("flowcontrol.apiserver.k8s.io/v1/FlowSchema", conditionsByType);
     kinds.put("flowcontrol.apiserver.k8s.io/v1/PriorityLevelConfiguration", conditionsByType);
+    // cidrs is an atomic list: a patch replaces it whole.
+    kinds.put("networking.k8s.io/v1beta1/ServiceCIDR", conditionsByType);
     for (String kind :
         new String[] {
           "v1/ConfigMap",
@@ -341,6 +343,7 @@ public final class PatchSchema {
           "networking.k8s.io/v1/IngressClass",
           "networking.k8s.io/v1/Ingress",
           "networking.k8s.io/v1/NetworkPolicy",
+          "networking.k8s.io/v1beta1/IPAddress",
           "storage.k8s.io/v1/StorageClass",
           "storage.k8s.io/v1/CSIDriver",
           "storage.k8s.io/v1/CSIStorageCapacity",

@@ -177,4 +177,62 @@ class DiscoveryTest {
         .extracting(g -> g.path("kind").asText())
         .isEqualTo("APIGroup");
   }
+
+  @Test
+  void networkingListsV1ThenV1beta1WithV1Preferred() {
+    JsonNode group = find(discovery.apiGroupList().path("groups"), "name", "networking.k8s.io");
+    assertThat(group.path("versions").toString())
+        .isEqualTo(
+            "[{\"groupVersion\":\"networking.k8s.io/v1\",\"version\":\"v1\"},"
+                + "{\"groupVersion\":\"networking.k8s.io/v1beta1\",\"version\":\"v1beta1\"}]");
+    assertThat(group.path("preferredVersion").path("version").asText()).isEqualTo("v1");
+    assertThat(discovery.apiGroup("networking.k8s.io").orElseThrow().path("versions"))
+        .isEqualTo(group.path("versions"));
+
+    ObjectNode v1 = discovery.apiResourceList("networking.k8s.io", "v1").orElseThrow();
+    assertThat(v1.path("resources").findValuesAsText("name"))
+        .containsExactly("ingressclasses", "ingresses", "ingresses/status", "networkpolicies");
+    ObjectNode v1beta1 = discovery.apiResourceList("networking.k8s.io", "v1beta1").orElseThrow();
+    assertThat(v1beta1.path("groupVersion").asText()).isEqualTo("networking.k8s.io/v1beta1");
+    JsonNode resources = v1beta1.path("resources");
+    assertThat(resources.findValuesAsText("name"))
+        .containsExactly("ipaddresses", "servicecidrs", "servicecidrs/status");
+    JsonNode ipaddresses = find(resources, "name", "ipaddresses");
+    assertThat(ipaddresses.path("kind").asText()).isEqualTo("IPAddress");
+    assertThat(ipaddresses.path("namespaced").asBoolean()).isFalse();
+    assertThat(ipaddresses.path("storageVersionHash").asText())
+        .isEqualTo(Discovery.storageVersionHash("networking.k8s.io", "v1beta1", "IPAddress"));
+    // The status subresource answers with the kind of its own version: no group or version.
+    JsonNode status = find(resources, "name", "servicecidrs/status");
+    assertThat(status.has("version")).isFalse();
+    assertThat(status.path("kind").asText()).isEqualTo("ServiceCIDR");
+  }
+
+  @Test
+  void aggregatedNetworkingHasBothVersionsEachWithItsOwnKinds() {
+    ObjectNode doc =
+        discovery.aggregatedGroups(Discovery.negotiateAggregated(KUBECTL_ACCEPT).orElseThrow());
+    JsonNode networking = null;
+    for (JsonNode item : doc.path("items")) {
+      if (item.path("metadata").path("name").asText().equals("networking.k8s.io")) {
+        networking = item;
+      }
+    }
+    assertThat(networking).isNotNull();
+    JsonNode versions = networking.path("versions");
+    assertThat(versions).hasSize(2);
+    assertThat(versions.get(0).path("version").asText()).isEqualTo("v1");
+    assertThat(versions.get(1).path("version").asText()).isEqualTo("v1beta1");
+    assertThat(versions.get(0).path("resources").findValuesAsText("resource"))
+        .containsExactly("ingressclasses", "ingresses", "networkpolicies");
+    JsonNode v1beta1 = versions.get(1).path("resources");
+    assertThat(v1beta1.findValuesAsText("resource")).containsExactly("ipaddresses", "servicecidrs");
+    JsonNode servicecidrs = find(v1beta1, "resource", "servicecidrs");
+    assertThat(servicecidrs.path("scope").asText()).isEqualTo("Cluster");
+    assertThat(servicecidrs.path("responseKind").toString())
+        .isEqualTo(
+            "{\"group\":\"networking.k8s.io\",\"version\":\"v1beta1\",\"kind\":\"ServiceCIDR\"}");
+    JsonNode status = find(servicecidrs.path("subresources"), "subresource", "status");
+    assertThat(status.path("responseKind").path("version").asText()).isEqualTo("v1beta1");
+  }
 }

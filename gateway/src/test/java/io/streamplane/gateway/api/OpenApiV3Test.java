@@ -101,4 +101,50 @@ class OpenApiV3Test {
   void unknownGroupVersionHasNoDocument() {
     assertThat(openApi.document("apis/batch/v1")).isEmpty();
   }
+
+  @Test
+  void networkingHasADocumentPerVersionAndTheV1beta1KindsReferenceMetaByItsOwnName() {
+    JsonNode paths = openApi.index().path("paths");
+    assertThat(paths.has("apis/networking.k8s.io/v1")).isTrue();
+    assertThat(paths.has("apis/networking.k8s.io/v1beta1")).isTrue();
+    ObjectNode doc = openApi.document("apis/networking.k8s.io/v1beta1").orElseThrow();
+    assertThat(doc.path("paths").has("/apis/networking.k8s.io/v1beta1/ipaddresses/{name}"))
+        .isTrue();
+    assertThat(doc.path("paths").has("/apis/networking.k8s.io/v1beta1/servicecidrs/{name}/status"))
+        .isTrue();
+    assertThat(
+            patchOperationFor(doc, "networking.k8s.io", "IPAddress")
+                .path("x-kubernetes-group-version-kind")
+                .path("version")
+                .asText())
+        .isEqualTo("v1beta1");
+    JsonNode schemas = doc.path("components").path("schemas");
+    // No proto message names these kinds' shared types: they are still meta/v1's.
+    assertThat(schemas.has("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")).isTrue();
+    assertThat(schemas.has("io.k8s.api.networking.v1beta1.ObjectMeta")).isFalse();
+    assertThat(
+            schemas
+                .path("io.k8s.api.networking.v1beta1.ServiceCIDRStatus")
+                .path("properties")
+                .path("conditions")
+                .path("items")
+                .path("$ref")
+                .asText())
+        .isEqualTo("#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Condition");
+    assertThat(
+            schemas
+                .path("io.k8s.api.networking.v1beta1.ParentReference")
+                .path("required")
+                .toString())
+        .contains("\"name\"", "\"resource\"");
+    // v1 keeps its own kinds.
+    assertThat(
+            openApi
+                .document("apis/networking.k8s.io/v1")
+                .orElseThrow()
+                .path("components")
+                .path("schemas")
+                .has("io.k8s.api.networking.v1beta1.IPAddress"))
+        .isFalse();
+  }
 }

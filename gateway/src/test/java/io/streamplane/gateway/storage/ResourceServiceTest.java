@@ -32,6 +32,8 @@ class ResourceServiceTest {
   private static final ResourceType CORE_EVENTS = KINDS.byResource("", "events").orElseThrow();
   private static final ResourceType EVENTS =
       KINDS.byResource("events.k8s.io", "events").orElseThrow();
+  private static final ResourceType IP_ADDRESSES =
+      KINDS.byResource("networking.k8s.io", "ipaddresses").orElseThrow();
   private static final WriteOptions ALICE =
       new WriteOptions(UserInfo.newBuilder().setUsername("alice").build(), false, null, "a-1");
   private static final String MERGE_PATCH = "application/merge-patch+json";
@@ -482,6 +484,68 @@ class ResourceServiceTest {
                   .isEqualTo(
                       " \"\" is invalid: patch: Invalid value:"
                           + " \"map[metadata:map[labels:invalid]]\": cannot restore map from string");
+            });
+  }
+
+  private ObjectNode createIPAddress(String name) {
+    return service
+        .create(
+            IP_ADDRESSES,
+            null,
+            json(
+                "{\"apiVersion\":\"networking.k8s.io/v1beta1\",\"kind\":\"IPAddress\","
+                    + "\"metadata\":{\"name\":\""
+                    + name
+                    + "\"},\"spec\":{\"parentRef\":{\"resource\":\"services\","
+                    + "\"namespace\":\"default\",\"name\":\"web\"}}}"),
+            ALICE)
+        .object();
+  }
+
+  @Test
+  void anIPAddressInTheLoopbackServiceRangeIsStoredOnceUnderItsAddress() {
+    ObjectNode created = createIPAddress("127.96.0.5");
+
+    assertThat(created.path("apiVersion").asText()).isEqualTo("networking.k8s.io/v1beta1");
+    assertThat(created.path("metadata").has("namespace")).isFalse();
+    assertThat(created.path("spec").path("parentRef").path("name").asText()).isEqualTo("web");
+    assertThat(service.get(IP_ADDRESSES, null, "127.96.0.5")).isEqualTo(created);
+    assertThatThrownBy(() -> createIPAddress("127.96.0.5"))
+        .isInstanceOfSatisfying(
+            ApiException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(409);
+              assertThat(e.reason()).isEqualTo("AlreadyExists");
+              assertThat(e.status().path("message").asText())
+                  .isEqualTo("ipaddresses.networking.k8s.io \"127.96.0.5\" already exists");
+            });
+  }
+
+  @Test
+  void anIPAddressNamedOtherwiseThanByItsCanonicalAddressIsInvalid() {
+    assertThatThrownBy(() -> createIPAddress("127.096.0.5"))
+        .isInstanceOfSatisfying(
+            ApiException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(422);
+              assertThat(e.reason()).isEqualTo("Invalid");
+              assertThat(e.status().path("message").asText())
+                  .isEqualTo(
+                      "IPAddress.networking.k8s.io \"127.096.0.5\" is invalid: metadata.name:"
+                          + " Invalid value: \"127.096.0.5\": ParseAddr(\"127.096.0.5\"): IPv4"
+                          + " field has octet with leading zero");
+            });
+    assertThatThrownBy(() -> createIPAddress("foo"))
+        .isInstanceOfSatisfying(
+            ApiException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(422);
+              assertThat(e.status().path("message").asText())
+                  .isEqualTo(
+                      "IPAddress.networking.k8s.io \"foo\" is invalid: metadata.name: Invalid"
+                          + " value: \"foo\": ParseAddr(\"foo\"): unable to parse IP");
+              assertThat(e.status().path("details").path("causes").get(0).path("field").asText())
+                  .isEqualTo("metadata.name");
             });
   }
 }

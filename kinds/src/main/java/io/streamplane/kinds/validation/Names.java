@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
 
 /**
  * Kubernetes' name validations ({@code ValidateObjectMeta} with a kind's name function): DNS-1123
- * labels and subdomains, and the path-segment names of RBAC.
+ * labels and subdomains, the path-segment names of RBAC and the addresses that name IPAddresses.
  */
 public final class Names {
 
@@ -56,7 +56,12 @@ public final class Names {
      * {@code ValidatePathSegmentName}: RBAC, so that the default roles' names such as {@code
      * system:controller:job-controller} are valid.
      */
-    PATH_SEGMENT
+    PATH_SEGMENT,
+    /**
+     * {@code ValidateIPAddressName}: IPAddresses, named by their address as {@code netip.ParseAddr}
+     * reads it and in its canonical form ({@code 10.0.0.1}, {@code 2001:db8::1}).
+     */
+    IP_ADDRESS
   }
 
   /** The metadata's name under {@code rule}, and its namespace when the kind is namespaced. */
@@ -83,6 +88,16 @@ public final class Names {
           }
         }
         case PATH_SEGMENT -> pathSegment(name, causes);
+        case IP_ADDRESS -> {
+          try {
+            if (!IpAddresses.parseAddr(name).toString().equals(name)) {
+              causes.add(
+                  invalid("metadata.name", quote(name), "must be a canonical format IP address"));
+            }
+          } catch (IpAddresses.ParseException e) {
+            causes.add(invalid("metadata.name", quote(name), e.getMessage()));
+          }
+        }
       }
     }
     String namespace = meta.getNamespace();
@@ -176,14 +191,20 @@ public final class Names {
           + " validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
 
   private static void pathSegment(String name, List<StatusCause> causes) {
-    if (name.equals(".") || name.equals("..")) {
-      causes.add(invalid("metadata.name", quote(name), "may not be '" + name + "'"));
-      return;
+    causes.addAll(pathSegmentName("metadata.name", name));
+  }
+
+  /** {@code IsValidPathSegmentName}, with Kubernetes' messages when {@code value} is not one. */
+  public static List<StatusCause> pathSegmentName(String field, String value) {
+    if (value.equals(".") || value.equals("..")) {
+      return List.of(invalid(field, quote(value), "may not be '" + value + "'"));
     }
+    List<StatusCause> causes = new ArrayList<>();
     for (String forbidden : List.of("/", "%")) {
-      if (name.contains(forbidden)) {
-        causes.add(invalid("metadata.name", quote(name), "may not contain '" + forbidden + "'"));
+      if (value.contains(forbidden)) {
+        causes.add(invalid(field, quote(value), "may not contain '" + forbidden + "'"));
       }
     }
+    return causes;
   }
 }

@@ -25,10 +25,11 @@ import java.util.List;
  * The Kubernetes kinds Streamplane stores, as protobuf descriptors.
  *
  * <p>All come from client-java-proto (Kubernetes 1.32's {@code generated.proto} files) except
- * coordination.k8s.io/v1, node.k8s.io/v1, flowcontrol.apiserver.k8s.io/v1 and discovery.k8s.io/v1,
- * which that artifact does not ship: their messages are read from {@code
- * coordination-v1.textproto}, {@code node-v1.textproto}, {@code flowcontrol-v1.textproto} and
- * {@code discovery-v1.textproto}, transcriptions of the same release's {@code generated.proto}.
+ * coordination.k8s.io/v1, node.k8s.io/v1, flowcontrol.apiserver.k8s.io/v1, discovery.k8s.io/v1 and
+ * networking.k8s.io/v1beta1's IPAddress and ServiceCIDR, which that artifact does not ship: their
+ * messages are read from {@code coordination-v1.textproto}, {@code node-v1.textproto}, {@code
+ * flowcontrol-v1.textproto}, {@code discovery-v1.textproto} and {@code
+ * networking-v1beta1.textproto}, transcriptions of the same release's {@code generated.proto}.
  */
 public final class StoredKinds {
 
@@ -76,7 +77,9 @@ public final class StoredKinds {
         flowcontrolV1().findMessageTypeByName("PriorityLevelConfiguration"),
         V1.Service.getDescriptor(),
         V1.Endpoints.getDescriptor(),
-        discoveryV1().findMessageTypeByName("EndpointSlice"));
+        discoveryV1().findMessageTypeByName("EndpointSlice"),
+        networkingV1beta1().findMessageTypeByName("IPAddress"),
+        networkingV1beta1().findMessageTypeByName("ServiceCIDR"));
   }
 
   /** The descriptor of coordination.k8s.io/v1's {@code generated.proto}. */
@@ -98,6 +101,13 @@ public final class StoredKinds {
   /** The descriptor of discovery.k8s.io/v1's {@code generated.proto}. */
   static FileDescriptor discoveryV1() {
     return transcribed("discovery-v1.textproto", V1.getDescriptor(), Meta.getDescriptor());
+  }
+
+  /**
+   * The IPAddress and ServiceCIDR messages of networking.k8s.io/v1beta1's {@code generated.proto}.
+   */
+  static FileDescriptor networkingV1beta1() {
+    return transcribed("networking-v1beta1.textproto", Meta.getDescriptor());
   }
 
   /** A {@code generated.proto} transcribed as a FileDescriptorProto in text format. */
