@@ -370,7 +370,7 @@ public final class GatewayServer implements AutoCloseable {
                   registry.byResource(group, resource).orElseThrow(),
                   namespace,
                   name,
-                  null,
+                  JsonNodeFactory.instance.objectNode(),
                   charging);
             } catch (ApiException e) {
               if (e.code() != 404) {
