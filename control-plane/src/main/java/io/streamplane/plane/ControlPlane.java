@@ -3,8 +3,10 @@ package io.streamplane.plane;
 import io.streamplane.controller.ControllersApp;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleConfig;
 import io.streamplane.gateway.admission.DefaultTolerationSeconds;
+import io.streamplane.gateway.admission.ServiceAllocation;
 import io.streamplane.gateway.audit.AuditPolicy;
 import io.streamplane.gateway.pki.CertificateAuthority;
+import io.streamplane.gateway.server.AdmissionSettings;
 import io.streamplane.gateway.server.GatewaySecurity;
 import io.streamplane.gateway.server.GatewayServer;
 import io.streamplane.kafka.KafkaClientSettings;
@@ -199,6 +201,7 @@ public final class ControlPlane implements AutoCloseable {
     private CertificateAuthority clusterSigning;
     private Nodes nodes;
     private ClusterNetwork.Config network;
+    private String serviceRange = ServiceAllocation.DEFAULT_RANGE;
     private Progress progress = new Progress() {};
 
     private Builder() {}
@@ -293,6 +296,13 @@ public final class ControlPlane implements AutoCloseable {
       return this;
     }
 
+    /** The range cluster IPs come from (kube-apiserver's {@code --service-cluster-ip-range}). */
+    public Builder serviceRange(String range) {
+      ServiceAllocation.checkRange(range);
+      this.serviceRange = range;
+      return this;
+    }
+
     public Builder nodes(Nodes nodes) {
       this.nodes = nodes;
       return this;
@@ -334,6 +344,10 @@ public final class ControlPlane implements AutoCloseable {
      * default, so that pods (all of which pass admission, the controllers' too) are evicted when
      * the node lifecycle controller is told; kube-apiserver's 300 s without controllers here.
      */
+    private AdmissionSettings admissionSettings() {
+      return new AdmissionSettings(defaultTolerationSeconds(), serviceRange);
+    }
+
     private long defaultTolerationSeconds() {
       return controllers != null
           ? controllers.defaultTolerationSeconds()
@@ -428,7 +442,7 @@ public final class ControlPlane implements AutoCloseable {
                         resultsPartition,
                         historyDir,
                         auditPolicy,
-                        defaultTolerationSeconds())
+                        admissionSettings())
                     : GatewayServer.start(
                         bootstrap,
                         topics,
@@ -438,7 +452,7 @@ public final class ControlPlane implements AutoCloseable {
                         historyDir,
                         security,
                         auditPolicy,
-                        defaultTolerationSeconds());
+                        admissionSettings());
         plane.running.add(plane.gateway);
         if (clusterSigning != null) {
           plane.gateway.signCertificates(clusterSigning);

@@ -1,7 +1,9 @@
 package io.streamplane.cli.roles;
 
+import io.streamplane.gateway.admission.ServiceAllocation;
 import io.streamplane.gateway.audit.AuditPolicy;
 import io.streamplane.gateway.authn.ServiceAccountTokens;
+import io.streamplane.gateway.server.AdmissionSettings;
 import io.streamplane.gateway.server.GatewaySecurity;
 import io.streamplane.gateway.server.GatewayServer;
 import io.streamplane.log.UserInfo;
@@ -47,6 +49,14 @@ public final class GatewayCommand implements Callable<Integer> {
       defaultValue = "127.0.0.1",
       description = "Listen address (default: ${DEFAULT-VALUE}).")
   String address;
+
+  @Option(
+      names = "--service-cidr",
+      defaultValue = ServiceAllocation.DEFAULT_RANGE,
+      description =
+          "The range cluster IPs come from, IPv4, mask 12 to 29; every gateway of a cluster must"
+              + " name the same (default: ${DEFAULT-VALUE}).")
+  String serviceCidr;
 
   @Option(
       names = "--results-partition",
@@ -141,7 +151,8 @@ public final class GatewayCommand implements Callable<Integer> {
             resultsPartition,
             historyDir.toAbsolutePath(),
             security,
-            auditPolicy);
+            auditPolicy,
+            AdmissionSettings.defaults().withServiceRange(serviceCidr));
     gateway.keepSystemNamespaces(SYSTEM, GatewayServer.SYSTEM_NAMESPACES_INTERVAL);
     // The store may start after this gateway: the first round does not hold the start up.
     gateway.keepBootstrapPolicy(

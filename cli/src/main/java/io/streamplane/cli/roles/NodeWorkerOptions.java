@@ -2,6 +2,7 @@ package io.streamplane.cli.roles;
 
 import io.streamplane.cli.up.PkiNodeIdentities;
 import io.streamplane.gateway.pki.ClusterPki;
+import io.streamplane.node.KubeletConfig;
 import io.streamplane.node.NodeFleet;
 import io.streamplane.node.NodeIdentities;
 import io.streamplane.node.NodeOptions;
@@ -44,6 +45,20 @@ public final class NodeWorkerOptions {
               + " the gateway. Without it, nodes speak plain HTTP with no identity.")
   Path pkiDir;
 
+  @Option(
+      names = "--cluster-dns",
+      defaultValue = KubeletConfig.CLUSTER_DNS,
+      description =
+          "The cluster DNS Service's address, the nameserver of pods' resolv.conf; empty for"
+              + " none (default: ${DEFAULT-VALUE}, kube-dns of 'up').")
+  String clusterDns;
+
+  @Option(
+      names = "--cluster-domain",
+      defaultValue = "cluster.local",
+      description = "The cluster's DNS domain (default: ${DEFAULT-VALUE}).")
+  String clusterDomain;
+
   /** Null when the runtime can run, else the message to print before exiting with status 2. */
   String refusal(String role) {
     return NodeRuntimeOptions.refusal(role, runtime);
@@ -76,7 +91,7 @@ public final class NodeWorkerOptions {
             topics.bindings(),
             nodes,
             node.factory(choice, Path.of(".streamplane", "nodes", nodes.get(0).name())),
-            node.kubelet(choice),
+            node.kubelet(choice).withClusterDns(clusterDns, clusterDomain),
             pkiDir == null
                 ? NodeIdentities.none()
                 : new PkiNodeIdentities(

@@ -106,6 +106,15 @@ public final class UpCommand implements Callable<Integer> {
   boolean withoutScheduler;
 
   @Option(
+      names = "--service-cidr",
+      defaultValue = ServiceAllocation.DEFAULT_RANGE,
+      description =
+          "The range cluster IPs come from, IPv4, mask 12 to 29: the kubernetes Service holds its"
+              + " first address, kube-dns its tenth (default: ${DEFAULT-VALUE}, loopback addresses"
+              + " pod IPs never use).")
+  String serviceCidr;
+
+  @Option(
       names = "--no-proxy",
       description =
           "Do not run the service proxy and cluster DNS here: run 'streamplane proxy' instead"
@@ -180,7 +189,14 @@ public final class UpCommand implements Callable<Integer> {
                   }
                 },
                 "streamplane-shutdown"));
-    ClusterPki pki = ClusterPki.loadOrCreate(pkiDir.toAbsolutePath(), Clock.systemUTC());
+    try {
+      ServiceAllocation.checkRange(serviceCidr);
+    } catch (IllegalArgumentException e) {
+      System.err.println("streamplane up: --service-cidr: " + e.getMessage());
+      return 2;
+    }
+    ClusterPki pki =
+        ClusterPki.loadOrCreate(pkiDir.toAbsolutePath(), Clock.systemUTC(), serviceCidr);
     ConsoleProgress progress = new ConsoleProgress(console);
     ControlPlane.Builder builder =
         ControlPlane.builder()
@@ -191,6 +207,7 @@ public final class UpCommand implements Callable<Integer> {
             .security(GatewaySecurity.of(pki))
             .clusterSigning(pki.ca())
             .auditPolicy(auditPolicy)
+            .serviceRange(serviceCidr)
             .progress(progress);
     if (!withoutControllers) {
       builder.controllers(nodeLifecycle.config());
@@ -208,7 +225,9 @@ public final class UpCommand implements Callable<Integer> {
               NodeFleet.numbered(
                   "node-", nodes, node.template(choice, "node-0"), choice.loopback()),
               node.factory(choice, stateDir.resolve("pods")),
-              node.kubelet(choice),
+              node.kubelet(choice)
+                  .withClusterDns(
+                      ServiceAllocation.clusterDnsAddress(serviceCidr), "cluster.local"),
               new PkiNodeIdentities(pki)));
     }
     try (ControlPlane plane = builder.start()) {
@@ -296,7 +315,7 @@ public final class UpCommand implements Callable<Integer> {
               + ":"
               + network.dnsAddress().getPort()
               + " (kube-dns, "
-              + ServiceAllocation.clusterDnsAddress(ServiceAllocation.DEFAULT_RANGE)
+              + ServiceAllocation.clusterDnsAddress(serviceCidr)
               + ":53)");
     }
   }

@@ -52,6 +52,7 @@ public final class ServiceAllocation implements MutatingAdmission {
   private final Random random = new SecureRandom();
 
   public ServiceAllocation(ClusterObjects objects, SystemWrites writes, String range) {
+    checkRange(range);
     this.objects = objects;
     this.writes = writes;
     String[] parts = range.split("/");
@@ -314,6 +315,34 @@ public final class ServiceAllocation implements MutatingAdmission {
 
   private String range() {
     return toText(base) + "-" + toText(base + size - 1);
+  }
+
+  /**
+   * Refuses a service range that is not an IPv4 CIDR with its network address, or whose prefix is
+   * shorter than 12 bits (kube-apiserver: "the mask must be >= 12") or longer than 29 (too few
+   * addresses for the two reserved ones and any other).
+   */
+  public static void checkRange(String range) {
+    String[] parts = range == null ? new String[0] : range.split("/");
+    int prefix;
+    long address;
+    try {
+      if (parts.length != 2) {
+        throw new IllegalArgumentException();
+      }
+      prefix = Integer.parseInt(parts[1]);
+      address = toLong(parts[0]);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("the service range must be an IPv4 CIDR, not " + range);
+    }
+    if (prefix < 12 || prefix > 29) {
+      throw new IllegalArgumentException(
+          "the service range " + range + " is too large or too small: its mask must be 12 to 29");
+    }
+    if ((address & ((1L << (32 - prefix)) - 1)) != 0) {
+      throw new IllegalArgumentException(
+          "the service range " + range + " must start at its network address");
+    }
   }
 
   /** The first usable address of a range, which the {@code kubernetes} Service holds. */

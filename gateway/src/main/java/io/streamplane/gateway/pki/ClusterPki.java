@@ -47,6 +47,15 @@ public final class ClusterPki {
 
   /** The PKI in {@code directory}, completed with whatever is missing. */
   public static ClusterPki loadOrCreate(Path directory, Clock clock) {
+    return loadOrCreate(directory, clock, ServiceAllocation.DEFAULT_RANGE);
+  }
+
+  /**
+   * The same, for a cluster whose service range is {@code serviceRange}: the serving certificate
+   * names the {@code kubernetes} Service's address in it.
+   */
+  public static ClusterPki loadOrCreate(Path directory, Clock clock, String serviceRange) {
+    List<String> servingIps = List.of("127.0.0.1", ServiceAllocation.firstAddress(serviceRange));
     try {
       Files.createDirectories(directory);
     } catch (IOException e) {
@@ -65,9 +74,9 @@ public final class ClusterPki {
     ClusterPki pki = new ClusterPki(directory, ca);
     if (!Files.exists(pki.servingCertificate())
         || !Files.exists(pki.servingKey())
-        || !servesAll(pki.servingCertificate(), SERVING_IPS)) {
+        || !servesAll(pki.servingCertificate(), servingIps)) {
       CertificateAuthority.Issued serving =
-          ca.issueServing("kube-apiserver", dnsNames(), SERVING_IPS);
+          ca.issueServing("kube-apiserver", dnsNames(), servingIps);
       Pem.write(pki.servingKey(), serving.key());
       Pem.write(pki.servingCertificate(), serving.certificate());
     }
@@ -85,13 +94,10 @@ public final class ClusterPki {
   }
 
   /**
-   * The addresses the serving certificate names: the host's loopback and the {@code kubernetes}
-   * Service's cluster IP, which pods reach the API at. A certificate made before it named the
-   * latter is made again.
+   * Whether a certificate names every one of {@code ips}: the serving certificate names the host's
+   * loopback and the {@code kubernetes} Service's cluster IP, which pods reach the API at, and one
+   * made before it named the latter is made again.
    */
-  private static final List<String> SERVING_IPS =
-      List.of("127.0.0.1", ServiceAllocation.firstAddress(ServiceAllocation.DEFAULT_RANGE));
-
   private static boolean servesAll(Path certificate, List<String> ips) {
     try {
       var names = Pem.certificates(certificate).get(0).getSubjectAlternativeNames();

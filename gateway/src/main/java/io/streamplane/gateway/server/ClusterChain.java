@@ -50,11 +50,11 @@ final class ClusterChain {
       SystemWrites systemWrites,
       GatewaySecurity security,
       Clock clock,
-      long defaultTolerationSeconds) {
+      AdmissionSettings settings) {
     return new RequestChain(
         new Authentication(authenticators(cache, security, clock), security.anonymous()),
         new Authorization(authorizers(cache)),
-        admission(cache, systemWrites, defaultTolerationSeconds));
+        admission(cache, systemWrites, settings));
   }
 
   /**
@@ -106,22 +106,22 @@ final class ClusterChain {
 
   /**
    * Mutating plugins in order, then validating plugins in order: kube-apiserver's default plugins
-   * in its order (see docs/admission.md). {@code systemWrites} is how ResourceQuota charges a
-   * quota; {@code defaultTolerationSeconds} how long DefaultTolerationSeconds lets pods stay on a
-   * not-ready or unreachable node.
+   * in its order (see docs/admission.md). {@code systemWrites} is how ResourceQuota charges a quota
+   * and the service allocator claims addresses; {@code settings} how long DefaultTolerationSeconds
+   * lets pods stay on a not-ready or unreachable node, and the service range.
    */
   static Admission admission(
-      WatchCache cache, SystemWrites systemWrites, long defaultTolerationSeconds) {
+      WatchCache cache, SystemWrites systemWrites, AdmissionSettings settings) {
     ClusterObjects objects = new CachedObjects(cache, Duration.ofSeconds(30));
     LimitRanger limitRanger = new LimitRanger(objects);
     ServiceAccountAdmission serviceAccount = new ServiceAccountAdmission(objects);
     List<MutatingAdmission> mutating =
         List.of(
             new NamespaceLifecycle(objects),
-            new ServiceAllocation(objects, systemWrites, ServiceAllocation.DEFAULT_RANGE),
+            new ServiceAllocation(objects, systemWrites, settings.serviceRange()),
             limitRanger,
             serviceAccount,
-            new DefaultTolerationSeconds(defaultTolerationSeconds),
+            new DefaultTolerationSeconds(settings.defaultTolerationSeconds()),
             Webhooks.mutating(objects));
     List<ValidatingAdmission> validating =
         List.of(

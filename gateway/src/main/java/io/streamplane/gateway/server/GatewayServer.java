@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.api.PriorityClass;
 import io.streamplane.gateway.admission.Admission;
-import io.streamplane.gateway.admission.DefaultTolerationSeconds;
 import io.streamplane.gateway.admission.ServiceAllocation;
 import io.streamplane.gateway.admission.SystemWrites;
 import io.streamplane.gateway.api.ApiException;
@@ -141,6 +140,12 @@ public final class GatewayServer implements AutoCloseable {
   private final WatchCache cache;
   private final HistoryIndex history;
   private Path temporaryHistory;
+
+  /**
+   * The service range, whose first and tenth addresses the kubernetes and kube-dns Services hold.
+   */
+  private String serviceRange = ServiceAllocation.DEFAULT_RANGE;
+
   private final CommandClient commands;
   private final ResourceService service;
   private final ResourceRegistry registry;
@@ -229,13 +234,14 @@ public final class GatewayServer implements AutoCloseable {
         replyPartition,
         historyDirectory,
         auditPolicy,
-        DefaultTolerationSeconds.KUBERNETES_DEFAULT);
+        AdmissionSettings.defaults());
   }
 
   /**
-   * The same, the DefaultTolerationSeconds plugin giving pods {@code defaultTolerationSeconds} of
-   * the not-ready and unreachable taints (kube-apiserver's {@code
-   * --default-not-ready-toleration-seconds} and {@code --default-unreachable-toleration-seconds}).
+   * The same, with the admission {@code settings}: the seconds the DefaultTolerationSeconds plugin
+   * gives pods of the not-ready and unreachable taints (kube-apiserver's {@code
+   * --default-not-ready-toleration-seconds} and {@code --default-unreachable-toleration-seconds}),
+   * and the service range ({@code --service-cluster-ip-range}).
    */
   public static GatewayServer start(
       String bootstrapServers,
@@ -245,7 +251,7 @@ public final class GatewayServer implements AutoCloseable {
       int replyPartition,
       Path historyDirectory,
       AuditPolicy auditPolicy,
-      long defaultTolerationSeconds)
+      AdmissionSettings settings)
       throws IOException {
     RequestChain unauthenticated = RequestChain.unauthenticated(ADMIN);
     return start(
@@ -259,9 +265,10 @@ public final class GatewayServer implements AutoCloseable {
             new RequestChain(
                 unauthenticated.authentication(),
                 new Authorization(ClusterChain.authorizers(cache)),
-                ClusterChain.admission(cache, systemWrites, defaultTolerationSeconds)),
+                ClusterChain.admission(cache, systemWrites, settings)),
         null,
-        auditPolicy);
+        auditPolicy,
+        settings.serviceRange());
   }
 
   /** A gateway whose requests pass {@code chain}, audited by the default policy. */
@@ -308,7 +315,8 @@ public final class GatewayServer implements AutoCloseable {
         historyDirectory,
         (cache, systemWrites) -> chain,
         null,
-        auditPolicy);
+        auditPolicy,
+        ServiceAllocation.DEFAULT_RANGE);
   }
 
   /**
@@ -325,7 +333,8 @@ public final class GatewayServer implements AutoCloseable {
       Path historyDirectory,
       BiFunction<WatchCache, SystemWrites, RequestChain> chainOf,
       GatewaySecurity security,
-      AuditPolicy auditPolicy)
+      AuditPolicy auditPolicy,
+      String serviceRange)
       throws IOException {
     KubeJson json = new KubeJson();
     WatchCache cache = new WatchCache(bootstrapServers, topics, json, WATCH_WINDOW);
@@ -388,6 +397,7 @@ public final class GatewayServer implements AutoCloseable {
             auditPolicy, new KafkaAuditSink(bootstrapServers, topics.audit()), Clock.systemUTC());
     GatewayServer gateway =
         serve(host, port, json, cache, history, commands, service, chain, auditor, security);
+    gateway.serviceRange = serviceRange;
     gateway.controllers =
         AdmissionControllers.start(
             cache,
@@ -433,10 +443,10 @@ public final class GatewayServer implements AutoCloseable {
         historyDirectory,
         security,
         auditPolicy,
-        DefaultTolerationSeconds.KUBERNETES_DEFAULT);
+        AdmissionSettings.defaults());
   }
 
-  /** The same, with the DefaultTolerationSeconds plugin's seconds (kube-apiserver's 300). */
+  /** The same, with Kubernetes' default toleration seconds (300) and service range. */
   public static GatewayServer start(
       String bootstrapServers,
       Topics topics,
@@ -446,7 +456,7 @@ public final class GatewayServer implements AutoCloseable {
       Path historyDirectory,
       GatewaySecurity security,
       AuditPolicy auditPolicy,
-      long defaultTolerationSeconds)
+      AdmissionSettings settings)
       throws IOException {
     GatewayServer gateway =
         start(
@@ -457,10 +467,10 @@ public final class GatewayServer implements AutoCloseable {
             replyPartition,
             historyDirectory,
             (cache, systemWrites) ->
-                ClusterChain.of(
-                    cache, systemWrites, security, Clock.systemUTC(), defaultTolerationSeconds),
+                ClusterChain.of(cache, systemWrites, security, Clock.systemUTC(), settings),
             security,
-            auditPolicy);
+            auditPolicy,
+            settings.serviceRange());
     if (security.clientCaFile() != null) {
       gateway.publishRootCa(Files.readString(security.clientCaFile()));
     }
@@ -813,7 +823,7 @@ public final class GatewayServer implements AutoCloseable {
       metadata.putObject("labels").put("component", "apiserver").put("provider", "kubernetes");
       ObjectNode spec = service.putObject("spec");
       spec.put("type", "ClusterIP");
-      spec.put("clusterIP", ServiceAllocation.firstAddress(ServiceAllocation.DEFAULT_RANGE));
+      spec.put("clusterIP", ServiceAllocation.firstAddress(serviceRange));
       spec.putArray("ports")
           .addObject()
           .put("name", "https")
@@ -877,7 +887,7 @@ public final class GatewayServer implements AutoCloseable {
           .put("kubernetes.io/name", "CoreDNS");
       ObjectNode spec = service.putObject("spec");
       spec.put("type", "ClusterIP");
-      spec.put("clusterIP", ServiceAllocation.clusterDnsAddress(ServiceAllocation.DEFAULT_RANGE));
+      spec.put("clusterIP", ServiceAllocation.clusterDnsAddress(serviceRange));
       var ports = spec.putArray("ports");
       ports
           .addObject()

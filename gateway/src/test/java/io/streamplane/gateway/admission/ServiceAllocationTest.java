@@ -160,4 +160,18 @@ class ServiceAllocationTest {
     assertThat(owners).hasSize(60);
     assertThat(store.list("networking.k8s.io", "ipaddresses", null)).hasSize(60);
   }
+
+  @Test
+  void aServiceRangeIsAnIpv4NetworkOfTwelveToTwentyNineBits() {
+    ServiceAllocation.checkRange("127.96.0.0/12");
+    ServiceAllocation.checkRange("10.0.0.0/29");
+    assertThatThrownBy(() -> ServiceAllocation.checkRange("10.0.0.0/8"))
+        .hasMessageContaining("its mask must be 12 to 29");
+    assertThatThrownBy(() -> ServiceAllocation.checkRange("10.0.0.1/24"))
+        .hasMessageContaining("must start at its network address");
+    assertThatThrownBy(() -> ServiceAllocation.checkRange("fd00::/108"))
+        .hasMessageContaining("must be an IPv4 CIDR");
+    assertThat(ServiceAllocation.firstAddress("127.200.0.0/16")).isEqualTo("127.200.0.1");
+    assertThat(ServiceAllocation.clusterDnsAddress("127.200.0.0/16")).isEqualTo("127.200.0.10");
+  }
 }
