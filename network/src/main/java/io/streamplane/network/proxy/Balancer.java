@@ -18,6 +18,9 @@ final class Balancer {
 
   private record Stuck(Backend backend, long untilNanos) {}
 
+  /** Past this many remembered clients, the expired ones are forgotten before one is added. */
+  private static final int MAX_CLIENTS = 10_000;
+
   private final ServiceTable table;
   private final Map<ServiceProxy.Frontend, AtomicInteger> turns = new ConcurrentHashMap<>();
   private final Map<Client, Stuck> affinity = new ConcurrentHashMap<>();
@@ -45,6 +48,9 @@ final class Balancer {
     int turn = turns.computeIfAbsent(frontend, f -> new AtomicInteger()).getAndIncrement();
     Backend chosen = ready.get(Math.floorMod(turn, ready.size()));
     if (route.affinitySeconds() > 0) {
+      if (affinity.size() >= MAX_CLIENTS) {
+        affinity.values().removeIf(s -> s.untilNanos() - now <= 0);
+      }
       affinity.put(client, new Stuck(chosen, now + route.affinitySeconds() * 1_000_000_000L));
     }
     return chosen;
