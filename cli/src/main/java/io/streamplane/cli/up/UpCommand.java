@@ -164,6 +164,12 @@ public final class UpCommand implements Callable<Integer> {
       System.err.println("streamplane up: " + e.getMessage());
       return 2;
     }
+    try {
+      ServiceAllocation.checkRange(serviceCidr);
+    } catch (IllegalArgumentException e) {
+      System.err.println("streamplane up: --service-cidr: " + e.getMessage());
+      return 2;
+    }
     for (int port : new int[] {kafkaPort, apiPort}) {
       if (!free(port)) {
         System.err.println(
@@ -189,12 +195,6 @@ public final class UpCommand implements Callable<Integer> {
                   }
                 },
                 "streamplane-shutdown"));
-    try {
-      ServiceAllocation.checkRange(serviceCidr);
-    } catch (IllegalArgumentException e) {
-      System.err.println("streamplane up: --service-cidr: " + e.getMessage());
-      return 2;
-    }
     ClusterPki pki =
         ClusterPki.loadOrCreate(pkiDir.toAbsolutePath(), Clock.systemUTC(), serviceCidr);
     ConsoleProgress progress = new ConsoleProgress(console);
