@@ -286,7 +286,6 @@ public final class ControlPlane implements AutoCloseable {
       return this;
     }
 
-    /** Runs a node fleet against the gateway (which this plane must then have). */
     /**
      * The host's service proxy and cluster DNS ({@link ClusterNetwork}), started after the gateway,
      * which then points the {@code kube-dns} Service at the DNS server.
@@ -303,6 +302,7 @@ public final class ControlPlane implements AutoCloseable {
       return this;
     }
 
+    /** Runs a node fleet against the gateway (which this plane must then have). */
     public Builder nodes(Nodes nodes) {
       this.nodes = nodes;
       return this;
@@ -338,22 +338,23 @@ public final class ControlPlane implements AutoCloseable {
       return this;
     }
 
-    /** Starts the plane; on failure, stops what started and rethrows. */
+    /** The gateway's admission settings: the toleration seconds below and the service range. */
+    private AdmissionSettings admissionSettings() {
+      return new AdmissionSettings(defaultTolerationSeconds(), serviceRange);
+    }
+
     /**
      * What the gateway's DefaultTolerationSeconds plugin gives pods: the controllers' configured
      * default, so that pods (all of which pass admission, the controllers' too) are evicted when
      * the node lifecycle controller is told; kube-apiserver's 300 s without controllers here.
      */
-    private AdmissionSettings admissionSettings() {
-      return new AdmissionSettings(defaultTolerationSeconds(), serviceRange);
-    }
-
     private long defaultTolerationSeconds() {
       return controllers != null
           ? controllers.defaultTolerationSeconds()
           : DefaultTolerationSeconds.KUBERNETES_DEFAULT;
     }
 
+    /** Starts the plane; on failure, stops what started and rethrows. */
     public ControlPlane start() throws Exception {
       if ((store || controllers != null || schedulerConfig != null) && stateDir == null) {
         throw new IllegalStateException("a control plane running Streams apps needs a stateDir");
