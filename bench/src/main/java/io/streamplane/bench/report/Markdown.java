@@ -54,4 +54,18 @@ public final class Markdown {
 
   /** The header matching {@link #latencyCells}. */
   public static final List<String> LATENCY_HEADER = List.of("count", "p50", "p90", "p99", "max");
+
+  /** A row of a {@link #latencyTable}: its name, then {@link #latencyCells}. */
+  public static List<String> latencyRow(String name, LatencySummary s) {
+    List<String> row = new java.util.ArrayList<>(List.of(name));
+    row.addAll(latencyCells(s));
+    return row;
+  }
+
+  /** A table of {@link #latencyRow}s, its first column headed {@code first}. */
+  public static String latencyTable(String first, List<List<String>> rows) {
+    List<String> header = new java.util.ArrayList<>(List.of(first));
+    header.addAll(LATENCY_HEADER);
+    return table(header, "lrrrrr", rows);
+  }
 }

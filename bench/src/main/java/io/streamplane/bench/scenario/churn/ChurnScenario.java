@@ -377,17 +377,15 @@ public final class ChurnScenario implements Scenario {
                     List.of(
                         "watch resumed / re-listed",
                         r.watchResumes() + " / " + r.watchRelists()))));
-    List<String> header = new ArrayList<>(List.of("latency"));
-    header.addAll(Markdown.LATENCY_HEADER);
     md.append("\n")
         .append(
-            Markdown.table(
-                header,
-                "lrrrrr",
+            Markdown.latencyTable(
+                "latency",
                 List.of(
-                    row("scale request (PATCH)", r.scaleRequestMillis()),
-                    row("scale-up convergence", r.scaleUpConvergenceMillis()),
-                    row("scale-down convergence", r.scaleDownConvergenceMillis()))));
+                    Markdown.latencyRow("scale request (PATCH)", r.scaleRequestMillis()),
+                    Markdown.latencyRow("scale-up convergence", r.scaleUpConvergenceMillis()),
+                    Markdown.latencyRow(
+                        "scale-down convergence", r.scaleDownConvergenceMillis()))));
     md.append("\n### Steps\n\n");
     List<List<String>> rows = new ArrayList<>();
     for (Step s : r.steps()) {
@@ -415,11 +413,5 @@ public final class ChurnScenario implements Scenario {
             rows));
     md.append("\nCleanup: ").append(fate).append(".\n");
     return md.toString();
-  }
-
-  private static List<String> row(String name, LatencySummary s) {
-    List<String> row = new ArrayList<>(List.of(name));
-    row.addAll(Markdown.latencyCells(s));
-    return row;
   }
 }

@@ -333,14 +333,12 @@ public final class DensityScenario implements Scenario {
                         "watch resumed / re-listed", r.watchResumes() + " / " + r.watchRelists()))))
         .append("\n### Latencies\n\n");
     List<List<String>> rows = new ArrayList<>();
-    rows.add(row("created → Running (SLI)", r.startupMillis()));
-    rows.add(row("created → scheduled", r.scheduledMillis()));
-    rows.add(row("scheduled → Running", r.scheduledToRunningMillis()));
-    rows.add(row("seen → Running", r.seenToRunningMillis()));
-    rows.add(row("Deployment create request", r.deploymentCreateMillis()));
-    List<String> header = new ArrayList<>(List.of("latency"));
-    header.addAll(Markdown.LATENCY_HEADER);
-    md.append(Markdown.table(header, "lrrrrr", rows));
+    rows.add(Markdown.latencyRow("created → Running (SLI)", r.startupMillis()));
+    rows.add(Markdown.latencyRow("created → scheduled", r.scheduledMillis()));
+    rows.add(Markdown.latencyRow("scheduled → Running", r.scheduledToRunningMillis()));
+    rows.add(Markdown.latencyRow("seen → Running", r.seenToRunningMillis()));
+    rows.add(Markdown.latencyRow("Deployment create request", r.deploymentCreateMillis()));
+    md.append(Markdown.latencyTable("latency", rows));
     if (!r.podsPerNode().isEmpty()) {
       int min = r.podsPerNode().values().stream().mapToInt(Integer::intValue).min().orElse(0);
       int max = r.podsPerNode().values().stream().mapToInt(Integer::intValue).max().orElse(0);
@@ -354,11 +352,5 @@ public final class DensityScenario implements Scenario {
     }
     md.append("\nCleanup: ").append(fate).append(".\n");
     return md.toString();
-  }
-
-  private static List<String> row(String name, LatencySummary s) {
-    List<String> row = new ArrayList<>(List.of(name));
-    row.addAll(Markdown.latencyCells(s));
-    return row;
   }
 }

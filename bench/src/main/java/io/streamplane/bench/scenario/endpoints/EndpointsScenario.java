@@ -367,24 +367,18 @@ public final class EndpointsScenario implements Scenario {
                     List.of("addresses in EndpointSlices", num(r.inSlices(), 0)),
                     List.of("EndpointSlices", num(r.slices(), 0)),
                     List.of("addresses answered by the cluster DNS", num(r.answeredByDns(), 0)))));
-    List<String> header = new ArrayList<>(List.of("latency"));
-    header.addAll(Markdown.LATENCY_HEADER);
     md.append("\n")
         .append(
-            Markdown.table(
-                header,
-                "lrrrrr",
+            Markdown.latencyTable(
+                "latency",
                 List.of(
-                    row("pod Ready → ready in an EndpointSlice", r.readyToSliceMillis()),
-                    row("pod Ready → answered by the cluster DNS", r.readyToDnsMillis()),
-                    row("in an EndpointSlice → answered by DNS", r.sliceToDnsMillis()))));
+                    Markdown.latencyRow(
+                        "pod Ready → ready in an EndpointSlice", r.readyToSliceMillis()),
+                    Markdown.latencyRow(
+                        "pod Ready → answered by the cluster DNS", r.readyToDnsMillis()),
+                    Markdown.latencyRow(
+                        "in an EndpointSlice → answered by DNS", r.sliceToDnsMillis()))));
     md.append("\nCleanup: ").append(fate).append(".\n");
     return md.toString();
-  }
-
-  private static List<String> row(String name, LatencySummary s) {
-    List<String> row = new ArrayList<>(List.of(name));
-    row.addAll(Markdown.latencyCells(s));
-    return row;
   }
 }

@@ -337,24 +337,16 @@ public final class WatchFanoutScenario implements Scenario {
                     List.of(
                         "watches resumed / re-listed",
                         r.watchResumes() + " / " + r.watchRelists()))));
-    List<String> header = new ArrayList<>(List.of("latency"));
-    header.addAll(Markdown.LATENCY_HEADER);
     md.append("\n")
         .append(
-            Markdown.table(
-                header,
-                "lrrrrr",
+            Markdown.latencyTable(
+                "latency",
                 List.of(
-                    row("delivery lag after the create's answer", r.lagMillis()),
-                    row("delivery lag after creationTimestamp", r.lagFromCreationTimestampMillis()),
-                    row("create request", r.createMillis()))));
+                    Markdown.latencyRow("delivery lag after the create's answer", r.lagMillis()),
+                    Markdown.latencyRow(
+                        "delivery lag after creationTimestamp", r.lagFromCreationTimestampMillis()),
+                    Markdown.latencyRow("create request", r.createMillis()))));
     md.append("\nCleanup: ").append(fate).append(".\n");
     return md.toString();
-  }
-
-  private static List<String> row(String name, LatencySummary s) {
-    List<String> row = new ArrayList<>(List.of(name));
-    row.addAll(Markdown.latencyCells(s));
-    return row;
   }
 }
