@@ -11,10 +11,8 @@ import io.streamplane.topics.Topics;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -52,17 +50,11 @@ public final class ServiceTableReader implements AutoCloseable {
     this.table = table;
     this.topic = topics.events().name();
     this.events = topics.events().valueSerde().deserializer();
-    Properties props = new Properties();
-    props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-    KafkaClientSettings.applyTo(props);
-    props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
-    // The broker answers a waiting fetch as soon as records arrive: a long wait costs no
-    // latency, and an idle proxy does not fetch hundreds of times a second.
-    props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 500);
     this.consumer =
-        new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer());
+        new KafkaConsumer<>(
+            KafkaClientSettings.committedReader(bootstrapServers, 5000),
+            new StringDeserializer(),
+            new ByteArrayDeserializer());
     List<TopicPartition> partitions =
         consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
             .map(p -> new TopicPartition(topic, p.partition()))

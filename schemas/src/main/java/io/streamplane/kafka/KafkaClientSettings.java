@@ -162,6 +162,24 @@ public final class KafkaClientSettings {
     return applyTo(config);
   }
 
+  /**
+   * The configuration of a consumer that materializes a topic by itself: it reads only committed
+   * records (read_committed), commits nothing (it starts from where it chooses), takes up to {@code
+   * maxPollRecords} at a time, and lets the broker hold a fetch for up to 500 ms — the broker
+   * answers as soon as records arrive, so a long wait costs no latency, and an idle reader does not
+   * fetch hundreds of times a second.
+   */
+  public static Properties committedReader(String bootstrapServers, int maxPollRecords) {
+    Properties props = new Properties();
+    props.put(BOOTSTRAP_SERVERS, Objects.requireNonNull(bootstrapServers));
+    applyTo(props);
+    props.put("isolation.level", "read_committed");
+    props.put("enable.auto.commit", false);
+    props.put("max.poll.records", maxPollRecords);
+    props.put("fetch.max.wait.ms", 500);
+    return props;
+  }
+
   /** The setting names and values, unmodifiable. */
   public Map<String, String> settings() {
     return settings;

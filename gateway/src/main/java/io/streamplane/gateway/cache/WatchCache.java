@@ -15,14 +15,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -98,19 +96,11 @@ public final class WatchCache implements StoredObjects, AutoCloseable {
     this.bootstrapServers = bootstrapServers;
     this.topics = topics;
     this.windowSize = windowSize;
-    Properties props = new Properties();
-    props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-    KafkaClientSettings.applyTo(props);
-    props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2000);
-    // The broker answers a waiting fetch as soon as records (or the commit markers that make them
-    // readable) arrive, so a long wait costs no latency; a short one would make an idle gateway
-    // fetch hundreds of times a second.
-    props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 500);
     this.consumer =
         new KafkaConsumer<>(
-            props, new StringDeserializer(), topics.events().valueSerde().deserializer());
+            KafkaClientSettings.committedReader(bootstrapServers, 2000),
+            new StringDeserializer(),
+            topics.events().valueSerde().deserializer());
     this.admin = Admin.create(KafkaClientSettings.clientConfig(bootstrapServers));
     this.partitions =
         consumer.partitionsFor(topics.events().name(), Duration.ofSeconds(30)).stream()

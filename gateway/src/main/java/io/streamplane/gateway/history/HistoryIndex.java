@@ -23,11 +23,9 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -92,15 +90,11 @@ public final class HistoryIndex implements AutoCloseable {
   public HistoryIndex(String bootstrapServers, Topics topics, Path directory) {
     this.topics = topics;
     this.events = topics.events().valueSerde().deserializer();
-    Properties props = new Properties();
-    props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-    KafkaClientSettings.applyTo(props);
-    props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
-    props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 500);
     this.consumer =
-        new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer());
+        new KafkaConsumer<>(
+            KafkaClientSettings.committedReader(bootstrapServers, 5000),
+            new StringDeserializer(),
+            new ByteArrayDeserializer());
     this.admin = Admin.create(KafkaClientSettings.clientConfig(bootstrapServers));
     this.partitions =
         consumer.partitionsFor(topics.events().name(), Duration.ofSeconds(30)).stream()
