@@ -53,15 +53,24 @@ final class Launcher implements AutoCloseable {
 
   /** Like {@link #start}, with its output prefixed by {@code [label]} rather than the default. */
   static Launcher startLabelled(String label, String... args) throws IOException {
+    return startWithJavaOptions(label, null, args);
+  }
+
+  /**
+   * Like {@link #startLabelled(String, String...)}, with {@code javaOptions} (null: none) passed to
+   * the JVM through the launcher script's {@code STREAMPLANE_JAVA_OPTS}.
+   */
+  static Launcher startWithJavaOptions(String label, String javaOptions, String... args)
+      throws IOException {
     List<String> command = new ArrayList<>();
     command.add(repositoryRoot().resolve("streamplane").toString());
     command.addAll(List.of(args));
-    return new Launcher(
-        label,
-        new ProcessBuilder(command)
-            .directory(repositoryRoot().toFile())
-            .redirectErrorStream(true)
-            .start());
+    ProcessBuilder builder =
+        new ProcessBuilder(command).directory(repositoryRoot().toFile()).redirectErrorStream(true);
+    if (javaOptions != null) {
+      builder.environment().put("STREAMPLANE_JAVA_OPTS", javaOptions);
+    }
+    return new Launcher(label, builder.start());
   }
 
   /** Waits until a printed line contains {@code text}, and returns that line. */

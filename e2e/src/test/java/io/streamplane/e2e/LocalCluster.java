@@ -23,6 +23,7 @@ final class LocalCluster implements AutoCloseable {
   final Kubectl kubectl;
   private final String[] args;
   private Launcher launcher;
+  private String javaOptions;
 
   private final int kafkaPort;
   private final int apiPort;
@@ -112,8 +113,14 @@ final class LocalCluster implements AutoCloseable {
     return node;
   }
 
+  /** JVM options (system properties) for the cluster's process; call before {@link #start}. */
+  LocalCluster javaOptions(String options) {
+    this.javaOptions = options;
+    return this;
+  }
+
   LocalCluster start() throws IOException {
-    launcher = Launcher.start(args);
+    launcher = Launcher.startWithJavaOptions("streamplane", javaOptions, args);
     launcher.awaitLine("ready.", START);
     return this;
   }

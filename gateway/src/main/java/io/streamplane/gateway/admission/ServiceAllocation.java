@@ -20,17 +20,14 @@ import java.util.Set;
  * what the new object leaves out of what was allocated ({@code patchAllocatedValues}), so that
  * {@code kubectl apply} of a manifest without a cluster IP keeps it.
  *
- * <p>A cluster IP is claimed in the log before the Service is written, as kube-apiserver's
- * IPAddress allocator claims it: an IPAddress object (networking.k8s.io/v1beta1) named by the
- * address, whose {@code parentRef} is the Service. The store keeps one object per name, so of two
- * gateways claiming one address in the same instant one gets a 409 and takes another address (or,
- * for a requested address, refuses it as already allocated); the cache only suggests which
- * addresses are free. A claim whose Service never got written (refused, or its gateway died) is
- * removed by the repair loop ({@code ServiceAddressRepair}), which also releases the address of a
- * deleted Service and claims the address of a Service that has none.
- *
- * <p>Limits: node ports are still free when free in the gateway's cache of Services, so two
- * gateways may pick the same node port in the same instant.
+ * <p>Every cluster IP and node port is claimed in the log before the Service is written, as
+ * kube-apiserver's IPAddress allocator claims an address: one object per value ({@link
+ * ServiceClaim}) that names the Service. The store keeps one object per name, so of two gateways
+ * claiming one value in the same instant one gets a 409 and takes another (or, for a requested
+ * value, refuses it as already allocated); the cache only suggests which values are free. A claim
+ * whose Service never got written (refused, or its gateway died) is removed by the repair loop
+ * ({@code ServiceAllocationRepair}), which also releases the values of a deleted Service and claims
+ * those of a Service that has none.
  */
 public final class ServiceAllocation implements MutatingAdmission {
 
@@ -39,11 +36,6 @@ public final class ServiceAllocation implements MutatingAdmission {
 
   static final int NODE_PORT_LOW = 30000;
   static final int NODE_PORT_HIGH = 32767;
-
-  /** The labels kube-apiserver's allocator gives the IPAddress objects it makes. */
-  public static final String MANAGED_BY = "ipaddress.kubernetes.io/managed-by";
-
-  public static final String ALLOCATOR = "ipallocator.k8s.io";
 
   private final ClusterObjects objects;
   private final SystemWrites writes;
@@ -130,11 +122,12 @@ public final class ServiceAllocation implements MutatingAdmission {
     }
     Set<String> used = new HashSet<>();
     others.forEach(service -> service.at("/spec/clusterIPs").forEach(ip -> used.add(ip.asText())));
+    ServiceClaim kind = ServiceClaim.CLUSTER_IP;
     objects
-        .list(NETWORKING, IP_ADDRESSES, null)
+        .list(kind.group, kind.resource, kind.namespace)
         .forEach(
             address -> {
-              if (!isParent(address, request)) {
+              if (!isHolder(kind, address, request)) {
                 used.add(address.at("/metadata/name").asText());
               }
             });
@@ -159,7 +152,8 @@ public final class ServiceAllocation implements MutatingAdmission {
                 + requested
                 + ") is not in the valid range. The range of valid IPs is "
                 + range();
-      } else if (problem == null && (used.contains(requested) || !claim(request, requested))) {
+      } else if (problem == null
+          && (used.contains(requested) || !claim(kind, request, requested))) {
         problem = "failed to allocate IP " + requested + ": provided IP is already allocated";
       }
       if (problem != null) {
@@ -172,7 +166,7 @@ public final class ServiceAllocation implements MutatingAdmission {
     for (int attempt = 0; attempt < 4 * size; attempt++) {
       long candidate = base + 2 + random.nextInt(size - 3);
       String ip = toText(candidate);
-      if (used.add(ip) && claim(request, ip)) {
+      if (used.add(ip) && claim(kind, request, ip)) {
         setIP(spec, ip);
         return;
       }
@@ -185,63 +179,31 @@ public final class ServiceAllocation implements MutatingAdmission {
             null));
   }
 
-  static final String NETWORKING = "networking.k8s.io";
-  static final String IP_ADDRESSES = "ipaddresses";
-
-  /** Whether this build serves IPAddress objects, so that addresses can be claimed. */
-  private static final boolean CLAIMS =
-      io.streamplane.kinds.ResourceRegistry.kubernetes()
-          .byResource(NETWORKING, IP_ADDRESSES)
-          .isPresent();
-
   /**
-   * Claims {@code ip} for the Service of {@code request}: true when it is now (or already was) the
-   * Service's, false when another holds it.
+   * Claims {@code value} for the Service of {@code request}: true when it is now (or already was)
+   * the Service's, false when another holds it.
    */
-  private boolean claim(AdmissionRequest request, String ip) {
-    if (!CLAIMS) {
-      return true;
-    }
+  private boolean claim(ServiceClaim kind, AdmissionRequest request, String value) {
     try {
       writes.create(
-          NETWORKING, IP_ADDRESSES, null, ipAddress(ip, request.namespace(), request.name()));
+          kind.group,
+          kind.resource,
+          kind.namespace,
+          kind.object(value, request.namespace(), request.name()));
       return true;
     } catch (ApiException e) {
       if (e.code() != 409) {
         throw e;
       }
       return objects
-          .getFresh(NETWORKING, IP_ADDRESSES, null, ip)
-          .map(address -> isParent(address, request))
+          .getFresh(kind.group, kind.resource, kind.namespace, kind.name(value))
+          .map(claim -> isHolder(kind, claim, request))
           .orElse(false);
     }
   }
 
-  /** The IPAddress that claims {@code ip} for the Service {@code namespace/name}. */
-  public static ObjectNode ipAddress(String ip, String namespace, String name) {
-    ObjectNode address = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
-    address.put("apiVersion", NETWORKING + "/v1beta1").put("kind", "IPAddress");
-    ObjectNode metadata = address.putObject("metadata");
-    metadata.put("name", ip);
-    metadata
-        .putObject("labels")
-        .put("ipaddress.kubernetes.io/ip-family", "IPv4")
-        .put(MANAGED_BY, ALLOCATOR);
-    address
-        .putObject("spec")
-        .putObject("parentRef")
-        .put("group", "")
-        .put("resource", "services")
-        .put("namespace", namespace)
-        .put("name", name);
-    return address;
-  }
-
-  private static boolean isParent(JsonNode address, AdmissionRequest request) {
-    JsonNode parent = address.at("/spec/parentRef");
-    return parent.path("resource").asText().equals("services")
-        && parent.path("namespace").asText().equals(request.namespace())
-        && parent.path("name").asText().equals(request.name());
+  private static boolean isHolder(ServiceClaim kind, JsonNode claim, AdmissionRequest request) {
+    return (request.namespace() + "/" + request.name()).equals(kind.holder(claim));
   }
 
   private static void setIP(ObjectNode spec, String ip) {
@@ -251,6 +213,12 @@ public final class ServiceAllocation implements MutatingAdmission {
   }
 
   private void nodePorts(AdmissionRequest request, ObjectNode spec, List<ObjectNode> others) {
+    ServiceClaim kind = ServiceClaim.NODE_PORT;
+    // The ports an update keeps are claimed already (or the repair loop claims them).
+    Set<String> kept = new HashSet<>();
+    if (request.operation() == Operation.UPDATE && request.oldObject() != null) {
+      kept.addAll(kind.values(request.oldObject()));
+    }
     Set<Integer> used = new HashSet<>();
     others.forEach(
         service -> service.at("/spec/ports").forEach(p -> used.add(p.path("nodePort").asInt(0))));
@@ -269,7 +237,9 @@ public final class ServiceAllocation implements MutatingAdmission {
                   + "-"
                   + NODE_PORT_HIGH);
         }
-        if (!used.add(given)) {
+        if (!used.add(given)
+            || (!kept.contains(Integer.toString(given))
+                && !claim(kind, request, Integer.toString(given)))) {
           throw invalid(
               request,
               "spec.ports[" + i + "].nodePort",
@@ -281,7 +251,7 @@ public final class ServiceAllocation implements MutatingAdmission {
       int span = NODE_PORT_HIGH - NODE_PORT_LOW + 1;
       for (int attempt = 0; ; attempt++) {
         int candidate = NODE_PORT_LOW + random.nextInt(span);
-        if (used.add(candidate)) {
+        if (used.add(candidate) && claim(kind, request, Integer.toString(candidate))) {
           port.put("nodePort", candidate);
           break;
         }

@@ -17,7 +17,7 @@ import java.util.List;
  * ServiceAccount plugin needs) and the ResourceQuota controller ({@link ResourceQuotaController}:
  * each quota's usage in its status, which the ResourceQuota plugin charges). Each reacts to the
  * changes of what it reads and resyncs every namespace every {@code resync}. And the repair loop of
- * the service allocator ({@link ServiceAddressRepair}), every {@link #REPAIR_INTERVAL}.
+ * the service allocator ({@link ServiceAllocationRepair}), every {@link #REPAIR_INTERVAL}.
  *
  * <p>They run in the gateway rather than with the controllers of streams-apps because they read the
  * same cache as the plugins and write through the API's own admission chain, as
@@ -63,7 +63,7 @@ public final class AdmissionControllers implements AutoCloseable {
 
   /**
    * {@code rootCa}: the cluster CA's PEM to publish in every namespace, or null for none; {@code
-   * systemWrites}: how the repair loop claims and releases cluster IPs.
+   * systemWrites}: how the repair loop claims and releases cluster IPs and node ports.
    */
   public static AdmissionControllers start(
       WatchCache cache,
@@ -113,29 +113,25 @@ public final class AdmissionControllers implements AutoCloseable {
     java.util.concurrent.ScheduledExecutorService repair =
         java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
             r -> {
-              Thread t = new Thread(r, "service-address-repair");
+              Thread t = new Thread(r, "service-allocation-repair");
               t.setDaemon(true);
               return t;
             });
-    registry
-        .byResource("networking.k8s.io", "ipaddresses")
-        .ifPresent(
-            served -> {
-              ServiceAddressRepair loop =
-                  new ServiceAddressRepair(cache, systemWrites, Clock.systemUTC());
-              repair.scheduleWithFixedDelay(
-                  () -> {
-                    try {
-                      loop.repair();
-                    } catch (RuntimeException e) {
-                      org.slf4j.LoggerFactory.getLogger(ServiceAddressRepair.class)
-                          .warn("the cluster IP repair failed: {}", e.toString());
-                    }
-                  },
-                  REPAIR_INTERVAL.toMillis(),
-                  REPAIR_INTERVAL.toMillis(),
-                  java.util.concurrent.TimeUnit.MILLISECONDS);
-            });
+    ServiceAllocationRepair allocations =
+        new ServiceAllocationRepair(
+            cache, systemWrites, Clock.systemUTC(), ServiceAllocationRepair.configuredGrace());
+    repair.scheduleWithFixedDelay(
+        () -> {
+          try {
+            allocations.repair();
+          } catch (RuntimeException e) {
+            org.slf4j.LoggerFactory.getLogger(ServiceAllocationRepair.class)
+                .warn("the service allocation repair failed: {}", e.toString());
+          }
+        },
+        REPAIR_INTERVAL.toMillis(),
+        REPAIR_INTERVAL.toMillis(),
+        java.util.concurrent.TimeUnit.MILLISECONDS);
     return new AdmissionControllers(
         List.of(accountQueue, quotaQueue), accounts, accountQueue, cache, repair);
   }

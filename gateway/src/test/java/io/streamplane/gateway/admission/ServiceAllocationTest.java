@@ -108,9 +108,10 @@ class ServiceAllocationTest {
   }
 
   @Test
-  void gatewaysWithStaleCachesNeverHandOutOneAddressTwice() throws Exception {
+  void gatewaysWithStaleCachesNeverHandOutOneAddressOrNodePortTwice() throws Exception {
     // Two gateways whose caches see no Service and no claim: only the claims in the store keep
-    // them apart. 60 Services into the 61 free addresses of a /26.
+    // them apart. 60 Services into the 61 free addresses of a /26, each with two node ports: 120
+    // of 2,768, where without claims about three would be handed out twice.
     Cluster store = new Cluster();
     ClusterObjects stale =
         new ClusterObjects() {
@@ -145,11 +146,18 @@ class ServiceAllocationTest {
                       Cluster.json(
                           "{'metadata':{'name':'s"
                               + i
-                              + "','namespace':'default'},'spec':{'ports':[{'port':80}]}}");
+                              + "','namespace':'default'},'spec':{'type':'NodePort',"
+                              + "'ports':[{'port':80},{'port':81}]}}");
                   AdmissionRequest request = Cluster.create(SERVICES, "default", s);
                   gateway.admit(request);
                   String previous = owners.put(s.at("/spec/clusterIP").asText(), "s" + i);
                   assertThat(previous).as("a second owner of " + s.at("/spec/clusterIP")).isNull();
+                  for (var port : s.at("/spec/ports")) {
+                    String nodePort = port.path("nodePort").asText();
+                    assertThat(owners.put(nodePort, "s" + i))
+                        .as("a second owner of node port " + nodePort)
+                        .isNull();
+                  }
                 }
               }));
     }
@@ -157,8 +165,12 @@ class ServiceAllocationTest {
     for (Thread t : gateways) {
       t.join();
     }
-    assertThat(owners).hasSize(60);
+    assertThat(owners).hasSize(180);
     assertThat(store.list("networking.k8s.io", "ipaddresses", null)).hasSize(60);
+    assertThat(store.list("coordination.k8s.io", "leases", "kube-system"))
+        .hasSize(120)
+        .allSatisfy(
+            lease -> assertThat(lease.at("/spec/holderIdentity").asText()).startsWith("default/s"));
   }
 
   @Test

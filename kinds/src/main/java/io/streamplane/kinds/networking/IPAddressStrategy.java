@@ -27,8 +27,8 @@ import org.apache.avro.specific.SpecificRecord;
  * ValidateIPAddressUpdate}); printed with kubectl's columns (NAME, PARENTREF as {@code
  * services/default/kubernetes}).
  *
- * <p>Nothing in Streamplane allocates a Service's cluster IP through IPAddresses yet: they are
- * stored as written.
+ * <p>The gateway's service allocator claims every cluster IP as one of these before it writes the
+ * Service.
  */
 public final class IPAddressStrategy implements KindStrategy {
 

@@ -3,8 +3,9 @@ package io.streamplane.gateway.controller;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.streamplane.gateway.admission.ServiceAllocation;
+import io.streamplane.gateway.admission.ServiceClaim;
 import io.streamplane.gateway.admission.SystemWrites;
 import io.streamplane.gateway.api.ApiException;
 import io.streamplane.gateway.api.Statuses;
@@ -26,13 +27,13 @@ import org.junit.jupiter.api.Test;
  * The repair loop over an in-memory store that stamps creationTimestamp as the store does, with a
  * clock the test moves.
  */
-class ServiceAddressRepairTest {
+class ServiceAllocationRepairTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private Instant now = Instant.parse("2026-11-26T12:00:00Z");
   private final Store store = new Store();
-  private final ServiceAddressRepair repair =
-      new ServiceAddressRepair(
+  private final ServiceAllocationRepair repair =
+      new ServiceAllocationRepair(
           store,
           store,
           new Clock() {
@@ -50,7 +51,8 @@ class ServiceAddressRepairTest {
             public Instant instant() {
               return now;
             }
-          });
+          },
+          ServiceAllocationRepair.GRACE);
 
   @Test
   void aServiceWithoutAClaimGetsOneAndAClaimedOneIsLeftAlone() {
@@ -60,7 +62,7 @@ class ServiceAddressRepairTest {
         "networking.k8s.io",
         "ipaddresses",
         null,
-        ServiceAllocation.ipAddress("127.96.0.8", "default", "web"));
+        ServiceClaim.CLUSTER_IP.object("127.96.0.8", "default", "web"));
 
     assertThat(repair.repair()).containsExactly(1, 0);
     assertThat(store.claim("127.96.0.7").at("/spec/parentRef/name").asText()).isEqualTo("old");
@@ -74,10 +76,10 @@ class ServiceAddressRepairTest {
         "networking.k8s.io",
         "ipaddresses",
         null,
-        ServiceAllocation.ipAddress("127.96.0.9", "default", "ghost"));
+        ServiceClaim.CLUSTER_IP.object("127.96.0.9", "default", "ghost"));
     assertThat(repair.repair()).containsExactly(0, 0); // may still be in flight
 
-    now = now.plus(ServiceAddressRepair.GRACE).plusSeconds(1);
+    now = now.plus(ServiceAllocationRepair.GRACE).plusSeconds(1);
     assertThat(repair.repair()).containsExactly(0, 1);
     assertThat(store.objects).doesNotContainKey("networking.k8s.io/ipaddresses//127.96.0.9");
   }
@@ -86,25 +88,54 @@ class ServiceAddressRepairTest {
   void aDeletedServicesAddressIsReleasedAndOnlyTheAllocatorsClaimsAreTouched() {
     store.service("default", "web", "127.96.0.8");
     assertThat(repair.repair()).containsExactly(1, 0);
-    ObjectNode foreign = ServiceAllocation.ipAddress("127.96.0.20", "default", "gone");
-    foreign.with("metadata").with("labels").put(ServiceAllocation.MANAGED_BY, "someone-else");
+    ObjectNode foreign = ServiceClaim.CLUSTER_IP.object("127.96.0.20", "default", "gone");
+    foreign.with("metadata").with("labels").put(ServiceClaim.CLUSTER_IP.managedBy, "someone-else");
     store.create("networking.k8s.io", "ipaddresses", null, foreign);
 
     store.objects.remove("/services/default/web");
-    now = now.plus(ServiceAddressRepair.GRACE).plusSeconds(1);
+    now = now.plus(ServiceAllocationRepair.GRACE).plusSeconds(1);
     assertThat(repair.repair()).containsExactly(0, 1);
     assertThat(store.objects).containsOnlyKeys("networking.k8s.io/ipaddresses//127.96.0.20");
+  }
+
+  @Test
+  void nodePortsAreClaimedAndReleasedAsLeasesOfKubeSystem() {
+    ObjectNode web = store.service("default", "web", "127.96.0.8");
+    ArrayNode ports = web.with("spec").putArray("ports");
+    ports.addObject().put("port", 80).put("nodePort", 30080);
+    ports.addObject().put("port", 81).put("nodePort", 30081);
+    assertThat(repair.repair()).containsExactly(3, 0); // one address, two ports
+    ObjectNode lease = store.objects.get("coordination.k8s.io/leases/kube-system/nodeport-30080");
+    assertThat(lease.at("/spec/holderIdentity").asText()).isEqualTo("default/web");
+    assertThat(ServiceClaim.NODE_PORT.ours(lease)).isTrue();
+
+    // The Service stops holding 30081: its claim goes after the grace, 30080's stays.
+    ports.remove(1);
+    assertThat(repair.repair()).containsExactly(0, 0);
+    now = now.plus(ServiceAllocationRepair.GRACE).plusSeconds(1);
+    assertThat(repair.repair()).containsExactly(0, 1);
+    assertThat(store.objects)
+        .containsKey("coordination.k8s.io/leases/kube-system/nodeport-30080")
+        .doesNotContainKey("coordination.k8s.io/leases/kube-system/nodeport-30081");
+
+    // A Lease that only looks like a claim (another writer's) is never touched.
+    ObjectNode other = ServiceClaim.NODE_PORT.object("30090", "default", "gone");
+    other.with("metadata").remove("labels");
+    store.create("coordination.k8s.io", "leases", "kube-system", other);
+    now = now.plus(ServiceAllocationRepair.GRACE).plusSeconds(1);
+    assertThat(repair.repair()).containsExactly(0, 0);
   }
 
   /** Objects by "group/resource/namespace/name"; creates stamp creationTimestamp with the clock. */
   private final class Store implements StoredObjects, SystemWrites {
     final TreeMap<String, ObjectNode> objects = new TreeMap<>();
 
-    void service(String namespace, String name, String ip) {
+    ObjectNode service(String namespace, String name, String ip) {
       ObjectNode service = JSON.createObjectNode();
       service.putObject("metadata").put("namespace", namespace).put("name", name);
       service.putObject("spec").put("clusterIP", ip).putArray("clusterIPs").add(ip);
       objects.put("/services/" + namespace + "/" + name, service);
+      return service;
     }
 
     ObjectNode claim(String ip) {
