@@ -38,18 +38,21 @@ public final class AdmissionControllers implements AutoCloseable {
   private final NamespaceQueue accountQueue;
   private final WatchCache cache;
   private final java.util.concurrent.ScheduledExecutorService repair;
+  private final WatchCache.Registration deletions;
 
   private AdmissionControllers(
       List<NamespaceQueue> queues,
       ServiceAccountController accounts,
       NamespaceQueue accountQueue,
       WatchCache cache,
-      java.util.concurrent.ScheduledExecutorService repair) {
+      java.util.concurrent.ScheduledExecutorService repair,
+      WatchCache.Registration deletions) {
     this.queues = queues;
     this.accounts = accounts;
     this.accountQueue = accountQueue;
     this.cache = cache;
     this.repair = repair;
+    this.deletions = deletions;
   }
 
   /** Publishes {@code pem} (null: nothing) as {@code kube-root-ca.crt} in every namespace. */
@@ -132,12 +135,20 @@ public final class AdmissionControllers implements AutoCloseable {
         REPAIR_INTERVAL.toMillis(),
         REPAIR_INTERVAL.toMillis(),
         java.util.concurrent.TimeUnit.MILLISECONDS);
+    WatchCache.Registration deletions =
+        cache.watch(
+            "",
+            "services",
+            null,
+            change -> change.type().equals("DELETED"),
+            change -> repair.execute(() -> allocations.releaseDeleted(change.object())));
     return new AdmissionControllers(
-        List.of(accountQueue, quotaQueue), accounts, accountQueue, cache, repair);
+        List.of(accountQueue, quotaQueue), accounts, accountQueue, cache, repair, deletions);
   }
 
   @Override
   public void close() {
+    deletions.close();
     repair.shutdownNow();
     queues.forEach(NamespaceQueue::close);
   }

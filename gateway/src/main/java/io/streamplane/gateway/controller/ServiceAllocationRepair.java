@@ -125,12 +125,56 @@ final class ServiceAllocationRepair {
     return new int[] {made, deleted};
   }
 
-  private boolean older(ObjectNode claim, Instant now) {
-    try {
-      Instant created = Instant.parse(claim.at("/metadata/creationTimestamp").asText());
-      return created.plus(grace).isBefore(now);
-    } catch (DateTimeParseException e) {
-      return false;
+  /**
+   * Releases the claims of a Service whose deletion was just seen: those that name it as holder,
+   * for a value it held, made no later than it was (so not the claim of a create of the same name
+   * in flight since), unless a Service of the name holds the value again. Returns how many it
+   * deleted.
+   */
+  int releaseDeleted(ObjectNode deleted) {
+    String namespace = deleted.at("/metadata/namespace").asText();
+    String name = deleted.at("/metadata/name").asText();
+    Instant created = timestamp(deleted);
+    if (created == null) {
+      return 0;
     }
+    ObjectNode now = cache.get("", "services", namespace, name).orElse(null);
+    int released = 0;
+    for (ServiceClaim kind : ServiceClaim.values()) {
+      for (String value : kind.values(deleted)) {
+        if (now != null && kind.values(now).contains(value)) {
+          continue;
+        }
+        ObjectNode claim =
+            cache.get(kind.group, kind.resource, kind.namespace, kind.name(value)).orElse(null);
+        Instant claimed = claim == null ? null : timestamp(claim);
+        if (claimed == null
+            || !kind.ours(claim)
+            || !kind.holder(claim).equals(namespace + "/" + name)
+            || claimed.isAfter(created)) {
+          continue;
+        }
+        try {
+          writes.delete(kind.group, kind.resource, kind.namespace, kind.name(value));
+          released++;
+        } catch (ApiException e) {
+          LOG.warn("could not release {} {}: {}", kind, value, e.getMessage());
+        }
+      }
+    }
+    return released;
+  }
+
+  private static Instant timestamp(ObjectNode object) {
+    try {
+      return Instant.parse(object.at("/metadata/creationTimestamp").asText());
+    } catch (DateTimeParseException e) {
+      return null;
+    }
+  }
+
+  private boolean older(ObjectNode claim, Instant now) {
+    Instant created = timestamp(claim);
+    return created != null && created.plus(grace).isBefore(now);
   }
 }

@@ -99,6 +99,26 @@ class ServiceAllocationRepairTest {
   }
 
   @Test
+  void aDeletedServicesClaimsAreReleasedAtOnceButNotThoseOfACreateOfItsNameInFlight() {
+    ObjectNode web = store.service("default", "web", "127.96.0.8");
+    web.with("spec").putArray("ports").addObject().put("port", 80).put("nodePort", 30080);
+    web.with("metadata").put("creationTimestamp", now.toString());
+    assertThat(repair.repair()).containsExactly(2, 0);
+    store.objects.remove("/services/default/web");
+    now = now.plusSeconds(5);
+    // A create of "web" again, in flight: it claimed another address after the deletion.
+    store.create(
+        "networking.k8s.io",
+        "ipaddresses",
+        null,
+        ServiceClaim.CLUSTER_IP.object("127.96.0.9", "default", "web"));
+
+    assertThat(repair.releaseDeleted(web)).isEqualTo(2); // within the grace
+    assertThat(store.objects)
+        .containsOnlyKeys("networking.k8s.io/ipaddresses//127.96.0.9"); // the new create's
+  }
+
+  @Test
   void nodePortsAreClaimedAndReleasedAsLeasesOfKubeSystem() {
     ObjectNode web = store.service("default", "web", "127.96.0.8");
     ArrayNode ports = web.with("spec").putArray("ports");
