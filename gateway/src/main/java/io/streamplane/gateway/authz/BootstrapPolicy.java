@@ -71,13 +71,13 @@ public final class BootstrapPolicy {
     List<String> controllers = new ArrayList<>();
     for (JsonNode role : policy.path("clusterRoles")) {
       String name = role.path("metadata").path("name").asText();
-      items.add(new Item("clusterroles", object("ClusterRole", role)));
+      items.add(item("clusterroles", "ClusterRole", role));
       if (name.startsWith(CONTROLLER_PREFIX)) {
         controllers.add(name.substring(CONTROLLER_PREFIX.length()));
       }
     }
     for (JsonNode binding : policy.path("clusterRoleBindings")) {
-      items.add(new Item("clusterrolebindings", object("ClusterRoleBinding", binding)));
+      items.add(item("clusterrolebindings", "ClusterRoleBinding", binding));
     }
     // controller_policy.go's ControllerRoleBindings: system:controller:NAME to kube-system/NAME.
     for (String controller : controllers) {
@@ -94,15 +94,30 @@ public final class BootstrapPolicy {
           .put("kind", "ServiceAccount")
           .put("name", controller)
           .put("namespace", "kube-system");
-      items.add(new Item("clusterrolebindings", object("ClusterRoleBinding", binding)));
+      items.add(item("clusterrolebindings", "ClusterRoleBinding", binding));
     }
     for (JsonNode role : policy.path("roles")) {
-      items.add(new Item("roles", object("Role", role)));
+      items.add(item("roles", "Role", role));
     }
     for (JsonNode binding : policy.path("roleBindings")) {
-      items.add(new Item("rolebindings", object("RoleBinding", binding)));
+      items.add(item("rolebindings", "RoleBinding", binding));
     }
     return new BootstrapPolicy(items);
+  }
+
+  /**
+   * The default object as the store keeps it: defaulted by its kind's strategy (a Group subject's
+   * {@code apiGroup}), so that reconciling compares like with like and a converged object is not
+   * written again.
+   */
+  private static Item item(String resource, String kind, JsonNode source) {
+    ObjectNode object = object(kind, source);
+    io.streamplane.kinds.ResourceRegistry.kubernetes()
+        .byResource(RBAC_GROUP, resource)
+        .orElseThrow()
+        .strategy()
+        .applyDefaults(object, true);
+    return new Item(resource, object);
   }
 
   private static ObjectNode object(String kind, JsonNode source) {

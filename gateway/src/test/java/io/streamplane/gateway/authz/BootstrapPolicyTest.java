@@ -44,11 +44,26 @@ class BootstrapPolicyTest {
     ObjectNode binding = item("clusterrolebindings", "system:controller:deployment-controller");
     assertThat(binding.path("subjects").get(0).toString())
         .isEqualTo(
-            "{\"kind\":\"ServiceAccount\",\"name\":\"deployment-controller\",\"namespace\":\"kube-system\"}");
+            "{\"kind\":\"ServiceAccount\",\"name\":\"deployment-controller\",\"namespace\":\"kube-system\",\"apiGroup\":\"\"}");
     assertThat(item("clusterrolebindings", "system:public-info-viewer").path("subjects").toString())
         .contains("system:unauthenticated");
     assertThat(item("clusterrolebindings", "system:discovery").path("subjects").toString())
         .doesNotContain("system:unauthenticated");
+  }
+
+  @Test
+  void everyDefaultAsTheStoreKeepsItIsConvergedSoARestartWritesNothing() {
+    for (BootstrapPolicy.Item item : policy.items()) {
+      ObjectNode stored = item.object().deepCopy();
+      io.streamplane.kinds.ResourceRegistry.kubernetes()
+          .byResource("rbac.authorization.k8s.io", item.resource())
+          .orElseThrow()
+          .strategy()
+          .applyDefaults(stored, true);
+      assertThat(BootstrapPolicy.reconcile(item.object(), stored))
+          .as(item.resource() + " " + item.name())
+          .isEmpty();
+    }
   }
 
   @Test
