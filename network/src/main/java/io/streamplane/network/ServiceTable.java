@@ -1,12 +1,8 @@
 package io.streamplane.network;
 
 import io.streamplane.api.DiscoveryV1EndpointPort;
-import io.streamplane.api.EndpointAddress;
 import io.streamplane.api.EndpointConditions;
-import io.streamplane.api.EndpointPort;
 import io.streamplane.api.EndpointSlice;
-import io.streamplane.api.EndpointSubset;
-import io.streamplane.api.Endpoints;
 import io.streamplane.api.Service;
 import io.streamplane.api.ServicePort;
 import java.util.ArrayList;
@@ -22,10 +18,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * The Services of the cluster and the endpoints behind them: what kube-proxy and CoreDNS watch.
  *
  * <p>A Service's endpoints are those of its EndpointSlices (labelled {@code
- * kubernetes.io/service-name}), as kube-proxy and CoreDNS read them. A Service without slices — one
+ * kubernetes.io/service-name}), as kube-proxy and CoreDNS read them, and only those: a Service
  * without a selector, whose Endpoints are written by hand or by the gateway ({@code kubernetes},
- * {@code kube-dns}) — has those of its Endpoints, which Kubernetes' EndpointSliceMirroring
- * controller would have copied into slices.
+ * {@code kube-dns}), has the slices the controllers mirror from its Endpoints, and none until they
+ * have (none at all on a cluster that runs no controllers).
  *
  * <p>{@link ServiceTableReader} fills it from the log; the proxy and the DNS server read it. Reads
  * are safe from any thread; a change is visible to the next lookup, and {@link Listener}s hear of
@@ -57,7 +53,6 @@ public final class ServiceTable {
   public static final String SERVICE_NAME = "kubernetes.io/service-name";
 
   private final Map<String, Service> services = new ConcurrentHashMap<>();
-  private final Map<String, List<Endpoint>> endpoints = new ConcurrentHashMap<>();
 
   /** Each Service's slices' endpoints, by slice name. */
   private final Map<String, Map<String, List<Endpoint>>> slices = new ConcurrentHashMap<>();
@@ -77,15 +72,6 @@ public final class ServiceTable {
       services.remove(key(namespace, name));
     } else {
       services.put(key(namespace, name), service);
-    }
-  }
-
-  /** A Service's Endpoints as the log has them now; null removes them. */
-  public void putEndpoints(String namespace, String name, Endpoints object) {
-    if (object == null) {
-      endpoints.remove(key(namespace, name));
-    } else {
-      endpoints.put(key(namespace, name), List.copyOf(flatten(object)));
     }
   }
 
@@ -130,11 +116,11 @@ public final class ServiceTable {
     return Optional.ofNullable(services.get(key(namespace, name)));
   }
 
-  /** Every endpoint of a Service, ready or not: its slices', else its Endpoints'. */
+  /** Every endpoint of a Service's slices, ready or not. */
   public List<Endpoint> endpoints(String namespace, String name) {
     Map<String, List<Endpoint>> ofService = slices.get(key(namespace, name));
     if (ofService == null) {
-      return endpoints.getOrDefault(key(namespace, name), List.of());
+      return List.of();
     }
     List<Endpoint> all = new ArrayList<>();
     new java.util.TreeMap<>(ofService).values().forEach(all::addAll);
@@ -178,28 +164,6 @@ public final class ServiceTable {
   public static boolean hasClusterIP(Service service) {
     String ip = service.getSpec() == null ? null : service.getSpec().getClusterIP();
     return ip != null && !ip.isEmpty() && !ip.equals("None");
-  }
-
-  private static List<Endpoint> flatten(Endpoints object) {
-    List<Endpoint> flat = new ArrayList<>();
-    for (EndpointSubset subset : list(object.getSubsets())) {
-      Map<String, Port> ports = new java.util.LinkedHashMap<>();
-      for (EndpointPort port : list(subset.getPorts())) {
-        if (port.getPort() != null) {
-          ports.put(
-              Objects.requireNonNullElse(port.getName(), ""),
-              new Port(port.getPort(), protocol(port.getProtocol())));
-        }
-      }
-      Map<String, Port> shared = Map.copyOf(ports);
-      for (EndpointAddress address : list(subset.getAddresses())) {
-        flat.add(new Endpoint(address.getIp(), address.getHostname(), true, true, false, shared));
-      }
-      for (EndpointAddress address : list(subset.getNotReadyAddresses())) {
-        flat.add(new Endpoint(address.getIp(), address.getHostname(), false, false, false, shared));
-      }
-    }
-    return flat;
   }
 
   /** A slice's endpoints, one per address; an unset condition is true but terminating's. */

@@ -1,7 +1,6 @@
 package io.streamplane.network;
 
 import io.streamplane.api.EndpointSlice;
-import io.streamplane.api.Endpoints;
 import io.streamplane.api.Service;
 import io.streamplane.kafka.KafkaClientSettings;
 import io.streamplane.log.EventType;
@@ -24,18 +23,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Fills a {@link ServiceTable} from {@code events}: every Service and Endpoints the store committed
- * (read_committed), from the beginning of the log, then each change as it is written.
+ * Fills a {@link ServiceTable} from {@code events}: every Service and EndpointSlice the store
+ * committed (read_committed), from the beginning of the log, then each change as it is written.
  *
  * <p>Only the records of those two resources are decoded (the key says which resource a record is
- * about); the rest of the log is skipped as bytes. Nothing is committed: like a gateway's cache,
- * the table is rebuilt from the log at every start.
+ * about); the rest of the log, Endpoints included, is skipped as bytes. Nothing is committed: like
+ * a gateway's cache, the table is rebuilt from the log at every start.
  */
 public final class ServiceTableReader implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(ServiceTableReader.class);
   private static final String SERVICES = "services./";
-  private static final String ENDPOINTS = "endpoints./";
   private static final String SLICES = "endpointslices.discovery.k8s.io/";
 
   private final ServiceTable table;
@@ -103,7 +101,7 @@ public final class ServiceTableReader implements AutoCloseable {
     String key = record.key();
     if (record.value() == null
         || key == null
-        || !(key.startsWith(SERVICES) || key.startsWith(ENDPOINTS) || key.startsWith(SLICES))) {
+        || !(key.startsWith(SERVICES) || key.startsWith(SLICES))) {
       return false;
     }
     ResourceEvent event = events.deserialize(topic, record.value());
@@ -112,8 +110,6 @@ public final class ServiceTableReader implements AutoCloseable {
     String name = event.getName();
     if (key.startsWith(SERVICES)) {
       table.putService(namespace, name, (Service) object);
-    } else if (key.startsWith(ENDPOINTS)) {
-      table.putEndpoints(namespace, name, (Endpoints) object);
     } else {
       table.putSlice(namespace, name, (EndpointSlice) object);
     }

@@ -22,16 +22,16 @@ class ServiceTableTest {
         "default",
         "web",
         "{'clusterIP':'127.96.1.1','selector':{'app':'web'},'ports':[{'name':'http','port':80}]}",
-        "[{'addresses':[{'ip':'127.1.0.1'}],'ports':[{'name':'http','port':8080}]}]");
+        null);
   }
 
   @Test
-  void withoutSlicesAServiceHasItsEndpoints() {
-    assertEquals(List.of(new Backend("127.1.0.1", 8080)), table.backends("default", "web", http));
+  void aServiceWithoutSlicesHasNoBackend() {
+    assertEquals(List.of(), table.backends("default", "web", http));
   }
 
   @Test
-  void itsSlicesTakeOverAndAddUp() {
+  void itsSlicesAddUp() {
     table.putSlice("default", "web-a", webSlice("web-a", "[{'addresses':['127.1.0.2']}]"));
     table.putSlice(
         "default",

@@ -11,8 +11,9 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code streamplane proxy}: the service proxy and the cluster DNS of one host, against any Kafka
- * cluster. It reads Services and Endpoints from the log and writes nothing, so the {@code kube-dns}
- * Endpoints must name the DNS address it prints ({@code up} writes them for its own).
+ * cluster. It reads Services and EndpointSlices from the log and writes nothing, so the {@code
+ * kube-dns} Endpoints, which the controllers mirror into a slice, must name the DNS address it
+ * prints ({@code up} writes them for its own).
  */
 @Command(
     name = "proxy",

@@ -29,7 +29,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.apache.avro.specific.SpecificRecord;
 
 /**
@@ -42,35 +44,46 @@ import org.apache.avro.specific.SpecificRecord;
  * A deleted Service's Endpoints are deleted. In the same pass, the Service's EndpointSlices are
  * brought to the same pods as kube-controller-manager's endpointslice controller keeps them ({@link
  * EndpointSliceReconciler}); a deleted Service's slices go with it through the garbage collector,
- * as their controller reference asks.
+ * as their controller reference asks. And the Endpoints of a Service without a selector are
+ * mirrored into EndpointSlices as kube-controller-manager's endpointslicemirroring controller
+ * mirrors them ({@link EndpointSliceReconciler#mirror}); those slices are deleted once the
+ * Endpoints or the Service are gone, or the Service has a selector.
  *
  * <p>Keyed by namespace, so one namespace's Services and pods are on one task: the cache holds the
- * namespace's Services ({@code <ns>/s/}), pods ({@code <ns>/p/}), Endpoints ({@code <ns>/e/}) and
- * the EndpointSlices the endpointslice controller manages ({@code <ns>/l/}); a change marks the
- * Services it concerns ({@code <ns>/d/}), which the next reconcile recomputes and then forgets. A
- * pod's change is matched against the namespace's Services, and each marked Service reads the
- * namespace's pods: work in proportion to the namespace, not to the pod alone.
+ * namespace's Services ({@code <ns>/s/}), pods ({@code <ns>/p/}), Endpoints ({@code <ns>/e/}), the
+ * EndpointSlices the endpointslice controller manages ({@code <ns>/l/}) and those the mirroring
+ * controller keeps ({@code <ns>/m/}); a change marks the Services it concerns ({@code <ns>/d/}, by
+ * name), which the next reconcile recomputes and then forgets. A pod's change is matched against
+ * the namespace's Services, and each marked Service reads the namespace's pods: work in proportion
+ * to the namespace, not to the pod alone. When a task starts, every Service without a selector is
+ * marked ({@link #resync}), as the mirroring controller's initial list queues every Endpoints
+ * object: Endpoints written before their Service was mirrored are mirrored then.
  */
 public final class EndpointsController implements Controller<EndpointsController.View> {
 
   private static final UserInfo ACTOR = ControllerActors.serviceAccount("endpoint-controller");
   private static final UserInfo SLICE_ACTOR =
       ControllerActors.serviceAccount("endpointslice-controller");
+  private static final UserInfo MIRROR_ACTOR =
+      ControllerActors.serviceAccount("endpointslicemirroring-controller");
   private static final String SERVICES = "/s/";
   private static final String PODS = "/p/";
   private static final String ENDPOINTS = "/e/";
   private static final String SLICES = "/l/";
+  private static final String MIRRORED = "/m/";
   private static final String DIRTY = "/d/";
 
   /**
-   * The Services to recompute (a deleted one as its deletion), the pods, the Endpoints and the
-   * managed EndpointSlices by the name of their Service.
+   * The Services to recompute by name (each as its last event, a deleted one as its deletion, or as
+   * the event of a mirrored slice when there is no Service), the pods, the Endpoints, the managed
+   * EndpointSlices and the mirrored ones by the name of their Service.
    */
   public record View(
-      List<ResourceEvent> dirty,
+      Map<String, ResourceEvent> dirty,
       List<Pod> pods,
       Map<String, Endpoints> endpoints,
-      Map<String, List<EndpointSlice>> slices) {}
+      Map<String, List<EndpointSlice>> slices,
+      Map<String, List<EndpointSlice>> mirrored) {}
 
   @Override
   public String name() {
@@ -110,13 +123,24 @@ public final class EndpointsController implements Controller<EndpointsController
     }
     if (object instanceof EndpointSlice slice) {
       boolean managed = EndpointSliceReconciler.managed(slice);
+      boolean mirrored = EndpointSliceReconciler.mirrored(slice);
       put(cache, ns + SLICES + name, deleted || !managed ? null : event);
+      put(cache, ns + MIRRORED + name, deleted || !mirrored ? null : event);
       String service =
-          managed
+          managed || mirrored
               ? slice.getMetadata().getLabels().get(EndpointSliceReconciler.SERVICE_NAME)
               : null;
-      if (service != null && cache.get(ns + SERVICES + service) != null) {
+      if (service == null) {
+        return false;
+      }
+      if (cache.get(ns + SERVICES + service) != null) {
         cache.put(ns + DIRTY + service, cache.get(ns + SERVICES + service));
+        return true;
+      }
+      // A mirrored slice of no Service is to be deleted; a Service's deletion already marked
+      // stays the mark, so that its Endpoints are deleted too.
+      if (mirrored && !deleted && cache.get(ns + DIRTY + service) == null) {
+        cache.put(ns + DIRTY + service, event);
         return true;
       }
       return false;
@@ -148,9 +172,12 @@ public final class EndpointsController implements Controller<EndpointsController
 
   @Override
   public View view(String ns, ControllerCache cache) {
-    List<ResourceEvent> dirty = cache.values(ns + DIRTY);
+    Map<String, ResourceEvent> dirty = new TreeMap<>();
+    cache
+        .scan(ns + DIRTY)
+        .forEach(entry -> dirty.put(entry.key.substring((ns + DIRTY).length()), entry.value));
     if (dirty.isEmpty()) {
-      return new View(List.of(), List.of(), Map.of(), Map.of());
+      return new View(Map.of(), List.of(), Map.of(), Map.of(), Map.of());
     }
     List<Pod> pods = new ArrayList<>();
     cache.values(ns + PODS).forEach(e -> pods.add((Pod) KindObjects.of(e)));
@@ -158,8 +185,13 @@ public final class EndpointsController implements Controller<EndpointsController
     cache
         .values(ns + ENDPOINTS)
         .forEach(e -> endpoints.put(e.getName(), (Endpoints) KindObjects.of(e)));
+    return new View(
+        dirty, pods, endpoints, byService(cache, ns + SLICES), byService(cache, ns + MIRRORED));
+  }
+
+  private static Map<String, List<EndpointSlice>> byService(ControllerCache cache, String prefix) {
     Map<String, List<EndpointSlice>> slices = new TreeMap<>();
-    for (ResourceEvent e : cache.values(ns + SLICES)) {
+    for (ResourceEvent e : cache.values(prefix)) {
       EndpointSlice slice = (EndpointSlice) KindObjects.of(e);
       slices
           .computeIfAbsent(
@@ -167,16 +199,27 @@ public final class EndpointsController implements Controller<EndpointsController
               s -> new ArrayList<>())
           .add(slice);
     }
-    return new View(dirty, pods, endpoints, slices);
+    return slices;
   }
 
   @Override
   public Result reconcile(String ns, View view, Expectations expectations, Instant now) {
     List<Intent> intents = new ArrayList<>();
     List<Intent> sliceIntents = new ArrayList<>();
-    for (ResourceEvent event : view.dirty()) {
-      Service service = (Service) KindObjects.of(event);
-      if (event.getType() != EventType.DELETED) {
+    List<Intent> mirrorIntents = new ArrayList<>();
+    for (Map.Entry<String, ResourceEvent> mark : view.dirty().entrySet()) {
+      ResourceEvent event = mark.getValue();
+      boolean deleted = event.getType() == EventType.DELETED;
+      Service service = KindObjects.of(event) instanceof Service marked ? marked : null;
+      mirrorIntents.addAll(
+          EndpointSliceReconciler.mirror(
+              deleted ? null : service,
+              view.endpoints().get(mark.getKey()),
+              view.mirrored().getOrDefault(mark.getKey(), List.of())));
+      if (service == null) {
+        continue;
+      }
+      if (!deleted) {
         List<Pod> selected = view.pods().stream().filter(pod -> selects(service, pod)).toList();
         sliceIntents.addAll(
             EndpointSliceReconciler.reconcile(
@@ -230,7 +273,28 @@ public final class EndpointsController implements Controller<EndpointsController
     }
     List<Decision> decisions = new ArrayList<>(Result.by(ACTOR, intents));
     decisions.addAll(Result.by(SLICE_ACTOR, sliceIntents));
+    decisions.addAll(Result.by(MIRROR_ACTOR, mirrorIntents));
     return Result.of(decisions, null).forgetting();
+  }
+
+  /** Marks every Service without a selector, and returns the namespaces that have one. */
+  @Override
+  public List<String> resync(ControllerCache cache) {
+    Set<String> namespaces = new TreeSet<>();
+    for (var entry : cache.scan("")) {
+      int slash = entry.key.indexOf('/');
+      if (slash > 0
+          && entry.key.startsWith(SERVICES, slash)
+          && KindObjects.of(entry.value) instanceof Service service
+          && (service.getSpec() == null
+              || service.getSpec().getSelector() == null
+              || service.getSpec().getSelector().isEmpty())) {
+        String ns = entry.key.substring(0, slash);
+        cache.put(ns + DIRTY + entry.key.substring(slash + SERVICES.length()), entry.value);
+        namespaces.add(ns);
+      }
+    }
+    return List.copyOf(namespaces);
   }
 
   /** The marked Services are decided: forget the marks, keep the cache. */

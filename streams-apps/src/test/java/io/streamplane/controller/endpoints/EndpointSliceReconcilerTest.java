@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.api.Endpoint;
 import io.streamplane.api.EndpointSlice;
+import io.streamplane.api.Endpoints;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.Pod;
 import io.streamplane.api.Service;
@@ -238,5 +239,166 @@ class EndpointSliceReconcilerTest {
             Service.class);
 
     assertThat(EndpointSliceReconciler.reconcile(service, readyPods(3), List.of())).isEmpty();
+  }
+
+  private static Service selectorless() {
+    return avro(
+        "{'apiVersion':'v1','kind':'Service','metadata':{'name':'ext','namespace':'default',"
+            + "'uid':'svc-uid'},'spec':{'clusterIP':'127.96.0.20','ports':[{'name':'https',"
+            + "'port':443,'protocol':'TCP','targetPort':6443}]}}",
+        Service.class);
+  }
+
+  private static Endpoints endpoints(String metadata, String subsets) {
+    return avro(
+        "{'apiVersion':'v1','kind':'Endpoints','metadata':{'name':'ext','namespace':'default',"
+            + "'uid':'ep-uid'"
+            + metadata
+            + "},'subsets':"
+            + subsets
+            + "}",
+        Endpoints.class);
+  }
+
+  /** One subset of {@code count} ready addresses at port 6443. */
+  private static Endpoints readyAddresses(int count) {
+    StringBuilder addresses = new StringBuilder();
+    for (int i = 0; i < count; i++) {
+      addresses
+          .append(i == 0 ? "" : ",")
+          .append("{'ip':'127.2.")
+          .append(i / 250)
+          .append('.')
+          .append(i % 250 + 1)
+          .append("'}");
+    }
+    return endpoints(
+        "",
+        "[{'addresses':["
+            + addresses
+            + "],'ports':[{'name':'https','port':6443,'protocol':'TCP'}]}]");
+  }
+
+  @Test
+  void theEndpointsOfAServiceWithoutASelectorAreMirroredAsTheMirroringControllerWritesThem() {
+    Endpoints endpoints =
+        endpoints(
+            ",'labels':{'team':'a','endpointslice.kubernetes.io/managed-by':'someone'},"
+                + "'annotations':{'note':'x','kubectl.kubernetes.io/last-applied-configuration':'{}',"
+                + "'endpoints.kubernetes.io/last-change-trigger-time':'2024-05-01T10:00:00Z'}",
+            "[{'addresses':[{'ip':'127.2.0.1','hostname':'db-0','nodeName':'node-0',"
+                + "'targetRef':{'kind':'Pod','namespace':'default','name':'db-0','uid':'u-db-0'}},"
+                + "{'ip':'not-an-ip'},{'ip':'fd00::1'}],"
+                + "'notReadyAddresses':[{'ip':'127.2.0.2'}],"
+                + "'ports':[{'name':'https','port':6443,'protocol':'TCP'}]}]");
+
+    List<Intent> intents = EndpointSliceReconciler.mirror(selectorless(), endpoints, List.of());
+
+    assertThat(intents).singleElement().extracting(Intent::verb).isEqualTo(CommandVerb.CREATE);
+    EndpointSlice slice = (EndpointSlice) intents.get(0).object();
+    assertThat(slice.getMetadata().getName()).matches("ext-[a-z0-9]{5}");
+    assertThat(slice.getMetadata().getGenerateName()).isEqualTo("ext-");
+    assertThat(slice.getAddressType()).isEqualTo("IPv4");
+    assertThat(slice.getMetadata().getLabels())
+        .isEqualTo(
+            Map.of(
+                "team", "a",
+                "kubernetes.io/service-name", "ext",
+                "endpointslice.kubernetes.io/managed-by",
+                    "endpointslicemirroring-controller.k8s.io"));
+    assertThat(slice.getMetadata().getAnnotations()).isEqualTo(Map.of("note", "x"));
+    var owner = slice.getMetadata().getOwnerReferences().get(0);
+    assertThat(owner.getApiVersion() + " " + owner.getKind() + " " + owner.getName())
+        .isEqualTo("v1 Endpoints ext");
+    assertThat(owner.getUid()).isEqualTo("ep-uid");
+    assertThat(owner.getController()).isTrue();
+    assertThat(slice.getPorts())
+        .extracting(p -> p.getName() + " " + p.getPort() + "/" + p.getProtocol())
+        .containsExactly("https 6443/TCP");
+    assertThat(slice.getEndpoints())
+        .extracting(e -> e.getAddresses() + " ready=" + e.getConditions().getReady())
+        .containsExactly("[127.2.0.1] ready=true", "[127.2.0.2] ready=false");
+    Endpoint ready = slice.getEndpoints().get(0);
+    assertThat(ready.getHostname()).isEqualTo("db-0");
+    assertThat(ready.getNodeName()).isEqualTo("node-0");
+    assertThat(ready.getTargetRef().getUid()).isEqualTo("u-db-0");
+    assertThat(ready.getConditions().getServing()).isNull();
+  }
+
+  @Test
+  void endpointsLabelledSkipMirrorAreNotMirroredAndTheirSlicesAreDeleted() {
+    List<EndpointSlice> slices =
+        applied(
+            List.of(),
+            EndpointSliceReconciler.mirror(selectorless(), readyAddresses(3), List.of()));
+    Endpoints skipped =
+        endpoints(
+            ",'labels':{'endpointslice.kubernetes.io/skip-mirror':'true'}",
+            "[{'addresses':[{'ip':'127.2.0.1'}],'ports':[{'port':6443}]}]");
+
+    assertThat(EndpointSliceReconciler.mirror(selectorless(), skipped, List.of())).isEmpty();
+    assertThat(EndpointSliceReconciler.mirror(selectorless(), skipped, slices))
+        .singleElement()
+        .extracting(Intent::verb)
+        .isEqualTo(CommandVerb.DELETE);
+  }
+
+  @Test
+  void aServiceWithASelectorIsNotMirroredAndWithoutEndpointsOrServiceTheSlicesAreDeleted() {
+    List<EndpointSlice> slices =
+        applied(
+            List.of(),
+            EndpointSliceReconciler.mirror(selectorless(), readyAddresses(3), List.of()));
+
+    assertThat(EndpointSliceReconciler.mirror(service(""), readyAddresses(3), List.of())).isEmpty();
+    assertThat(EndpointSliceReconciler.mirror(service(""), readyAddresses(3), slices))
+        .extracting(Intent::verb)
+        .containsExactly(CommandVerb.DELETE);
+    assertThat(EndpointSliceReconciler.mirror(selectorless(), null, slices))
+        .extracting(Intent::verb)
+        .containsExactly(CommandVerb.DELETE);
+    assertThat(EndpointSliceReconciler.mirror(null, readyAddresses(3), slices))
+        .extracting(Intent::verb)
+        .containsExactly(CommandVerb.DELETE);
+  }
+
+  @Test
+  void convergedMirroredSlicesAreNotRewrittenAndAChangedAddressRewritesOnlyItsSlice() {
+    Service service = selectorless();
+    Endpoints endpoints = readyAddresses(250);
+    List<EndpointSlice> slices =
+        applied(List.of(), EndpointSliceReconciler.mirror(service, endpoints, List.of()));
+
+    assertThat(EndpointSliceReconciler.mirror(service, endpoints, slices)).isEmpty();
+
+    Endpoints oneLess = readyAddresses(249);
+    List<Intent> intents = EndpointSliceReconciler.mirror(service, oneLess, slices);
+    assertThat(intents).singleElement().extracting(Intent::verb).isEqualTo(CommandVerb.UPDATE);
+    assertThat(EndpointSliceReconciler.mirror(service, oneLess, applied(slices, intents)))
+        .isEmpty();
+
+    Endpoints labelled = readyAddresses(250);
+    labelled.getMetadata().setLabels(Map.of("team", "b"));
+    assertThat(EndpointSliceReconciler.mirror(service, labelled, slices))
+        .hasSize(3)
+        .allMatch(i -> i.verb() == CommandVerb.UPDATE)
+        .allMatch(i -> "b".equals(KubeObjects.meta(i.object()).getLabels().get("team")));
+  }
+
+  @Test
+  void moreThanAHundredAddressesAreMirroredIntoSlicesOfAHundredAndAtMostAThousandOfASubset() {
+    List<Intent> intents =
+        EndpointSliceReconciler.mirror(selectorless(), readyAddresses(250), List.of());
+
+    assertThat(intents).allMatch(i -> i.verb() == CommandVerb.CREATE);
+    assertThat(intents)
+        .extracting(i -> ((EndpointSlice) i.object()).getEndpoints().size())
+        .containsExactly(100, 100, 50);
+    assertThat(intents).extracting(Intent::name).doesNotHaveDuplicates();
+
+    assertThat(EndpointSliceReconciler.mirror(selectorless(), readyAddresses(1200), List.of()))
+        .extracting(i -> ((EndpointSlice) i.object()).getEndpoints().size())
+        .containsOnly(100)
+        .hasSize(10);
   }
 }
