@@ -135,6 +135,42 @@ final class LocalCluster implements AutoCloseable {
     launcher.kill();
   }
 
+  /** The end offset of each partition of the cluster's {@code sp.commands} topic. */
+  java.util.Map<org.apache.kafka.common.TopicPartition, Long> commandOffsets() {
+    try (var consumer = commandReader()) {
+      var partitions =
+          consumer.partitionsFor("sp.commands").stream()
+              .map(p -> new org.apache.kafka.common.TopicPartition(p.topic(), p.partition()))
+              .toList();
+      return consumer.endOffsets(partitions);
+    }
+  }
+
+  /** The keys of the commands appended after {@code from} (as {@link #commandOffsets} gave it). */
+  List<String> commandKeysSince(java.util.Map<org.apache.kafka.common.TopicPartition, Long> from) {
+    List<String> keys = new ArrayList<>();
+    try (var consumer = commandReader()) {
+      consumer.assign(from.keySet());
+      from.forEach(consumer::seek);
+      var end = consumer.endOffsets(from.keySet());
+      long deadline = System.currentTimeMillis() + 10_000;
+      while (System.currentTimeMillis() < deadline
+          && from.keySet().stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
+        consumer.poll(Duration.ofMillis(200)).forEach(r -> keys.add(r.key()));
+      }
+    }
+    return keys;
+  }
+
+  private org.apache.kafka.clients.consumer.KafkaConsumer<String, byte[]> commandReader() {
+    java.util.Properties config = new java.util.Properties();
+    config.put("bootstrap.servers", kafkaBootstrap());
+    return new org.apache.kafka.clients.consumer.KafkaConsumer<>(
+        config,
+        new org.apache.kafka.common.serialization.StringDeserializer(),
+        new org.apache.kafka.common.serialization.ByteArrayDeserializer());
+  }
+
   Launcher launcher() {
     return launcher;
   }

@@ -31,6 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * are in flight, some between the claim and the Service's write. Then every acknowledged Service
  * exists, no address or node port is held twice, and the claims the dead gateway left behind are
  * released by the surviving gateway's repair loop, so that claims and Services agree one for one.
+ * Once they do, the cluster at rest writes nothing: no repair pass, no default policy, no
+ * controller appends a command for two status intervals.
  */
 class ServiceAllocationCrashE2E {
 
@@ -158,6 +160,11 @@ class ServiceAllocationCrashE2E {
       assertThat(settled.claims)
           .as("one claim for every address and node port a Service holds, and no other")
           .isEqualTo(holders);
+
+      // At rest: nothing appended to the commands for 25 s (two repair passes and more).
+      var before = cluster.commandOffsets();
+      Thread.sleep(25_000);
+      assertThat(cluster.commandKeysSince(before)).as("commands appended at rest").isEmpty();
     }
   }
 
