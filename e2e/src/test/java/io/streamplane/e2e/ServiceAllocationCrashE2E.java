@@ -49,31 +49,23 @@ class ServiceAllocationCrashE2E {
         new LocalCluster(home, "--service-cidr", RANGE).javaOptions(GRACE).start()) {
       ClusterPki pki = ClusterPki.loadOrCreate(cluster.pkiDir(), Clock.systemUTC(), RANGE);
       int port = Launcher.freePort();
+      List<String> flags =
+          new ArrayList<>(
+              List.of(
+                  "gateway",
+                  "--bootstrap-server",
+                  cluster.kafkaBootstrap(),
+                  "--port",
+                  Integer.toString(port),
+                  "--results-partition",
+                  "1",
+                  "--history-dir",
+                  home.resolve("gateway-2-history").toString(),
+                  "--service-cidr",
+                  RANGE));
+      flags.addAll(pki.gatewayFlags());
       Launcher victim =
-          Launcher.startWithJavaOptions(
-              "gateway-2",
-              GRACE,
-              "gateway",
-              "--bootstrap-server",
-              cluster.kafkaBootstrap(),
-              "--port",
-              Integer.toString(port),
-              "--results-partition",
-              "1",
-              "--history-dir",
-              home.resolve("gateway-2-history").toString(),
-              "--service-cidr",
-              RANGE,
-              "--tls-cert-file",
-              pki.servingCertificate().toString(),
-              "--tls-private-key-file",
-              pki.servingKey().toString(),
-              "--client-ca-file",
-              pki.caCertificate().toString(),
-              "--service-account-key-file",
-              pki.serviceAccountPublicKey().toString(),
-              "--service-account-signing-key-file",
-              pki.serviceAccountKey().toString());
+          Launcher.startWithJavaOptions("gateway-2", GRACE, flags.toArray(String[]::new));
       victim.awaitLine("Ctrl-C to stop", Duration.ofMinutes(2));
 
       HttpClient http =

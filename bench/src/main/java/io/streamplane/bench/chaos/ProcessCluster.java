@@ -158,26 +158,17 @@ public final class ProcessCluster implements Cluster {
       role("store-" + i, "store", List.of());
     }
     for (int i = 0; i < layout.gateways(); i++) {
-      role(
-          "gateway-" + i,
-          "gateway",
-          List.of(
-              "--port",
-              Integer.toString(gatewayPort(i)),
-              "--results-partition",
-              Integer.toString(i),
-              "--history-dir",
-              layout.runDir().resolve("gateway-" + i).resolve("history").toString(),
-              "--tls-cert-file",
-              pki.servingCertificate().toString(),
-              "--tls-private-key-file",
-              pki.servingKey().toString(),
-              "--client-ca-file",
-              pki.caCertificate().toString(),
-              "--service-account-key-file",
-              pki.serviceAccountPublicKey().toString(),
-              "--service-account-signing-key-file",
-              pki.serviceAccountKey().toString()));
+      List<String> options =
+          new ArrayList<>(
+              List.of(
+                  "--port",
+                  Integer.toString(gatewayPort(i)),
+                  "--results-partition",
+                  Integer.toString(i),
+                  "--history-dir",
+                  layout.runDir().resolve("gateway-" + i).resolve("history").toString()));
+      options.addAll(pki.gatewayFlags());
+      role("gateway-" + i, "gateway", options);
     }
     for (int i = 0; i < layout.controllers(); i++) {
       role("controllers-" + i, "controllers", List.of());

@@ -285,28 +285,17 @@ final class ClusterUpCommand implements Callable<Integer> {
     }
     List<RoleInstance> gatewayInstances = new ArrayList<>();
     for (int i = 0; i < gateways; i++) {
-      gatewayInstances.add(
-          role(
-              dir,
-              "gateway-" + i,
-              0,
-              "gateway",
-              "--port",
-              Integer.toString(gatewayPort(i)),
-              "--results-partition",
-              Integer.toString(i),
-              "--history-dir",
-              "history",
-              "--tls-cert-file",
-              pki.servingCertificate().toString(),
-              "--tls-private-key-file",
-              pki.servingKey().toString(),
-              "--client-ca-file",
-              pki.caCertificate().toString(),
-              "--service-account-key-file",
-              pki.serviceAccountPublicKey().toString(),
-              "--service-account-signing-key-file",
-              pki.serviceAccountKey().toString()));
+      List<String> options =
+          new ArrayList<>(
+              List.of(
+                  "--port",
+                  Integer.toString(gatewayPort(i)),
+                  "--results-partition",
+                  Integer.toString(i),
+                  "--history-dir",
+                  "history"));
+      options.addAll(pki.gatewayFlags());
+      gatewayInstances.add(role(dir, "gateway-" + i, 0, "gateway", options.toArray(String[]::new)));
     }
     for (int i = 0; i < nodeFleets; i++) {
       fleets.add(

@@ -171,6 +171,24 @@ public final class ClusterPki {
     return directory.resolve("sa.pub");
   }
 
+  /**
+   * The flags with which {@code streamplane gateway} serves with this PKI: its serving certificate
+   * and key, the CA its clients' certificates are signed by, and the service-account keys.
+   */
+  public List<String> gatewayFlags() {
+    return List.of(
+        "--tls-cert-file",
+        servingCertificate().toString(),
+        "--tls-private-key-file",
+        servingKey().toString(),
+        "--client-ca-file",
+        caCertificate().toString(),
+        "--service-account-key-file",
+        serviceAccountPublicKey().toString(),
+        "--service-account-signing-key-file",
+        serviceAccountKey().toString());
+  }
+
   /** PEM of the cluster CA's certificate, as kubeconfigs and pods' {@code ca.crt} hold it. */
   public String caPem() {
     return Pem.encode(ca.certificate());
