@@ -181,22 +181,13 @@ public final class UpCommand implements Callable<Integer> {
       }
     }
     Console console = new Console(System.out);
-    CountDownLatch stopped = new CountDownLatch(1);
-    Thread main = Thread.currentThread();
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  main.interrupt();
-                  try {
-                    stopped.await();
-                  } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                  }
-                },
-                "streamplane-shutdown"));
-    ClusterPki pki =
-        ClusterPki.loadOrCreate(pkiDir.toAbsolutePath(), Clock.systemUTC(), serviceCidr);
+    ClusterPki pki;
+    try {
+      pki = ClusterPki.loadOrCreate(pkiDir.toAbsolutePath(), Clock.systemUTC(), serviceCidr);
+    } catch (java.io.UncheckedIOException e) {
+      System.err.println("streamplane up: --pki-dir: " + e.getMessage());
+      return 1;
+    }
     ConsoleProgress progress = new ConsoleProgress(console);
     ControlPlane.Builder builder =
         ControlPlane.builder()
@@ -230,6 +221,22 @@ public final class UpCommand implements Callable<Integer> {
                       ServiceAllocation.clusterDnsAddress(serviceCidr), "cluster.local"),
               new PkiNodeIdentities(pki)));
     }
+    // Installed last: once it is, nothing may fail before the try whose finally releases it, or a
+    // failing start would leave the JVM's exit waiting on the hook forever.
+    CountDownLatch stopped = new CountDownLatch(1);
+    Thread main = Thread.currentThread();
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  main.interrupt();
+                  try {
+                    stopped.await();
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                },
+                "streamplane-shutdown"));
     try (ControlPlane plane = builder.start()) {
       Kubeconfig.write(kubeconfig, plane.apiServer(), cluster, pki.admin());
       console.line(
