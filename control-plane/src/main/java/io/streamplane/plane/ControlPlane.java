@@ -31,6 +31,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Function;
@@ -465,6 +466,10 @@ public final class ControlPlane implements AutoCloseable {
           plane.gateway.keepSystemNamespaces(SYSTEM, GatewayServer.SYSTEM_NAMESPACES_INTERVAL);
           // Ready means ready: the defaults are in place, and authorized by, before start returns.
           plane.gateway.ensureDefaults(SYSTEM, Duration.ofSeconds(60));
+          Map<String, String> failing = plane.gateway.awaitReady(Duration.ofSeconds(60));
+          if (!failing.isEmpty()) {
+            throw new IllegalStateException("the gateway is not ready after 60 s: " + failing);
+          }
           plane.gateway.keepBootstrapPolicy(
               SYSTEM,
               GatewayServer.BOOTSTRAP_POLICY_INTERVAL,

@@ -32,17 +32,13 @@ class AuthorizationE2E {
     home = Files.createTempDirectory("authorization-e2e");
     cluster = new LocalCluster(home, 22093, 22094).start();
     kubectl = cluster.kubectl;
-    // The gateway writes the default policy in the background, one object after the other.
-    await("the default ClusterRoleBindings let every user ask what it may do")
-        .atMost(Duration.ofMinutes(4))
-        .pollInterval(Duration.ofSeconds(2))
-        .until(
-            () ->
-                kubectl
-                    .run("auth", "can-i", "create", "selfsubjectaccessreviews", "--as", "nobody")
-                    .out()
-                    .trim()
-                    .equals("yes"));
+    // Ready means ready: right after up says so, the default policy is in place and authorizes.
+    assertThat(
+            kubectl
+                .run("auth", "can-i", "create", "selfsubjectaccessreviews", "--as", "nobody")
+                .out()
+                .trim())
+        .isEqualTo("yes");
     kubectl.run("create", "namespace", "team-a").expectSuccess();
     kubectl.run("create", "namespace", "team-b").expectSuccess();
   }
@@ -56,6 +52,35 @@ class AuthorizationE2E {
     try (var files = Files.walk(home)) {
       files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }
+  }
+
+  @Test
+  void readyzAndLivezListTheirChecksAsKubeApiserverDoes() throws Exception {
+    assertThat(kubectl.run("get", "--raw", "/readyz").expectSuccess().out()).isEqualTo("ok");
+    assertThat(kubectl.run("get", "--raw", "/readyz?verbose").expectSuccess().out())
+        .contains(
+            "[+]ping ok",
+            "[+]log ok",
+            "[+]poststarthook/start-system-namespaces-controller ok",
+            "[+]poststarthook/rbac/bootstrap-roles ok",
+            "[+]poststarthook/scheduling/bootstrap-system-priority-classes ok",
+            "[+]poststarthook/bootstrap-controller ok",
+            "[+]shutdown ok")
+        .endsWith("readyz check passed\n");
+    assertThat(kubectl.run("get", "--raw", "/livez?verbose").expectSuccess().out())
+        .contains("[+]poststarthook/rbac/bootstrap-roles ok")
+        .doesNotContain("shutdown")
+        .endsWith("livez check passed\n");
+    assertThat(
+            kubectl.run("get", "--raw", "/readyz?verbose&exclude=shutdown").expectSuccess().out())
+        .doesNotContain("shutdown");
+    assertThat(
+            kubectl
+                .run("get", "--raw", "/readyz/poststarthook/rbac/bootstrap-roles")
+                .expectSuccess()
+                .out())
+        .isEqualTo("ok");
+    assertThat(kubectl.run("get", "--raw", "/readyz/no-such-check").exitCode()).isNotZero();
   }
 
   @Test

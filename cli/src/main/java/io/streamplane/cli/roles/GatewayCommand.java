@@ -11,6 +11,7 @@ import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.topics.Topics;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -157,6 +158,13 @@ public final class GatewayCommand implements Callable<Integer> {
     // The store may start after this gateway: the first round does not hold the start up.
     gateway.keepBootstrapPolicy(
         SYSTEM, java.time.Duration.ZERO, GatewayServer.BOOTSTRAP_POLICY_INTERVAL);
+    // Ready means ready: /readyz passes (the defaults are written and seen) before the line that
+    // says so; until then the gateway answers, and /readyz?verbose says what it waits for.
+    System.out.println("gateway: serving " + gateway.url() + "; waiting for /readyz ...");
+    Map<String, String> failing;
+    while (!(failing = gateway.awaitReady(java.time.Duration.ofSeconds(10))).isEmpty()) {
+      System.out.println("gateway: not ready yet: " + String.join(", ", failing.values()));
+    }
     System.out.println("gateway: Kubernetes API at " + gateway.url() + ". Ctrl-C to stop.");
     Roles.runUntilStopped(catalog, gateway);
     return 0;

@@ -221,6 +221,19 @@ public final class WatchCache implements StoredObjects, AutoCloseable {
   }
 
   /**
+   * Why the cache no longer follows the log (its reader failed or was closed); empty while it does.
+   */
+  public java.util.Optional<String> problem() {
+    RuntimeException failed = failure;
+    if (failed != null) {
+      return java.util.Optional.of("the watch cache stopped reading the log: " + failed);
+    }
+    return running
+        ? java.util.Optional.empty()
+        : java.util.Optional.of("the watch cache is closed");
+  }
+
+  /**
    * Waits until everything written to {@code events} before this call has been read (and applied,
    * once committed).
    */

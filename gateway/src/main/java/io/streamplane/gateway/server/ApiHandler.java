@@ -44,6 +44,7 @@ import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,6 +83,7 @@ final class ApiHandler implements HttpHandler {
   private final AccessReviews reviews;
   private final AuthenticationApi authenticationApi;
   private final HttpHandler metrics = new MetricsHandler(PrometheusRegistry.defaultRegistry);
+  private final HealthChecks health = new HealthChecks().add("ping", java.util.Optional::empty);
 
   ApiHandler(
       RequestChain chain,
@@ -103,6 +105,11 @@ final class ApiHandler implements HttpHandler {
     this.watches = new Watches(cache, tables);
     this.podLogs = new PodLogs(registry, service);
     this.reviews = new AccessReviews(chain.authorization());
+  }
+
+  /** The checks of {@code /livez}, {@code /readyz} and {@code /healthz}. */
+  HealthChecks health() {
+    return health;
   }
 
   /** The watches this API serves, which {@link WebSocketWatches} serves over WebSocket too. */
@@ -170,9 +177,20 @@ final class ApiHandler implements HttpHandler {
               null));
     }
     String accept = exchange.getRequestHeaders().getFirst("Accept");
+    if (path.matches("/(healthz|livez|readyz)(/.+)?")) {
+      Optional<HealthChecks.Answer> answer =
+          health.answer(
+              path,
+              query.containsKey("verbose"),
+              query.containsKey("exclude") ? Set.of(query.get("exclude")) : Set.of());
+      if (answer.isEmpty()) {
+        throw new ApiException(Statuses.notFoundPath());
+      }
+      Responses.text(exchange, answer.get().code(), answer.get().body());
+      return;
+    }
     switch (path) {
       case "/version" -> Responses.json(exchange, 200, discovery.version());
-      case "/healthz", "/livez", "/readyz" -> Responses.text(exchange, 200, "ok");
       case "/metrics" -> metrics.handle(exchange);
       case "/api" -> {
         Optional<Discovery.AggregatedFormat> aggregated = Discovery.negotiateAggregated(accept);

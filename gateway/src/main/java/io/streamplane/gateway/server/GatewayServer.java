@@ -149,6 +149,8 @@ public final class GatewayServer implements AutoCloseable {
   private final CommandClient commands;
   private final ResourceService service;
   private final ResourceRegistry registry;
+  private final HealthChecks health;
+  private volatile boolean closing;
   private volatile AdmissionControllers controllers;
   private volatile ControllerRequestsConsumer controllerRequests;
   private volatile CertificateSigningController signer;
@@ -170,7 +172,8 @@ public final class GatewayServer implements AutoCloseable {
       CommandClient commands,
       ResourceService service,
       ResourceRegistry registry,
-      Auditor auditor) {
+      Auditor auditor,
+      HealthChecks health) {
     this.http = http;
     this.auditor = auditor;
     this.connector = connector;
@@ -180,6 +183,93 @@ public final class GatewayServer implements AutoCloseable {
     this.commands = commands;
     this.service = service;
     this.registry = registry;
+    this.health = health;
+    addHealthChecks();
+  }
+
+  /**
+   * The checks of {@code /livez} and {@code /readyz}, named as kube-apiserver names its own where
+   * they mean the same: the watch cache follows the log ({@code log}), and the post-start hooks
+   * have run — the system namespaces, the default RBAC policy (aggregated ClusterRoles included)
+   * and the system priority classes exist as this gateway's cache sees them, and so does the {@code
+   * kubernetes} Service; {@code /readyz} fails too once the gateway is shutting down. A gateway
+   * answers ready only when its authorizer sees Kubernetes' default policy.
+   */
+  private void addHealthChecks() {
+    health
+        .add("log", cache::problem)
+        .add(
+            "poststarthook/start-system-namespaces-controller",
+            HealthChecks.postStartHook(
+                () ->
+                    SYSTEM_NAMESPACES.stream()
+                        .allMatch(ns -> cache.get("", "namespaces", null, ns).isPresent()),
+                "the system namespaces do not all exist yet"))
+        .add(
+            "poststarthook/rbac/bootstrap-roles",
+            HealthChecks.postStartHook(
+                this::bootstrapPolicyInPlace, "the default RBAC policy is not all written yet"))
+        .add(
+            "poststarthook/scheduling/bootstrap-system-priority-classes",
+            HealthChecks.postStartHook(
+                () ->
+                    PriorityClassStrategy.systemPriorityClasses().stream()
+                        .allMatch(
+                            c ->
+                                cache
+                                    .get(
+                                        "scheduling.k8s.io",
+                                        "priorityclasses",
+                                        null,
+                                        c.getMetadata().getName())
+                                    .isPresent()),
+                "the system priority classes do not exist yet"))
+        .add(
+            "poststarthook/bootstrap-controller",
+            HealthChecks.postStartHook(
+                () -> cache.get("", "services", "default", "kubernetes").isPresent(),
+                "the kubernetes Service does not exist yet"))
+        .addReadyOnly(
+            "shutdown",
+            () ->
+                closing
+                    ? java.util.Optional.of("the gateway is shutting down")
+                    : java.util.Optional.empty());
+  }
+
+  /** Whether every default RBAC object is in the cache as the bootstrap reconcile wants it. */
+  private boolean bootstrapPolicyInPlace() {
+    for (BootstrapPolicy.Item item : BOOTSTRAP_POLICY.items()) {
+      String namespace = item.namespace().isEmpty() ? null : item.namespace();
+      ObjectNode cached =
+          cache.get(RBAC_GROUP, item.resource(), namespace, item.name()).orElse(null);
+      if (BootstrapPolicy.reconcile(item.object(), cached).isPresent()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Whether {@code /readyz} passes; otherwise the failing checks and why, as {@code
+   * /readyz?verbose} withholds it.
+   */
+  public java.util.Map<String, String> notReady() {
+    return health.notReady();
+  }
+
+  /**
+   * Waits until {@code /readyz} passes, or {@code timeout}; returns what still fails then (empty:
+   * ready).
+   */
+  public java.util.Map<String, String> awaitReady(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    java.util.Map<String, String> failing = notReady();
+    while (!failing.isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(100);
+      failing = notReady();
+    }
+    return failing;
   }
 
   /** A gateway whose history index lives in a temporary directory, removed when it closes. */
@@ -584,7 +674,16 @@ public final class GatewayServer implements AutoCloseable {
       throw new IOException("cannot serve on " + host + ":" + port + ": " + e.getMessage(), e);
     }
     return new GatewayServer(
-        server, connector, tls, cache, history, commands, service, registry, auditor);
+        server,
+        connector,
+        tls,
+        cache,
+        history,
+        commands,
+        service,
+        registry,
+        auditor,
+        handler.health());
   }
 
   /**
@@ -1013,6 +1112,7 @@ public final class GatewayServer implements AutoCloseable {
 
   @Override
   public void close() {
+    closing = true;
     systemNamespaces.shutdownNow();
     if (controllerRequests != null) {
       controllerRequests.close();
