@@ -61,12 +61,25 @@ public final class ControllerRequestsConsumer implements AutoCloseable {
     this.thread.setDaemon(true);
   }
 
+  /** The consumer group of the cluster's gateways. */
+  static String group(Topics topics) {
+    return topics.controllerRequests().name() + ".gateways";
+  }
+
+  /**
+   * Joins the gateways' group as the gateway serving at {@code address} ({@code host:port}), which
+   * {@link GatewayPeers} reads back from the group's members.
+   */
   public static ControllerRequestsConsumer start(
-      String bootstrapServers, Topics topics, ControllerRequests requests) {
+      String bootstrapServers, Topics topics, ControllerRequests requests, String address) {
     Properties props = new Properties();
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     KafkaClientSettings.applyTo(props);
-    props.put(ConsumerConfig.GROUP_ID_CONFIG, topics.controllerRequests().name() + ".gateways");
+    props.put(ConsumerConfig.GROUP_ID_CONFIG, group(topics));
+    props.put(ConsumerConfig.CLIENT_ID_CONFIG, GatewayPeers.clientId(address));
+    // A killed gateway leaves the group, and the kubernetes Endpoints, within 10 s.
+    props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000);
+    props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 3_000);
     props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");

@@ -23,6 +23,7 @@ import io.streamplane.gateway.controller.AdmissionControllers;
 import io.streamplane.gateway.controller.CertificateSigningController;
 import io.streamplane.gateway.controller.ControllerRequests;
 import io.streamplane.gateway.controller.ControllerRequestsConsumer;
+import io.streamplane.gateway.controller.GatewayPeers;
 import io.streamplane.gateway.history.HistoryIndex;
 import io.streamplane.gateway.pki.CertificateAuthority;
 import io.streamplane.gateway.pki.Pem;
@@ -45,7 +46,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -153,6 +158,7 @@ public final class GatewayServer implements AutoCloseable {
   private volatile boolean closing;
   private volatile AdmissionControllers controllers;
   private volatile ControllerRequestsConsumer controllerRequests;
+  private volatile GatewayPeers peers;
   private volatile CertificateSigningController signer;
   private final Auditor auditor;
   private final ScheduledExecutorService systemNamespaces =
@@ -501,7 +507,9 @@ public final class GatewayServer implements AutoCloseable {
         ControllerRequestsConsumer.start(
             bootstrapServers,
             topics,
-            new ControllerRequests(service, registry, json, Clock.systemUTC()));
+            new ControllerRequests(service, registry, json, Clock.systemUTC()),
+            gateway.advertisedHost() + ":" + gateway.port());
+    gateway.peers = new GatewayPeers(bootstrapServers, topics);
     if (security == null) {
       gateway.publishRootCa(unverifiedRootCa());
     }
@@ -901,18 +909,17 @@ public final class GatewayServer implements AutoCloseable {
   /**
    * The {@code kubernetes} Service of {@code default}, as kube-apiserver's endpoint reconciler
    * keeps it: the first address of the service range, port 443 ({@code https}) to the gateway's
-   * port, and Endpoints that name this gateway (each gateway adds itself; one that stopped stays
-   * listed, as with kube-apiserver's {@code none} reconciler, until removed by hand).
+   * port, and Endpoints that name the cluster's live gateways, as kube-apiserver's {@code lease}
+   * reconciler names the API servers whose leases are current: here the members of the gateways'
+   * Kafka consumer group ({@link GatewayPeers}) and this gateway, so a gateway that was killed is
+   * removed at the next round after Kafka dropped it (10 s), and nothing is written while the
+   * gateways stay the same.
    */
   public void ensureKubernetesService(UserInfo actor) {
     ResourceType services = registry.byResource("", "services").orElseThrow();
     ResourceType endpoints = registry.byResource("", "endpoints").orElseThrow();
     WriteOptions options =
         new WriteOptions(actor, false, "Strict", null, "streamplane-gateway", null, null);
-    String host =
-        connector.getHost() == null || connector.getHost().equals("0.0.0.0")
-            ? "127.0.0.1"
-            : connector.getHost();
     int port = port();
     JsonNodeFactory json = JsonNodeFactory.instance;
     if (find(services, "default", "kubernetes") == null) {
@@ -932,34 +939,75 @@ public final class GatewayServer implements AutoCloseable {
       createQuietly(services, "default", service, options);
     }
     ObjectNode current = find(endpoints, "default", "kubernetes");
-    ObjectNode wanted = current == null ? json.objectNode() : current.deepCopy();
-    for (JsonNode subset : wanted.path("subsets")) {
-      if (subset.at("/ports/0/port").asInt() == port) {
-        for (JsonNode address : subset.path("addresses")) {
-          if (address.path("ip").asText().equals(host)) {
-            return; // listed already
+    Map<Integer, Set<String>> listed = byPort(current);
+    // The gateways in Kafka's group now, and this one (which may not have joined it yet); when
+    // Kafka cannot say, those listed stay.
+    Set<String> live = new TreeSet<>();
+    if (peers != null) {
+      peers.addresses().ifPresent(live::addAll);
+    }
+    if (peers == null || live.isEmpty()) {
+      listed.forEach((p, ips) -> ips.forEach(ip -> live.add(ip + ":" + p)));
+    }
+    live.add(advertisedHost() + ":" + port());
+    Map<Integer, Set<String>> wanted = new TreeMap<>();
+    for (String address : live) {
+      int colon = address.lastIndexOf(':');
+      wanted
+          .computeIfAbsent(Integer.parseInt(address.substring(colon + 1)), p -> new TreeSet<>())
+          .add(address.substring(0, colon));
+    }
+    if (wanted.equals(listed)) {
+      return;
+    }
+    ObjectNode object = current == null ? json.objectNode() : current.deepCopy();
+    ArrayNode subsets = object.putArray("subsets");
+    wanted.forEach(
+        (p, ips) -> {
+          ObjectNode subset = subsets.addObject();
+          ArrayNode addresses = subset.putArray("addresses");
+          ips.forEach(ip -> addresses.addObject().put("ip", ip));
+          subset
+              .putArray("ports")
+              .addObject()
+              .put("name", "https")
+              .put("port", p)
+              .put("protocol", "TCP");
+        });
+    if (current == null) {
+      object.putObject("metadata").put("name", "kubernetes");
+      createQuietly(endpoints, "default", object, options);
+    } else {
+      try {
+        service.update(endpoints, "default", "kubernetes", object, options);
+      } catch (ApiException e) {
+        LOG.warn("could not update the kubernetes Endpoints: {}", e.getMessage());
+      }
+    }
+  }
+
+  /** The addresses of an Endpoints object by port; empty for none. */
+  private static Map<Integer, Set<String>> byPort(ObjectNode endpoints) {
+    Map<Integer, Set<String>> byPort = new TreeMap<>();
+    if (endpoints != null) {
+      for (JsonNode subset : endpoints.path("subsets")) {
+        for (JsonNode port : subset.path("ports")) {
+          for (JsonNode address : subset.path("addresses")) {
+            byPort
+                .computeIfAbsent(port.path("port").asInt(), p -> new TreeSet<>())
+                .add(address.path("ip").asText());
           }
         }
       }
     }
-    ObjectNode subset = wanted.withArray("subsets").addObject();
-    subset.putArray("addresses").addObject().put("ip", host);
-    subset
-        .putArray("ports")
-        .addObject()
-        .put("name", "https")
-        .put("port", port)
-        .put("protocol", "TCP");
-    if (current == null) {
-      wanted.putObject("metadata").put("name", "kubernetes");
-      createQuietly(endpoints, "default", wanted, options);
-    } else {
-      try {
-        service.update(endpoints, "default", "kubernetes", wanted, options);
-      } catch (ApiException e) {
-        LOG.warn("could not list this gateway in the kubernetes Endpoints: {}", e.getMessage());
-      }
-    }
+    return byPort;
+  }
+
+  /** The host this gateway's API is reached at: its bind address, or loopback for a wildcard. */
+  private String advertisedHost() {
+    return connector.getHost() == null || connector.getHost().equals("0.0.0.0")
+        ? "127.0.0.1"
+        : connector.getHost();
   }
 
   /**
@@ -1116,6 +1164,9 @@ public final class GatewayServer implements AutoCloseable {
     systemNamespaces.shutdownNow();
     if (controllerRequests != null) {
       controllerRequests.close();
+    }
+    if (peers != null) {
+      peers.close();
     }
     if (controllers != null) {
       controllers.close();

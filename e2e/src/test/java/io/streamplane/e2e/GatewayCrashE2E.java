@@ -26,15 +26,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Two gateways allocate cluster IPs and node ports for Services created on both at once, from a
- * service range of 253 free addresses; one gateway is killed with {@code kill -9} while its creates
- * are in flight, some between the claim and the Service's write. Then every acknowledged Service
- * exists, no address or node port is held twice, and the claims the dead gateway left behind are
- * released by the surviving gateway's repair loop, so that claims and Services agree one for one.
- * Once they do, the cluster at rest writes nothing: no repair pass, no default policy, no
+ * Two gateways, both listed in the {@code kubernetes} Endpoints, allocate cluster IPs and node
+ * ports for Services created on both at once, from a service range of 253 free addresses; one
+ * gateway is killed with {@code kill -9} while its creates are in flight, some between the claim
+ * and the Service's write. Then every acknowledged Service exists, no address or node port is held
+ * twice, and the claims the dead gateway left behind are released by the surviving gateway's repair
+ * loop, so that claims and Services agree one for one. The killed gateway leaves the {@code
+ * kubernetes} Endpoints once Kafka has dropped it from the gateways' group. Once claims and
+ * Services agree, the cluster at rest writes nothing: no repair pass, no default policy, no
  * controller appends a command for two status intervals.
  */
-class ServiceAllocationCrashE2E {
+class GatewayCrashE2E {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String RANGE = "127.100.0.0/24";
@@ -67,6 +69,11 @@ class ServiceAllocationCrashE2E {
       Launcher victim =
           Launcher.startWithJavaOptions("gateway-2", GRACE, flags.toArray(String[]::new));
       victim.awaitLine("Ctrl-C to stop", Duration.ofMinutes(2));
+      String survivorPort = cluster.apiUrl().substring(cluster.apiUrl().lastIndexOf(':') + 1);
+      await("both gateways in the kubernetes Endpoints")
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofSeconds(1))
+          .until(() -> kubernetesPorts(cluster).equals(Set.of(survivorPort, "" + port)));
 
       HttpClient http =
           HttpClient.newBuilder()
@@ -135,6 +142,10 @@ class ServiceAllocationCrashE2E {
           .as("the kill landed between a claim and its Service's write at least once")
           .isPositive();
 
+      await("the killed gateway to leave the kubernetes Endpoints")
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofSeconds(1))
+          .until(() -> kubernetesPorts(cluster).equals(Set.of(survivorPort)));
       await("the repair loop to release every orphaned claim")
           .atMost(Duration.ofSeconds(60))
           .pollInterval(Duration.ofSeconds(2))
@@ -153,11 +164,27 @@ class ServiceAllocationCrashE2E {
           .as("one claim for every address and node port a Service holds, and no other")
           .isEqualTo(holders);
 
-      // At rest: nothing appended to the commands for 25 s (two repair passes and more).
+      // At rest: nothing appended to the commands for 12 s (a repair pass and a defaults round).
       var before = cluster.commandOffsets();
-      Thread.sleep(25_000);
+      Thread.sleep(12_000);
       assertThat(cluster.commandKeysSince(before)).as("commands appended at rest").isEmpty();
     }
+  }
+
+  /** The ports the {@code kubernetes} Endpoints name (one gateway each, all on 127.0.0.1). */
+  private static Set<String> kubernetesPorts(LocalCluster cluster) throws Exception {
+    Set<String> ports = new HashSet<>();
+    for (JsonNode subset :
+        JSON.readTree(
+                cluster
+                    .kubectl
+                    .run("get", "endpoints", "kubernetes", "-n", "default", "-o", "json")
+                    .expectSuccess()
+                    .out())
+            .path("subsets")) {
+      subset.path("ports").forEach(p -> ports.add(p.path("port").asText()));
+    }
+    return ports;
   }
 
   /** Creates a Service through {@code url}; returns the HTTP status. */
