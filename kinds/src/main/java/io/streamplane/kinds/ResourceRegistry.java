@@ -8,6 +8,7 @@ import io.streamplane.api.ClusterRole;
 import io.streamplane.api.ClusterRoleBinding;
 import io.streamplane.api.ConfigMap;
 import io.streamplane.api.ControllerRevision;
+import io.streamplane.api.DaemonSet;
 import io.streamplane.api.Deployment;
 import io.streamplane.api.EndpointSlice;
 import io.streamplane.api.Endpoints;
@@ -40,6 +41,7 @@ import io.streamplane.api.StorageClass;
 import io.streamplane.api.ValidatingWebhookConfiguration;
 import io.streamplane.api.VolumeAttachment;
 import io.streamplane.kinds.apps.ControllerRevisionStrategy;
+import io.streamplane.kinds.apps.DaemonSetStrategy;
 import io.streamplane.kinds.apps.DeploymentStrategy;
 import io.streamplane.kinds.apps.ReplicaSetStrategy;
 import io.streamplane.kinds.certificates.CertificateSigningRequestStrategy;
@@ -247,6 +249,20 @@ public final class ResourceRegistry {
                 List.of(),
                 ControllerRevision.class))
             .withStrategy(new ControllerRevisionStrategy()));
+    t.add(
+        (new ResourceType(
+                "apps",
+                "v1",
+                "DaemonSet",
+                "daemonsets",
+                "daemonset",
+                List.of("ds"),
+                true,
+                List.of("all"),
+                ALL_VERBS,
+                DaemonSet.class,
+                List.of(status("apps", "DaemonSet"))))
+            .withStrategy(new DaemonSetStrategy()));
     t.add(
         (new ResourceType(
                 "apps",

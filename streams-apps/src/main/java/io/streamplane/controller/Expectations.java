@@ -151,6 +151,24 @@ public final class Expectations {
     return pendingOf(resource, CommandVerb.CREATE) + pendingOf(resource, CommandVerb.DELETE) > 0;
   }
 
+  /**
+   * Whether a create or delete is pending of an object of {@code resource} in {@code namespace}
+   * whose name starts with {@code namePrefix} (a DaemonSet's pods, where one key holds several
+   * DaemonSets).
+   */
+  public boolean creatingOrDeleting(
+      String resource, String group, String namespace, String namePrefix) {
+    String prefix = target(resource, group, namespace, namePrefix);
+    for (Map.Entry<String, Pending> e : pending.entrySet()) {
+      CommandVerb verb = e.getValue().verb();
+      if (e.getKey().startsWith(prefix)
+          && (verb == CommandVerb.CREATE || verb == CommandVerb.DELETE)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** How many creates of {@code resource} are pending (a ReplicaSet's pods not yet seen). */
   public int creating(String resource) {
     return pendingOf(resource, CommandVerb.CREATE);

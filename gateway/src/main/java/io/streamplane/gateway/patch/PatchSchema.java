@@ -301,6 +301,16 @@ public final class PatchSchema {
                 builder().atomicStruct("selector").nested("template", POD_TEMPLATE_SPEC).build())
             .nested("status", CONDITIONS_BY_TYPE)
             .build());
+    // DaemonSetSpec.updateStrategy carries no tag, unlike a Deployment's strategy.
+    kinds.put(
+        "apps/v1/DaemonSet",
+        builder()
+            .nested("metadata", OBJECT_META)
+            .nested(
+                "spec",
+                builder().atomicStruct("selector").nested("template", POD_TEMPLATE_SPEC).build())
+            .nested("status", CONDITIONS_BY_TYPE)
+            .build());
     kinds.put(
         "v1/PodTemplate",
         builder().nested("metadata", OBJECT_META).nested("template", POD_TEMPLATE_SPEC).build());

@@ -79,7 +79,8 @@ public final class StoredKinds {
         V1.Endpoints.getDescriptor(),
         discoveryV1().findMessageTypeByName("EndpointSlice"),
         networkingV1beta1().findMessageTypeByName("IPAddress"),
-        networkingV1beta1().findMessageTypeByName("ServiceCIDR"));
+        networkingV1beta1().findMessageTypeByName("ServiceCIDR"),
+        V1Apps.DaemonSet.getDescriptor());
   }
 
   /** The descriptor of coordination.k8s.io/v1's {@code generated.proto}. */

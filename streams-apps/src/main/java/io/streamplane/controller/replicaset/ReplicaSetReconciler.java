@@ -268,7 +268,7 @@ public final class ReplicaSetReconciler {
    * names one, and the token volume and its mounts unless the template opts out. The new volume's
    * suffix is the pod name's own random one, so the function stays pure.
    */
-  static Pod withServiceAccount(Pod pod) {
+  public static Pod withServiceAccount(Pod pod) {
     ObjectNode json = KUBE_JSON.toJson(pod);
     ObjectNode spec = json.with("spec");
     ServiceAccountVolume.defaultServiceAccount(spec);

@@ -7,6 +7,7 @@ import io.streamplane.api.NodeSelector;
 import io.streamplane.api.NodeSelectorRequirement;
 import io.streamplane.api.NodeSelectorTerm;
 import io.streamplane.api.Pod;
+import io.streamplane.api.PodSpec;
 import io.streamplane.api.PreferredSchedulingTerm;
 import java.util.List;
 import java.util.Map;
@@ -43,25 +44,32 @@ public final class NodeAffinityPlugin implements Filter, Score {
 
   @Override
   public Optional<Rejection> reject(Pod pod, PodRequests requests, NodeInfo node) {
-    if (pod.getSpec() == null) {
-      return Optional.empty();
+    return fits(pod.getSpec(), node.node()) ? Optional.empty() : REJECTED;
+  }
+
+  /**
+   * Whether a pod of {@code spec} fits {@code node} by its {@code nodeSelector} and required node
+   * affinity ({@code nodeaffinity.GetRequiredNodeAffinity(pod).Match(node)}), which the DaemonSet
+   * controller asks too.
+   */
+  public static boolean fits(PodSpec spec, Node node) {
+    if (spec == null) {
+      return true;
     }
-    Map<String, String> labels = labels(node.node());
-    Map<String, String> selector = pod.getSpec().getNodeSelector();
+    Map<String, String> labels = labels(node);
+    Map<String, String> selector = spec.getNodeSelector();
     if (selector != null) {
       for (Map.Entry<String, String> e : selector.entrySet()) {
         if (!e.getValue().equals(labels.get(e.getKey()))) {
-          return REJECTED;
+          return false;
         }
       }
     }
-    NodeAffinity affinity = nodeAffinity(pod);
+    NodeAffinity affinity =
+        spec.getAffinity() == null ? null : spec.getAffinity().getNodeAffinity();
     NodeSelector required =
         affinity == null ? null : affinity.getRequiredDuringSchedulingIgnoredDuringExecution();
-    if (required != null && !matchesAnyTerm(required.getNodeSelectorTerms(), node.node())) {
-      return REJECTED;
-    }
-    return Optional.empty();
+    return required == null || matchesAnyTerm(required.getNodeSelectorTerms(), node);
   }
 
   @Override

@@ -92,7 +92,7 @@ public final class TaintTolerationPlugin implements Filter, Score {
   }
 
   /** Whether any of the tolerations tolerates the taint (Kubernetes' TolerationsTolerateTaint). */
-  static boolean tolerated(List<Toleration> tolerations, Taint taint) {
+  public static boolean tolerated(List<Toleration> tolerations, Taint taint) {
     return toleratedBy(tolerations, taint, false);
   }
 
