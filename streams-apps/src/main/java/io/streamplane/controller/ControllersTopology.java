@@ -1,6 +1,7 @@
 package io.streamplane.controller;
 
 import io.streamplane.controller.endpoints.EndpointsController;
+import io.streamplane.controller.job.JobController;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleConfig;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleController;
 import io.streamplane.log.ResourceCommand;
@@ -21,7 +22,9 @@ import org.apache.kafka.streams.Topology;
  *   <li>{@link NamespaceControllers}, keyed by namespace ({@link ControllerRoutes#namespaceKey}):
  *       namespace teardown and ReplicaSet adoption of orphan pods;
  *   <li>{@link NodeLifecycleController}, keyed by node name: node health, unreachable taints, taint
- *       eviction.
+ *       eviction;
+ *   <li>{@link JobController}, keyed by Job uid: the job and TTL-after-finished controllers, each
+ *       Job seen with its pods.
  * </ul>
  *
  * <p>Scaling is by partitions of the re-keyed topics: owners spread over every partition and
@@ -53,7 +56,8 @@ public final class ControllersTopology {
         .register(new OwnerControllers())
         .register(new NamespaceControllers())
         .register(new EndpointsController())
-        .register(new NodeLifecycleController(nodeLifecycle));
+        .register(new NodeLifecycleController(nodeLifecycle))
+        .register(new JobController());
     return builder.build();
   }
 }

@@ -56,8 +56,8 @@ class ControllersIT {
             new KafkaSchemaCatalog(broker.bootstrapServers(), ensureSchemasTopic(admin, layout))) {
       Topics topics = new Topics(layout, catalog);
       new TopicInitializer(admin).ensure(topics.all());
-      // the events source, the by-owner, by-namespace, endpoints and by-node repartitions
-      int total = 5 * layout.logPartitions();
+      // the events source, the by-owner, by-namespace, endpoints, by-node and job repartitions
+      int total = 6 * layout.logPartitions();
 
       try (StreamsApp first =
           ControllersApp.start(

@@ -268,7 +268,7 @@ public final class ReplicaSetReconciler {
    * names one, and the token volume and its mounts unless the template opts out. The new volume's
    * suffix is the pod name's own random one, so the function stays pure.
    */
-  static Pod withServiceAccount(Pod pod) {
+  public static Pod withServiceAccount(Pod pod) {
     ObjectNode json = KUBE_JSON.toJson(pod);
     ObjectNode spec = json.with("spec");
     ServiceAccountVolume.defaultServiceAccount(spec);
@@ -301,7 +301,7 @@ public final class ReplicaSetReconciler {
   }
 
   /** {@code <rs>-<5 chars>}, the suffix a function of the ReplicaSet's uid and the slot. */
-  static String podName(String rsName, String rsUid, int slot) {
+  public static String podName(String rsName, String rsUid, int slot) {
     CRC32 crc = new CRC32();
     crc.update((rsUid + "#" + slot).getBytes(StandardCharsets.UTF_8));
     long hash = crc.getValue();
