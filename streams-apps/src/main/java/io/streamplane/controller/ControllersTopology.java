@@ -1,5 +1,6 @@
 package io.streamplane.controller;
 
+import io.streamplane.controller.cronjob.CronJobController;
 import io.streamplane.controller.endpoints.EndpointsController;
 import io.streamplane.controller.job.JobController;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleConfig;
@@ -24,7 +25,9 @@ import org.apache.kafka.streams.Topology;
  *   <li>{@link NodeLifecycleController}, keyed by node name: node health, unreachable taints, taint
  *       eviction;
  *   <li>{@link JobController}, keyed by Job uid: the job and TTL-after-finished controllers, each
- *       Job seen with its pods.
+ *       Job seen with its pods;
+ *   <li>{@link CronJobController}, keyed by CronJob uid: each CronJob seen with its Jobs, its
+ *       schedule a due time in its queue.
  * </ul>
  *
  * <p>Scaling is by partitions of the re-keyed topics: owners spread over every partition and
@@ -57,7 +60,8 @@ public final class ControllersTopology {
         .register(new NamespaceControllers())
         .register(new EndpointsController())
         .register(new NodeLifecycleController(nodeLifecycle))
-        .register(new JobController());
+        .register(new JobController())
+        .register(new CronJobController(java.time.ZoneId.systemDefault()));
     return builder.build();
   }
 }

@@ -56,8 +56,9 @@ class ControllersIT {
             new KafkaSchemaCatalog(broker.bootstrapServers(), ensureSchemasTopic(admin, layout))) {
       Topics topics = new Topics(layout, catalog);
       new TopicInitializer(admin).ensure(topics.all());
-      // the events source, the by-owner, by-namespace, endpoints, by-node and job repartitions
-      int total = 6 * layout.logPartitions();
+      // the events source, the by-owner, by-namespace, endpoints, by-node, job and cronjob
+      // repartitions
+      int total = 7 * layout.logPartitions();
 
       try (StreamsApp first =
           ControllersApp.start(
