@@ -14,7 +14,8 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * Jobs run to completion on {@code ./streamplane up --nodes 1 --runtime process}, with the real
  * kubectl: {@code kubectl create job} runs once and its log is there, a Job whose pods keep failing
- * ends Failed past its backoffLimit, an Indexed Job completes every index.
+ * ends Failed past its backoffLimit, an Indexed Job completes every index, a CronJob runs a Job at
+ * its next minute.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JobsE2E {
@@ -103,6 +104,26 @@ class JobsE2E {
                 .expectSuccess()
                 .out())
         .isEqualTo("2 BackoffLimitExceeded");
+  }
+
+  @Test
+  void aCronJobRunsAJobAtItsNextMinute() throws Exception {
+    kubectl
+        .run("create", "cronjob", "tick", "--image=busybox", "--schedule=* * * * *", "--", "true")
+        .expectSuccess();
+
+    await("a Job of the CronJob to complete")
+        .atMost(Duration.ofSeconds(150))
+        .until(
+            () ->
+                kubectl
+                        .run(
+                            "get", "cronjob", "tick", "-o", "jsonpath={.status.lastSuccessfulTime}")
+                        .out()
+                        .length()
+                    > 0);
+    String jobs = kubectl.run("get", "jobs", "--no-headers").expectSuccess().out();
+    assertThat(jobs).containsPattern("tick-\\d+\\s+Complete");
   }
 
   @Test
