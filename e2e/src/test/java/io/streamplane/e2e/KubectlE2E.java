@@ -560,6 +560,26 @@ class KubectlE2E {
   }
 
   @Test
+  void jobsAndCronJobsAreServedInBatchV1AndPrintedWithKubectlsColumns() throws Exception {
+    String resources = kubectl.run("api-resources", "--no-headers").expectSuccess().out();
+    assertThat(resources.lines().map(l -> String.join(" ", l.trim().split("\\s+"))))
+        .contains("jobs batch/v1 true Job", "cronjobs cj batch/v1 true CronJob");
+
+    kubectl
+        .run("create", "cronjob", "tick", "--image=busybox", "--schedule=@hourly", "--", "date")
+        .expectSuccess();
+
+    List<String> cronJobs = words(kubectl.run("get", "cronjobs").expectSuccess().out());
+    assertThat(cronJobs.get(0))
+        .isEqualTo("NAME SCHEDULE TIMEZONE SUSPEND ACTIVE LAST SCHEDULE AGE");
+    assertThat(cronJobs.get(1)).matches("tick @hourly <none> False 0 <none> \\S+");
+    Kubectl.Result bad =
+        kubectl.run("create", "cronjob", "bad", "--image=busybox", "--schedule=61 * * * *");
+    assertThat(bad.exitCode()).isNotZero();
+    assertThat(bad.err()).contains("spec.schedule: Invalid value: \"61 * * * *\"");
+  }
+
+  @Test
   void ipAddressesAndServiceCidrsAreServedInNetworkingV1beta1() throws Exception {
     String resources = kubectl.run("api-resources", "--no-headers").expectSuccess().out();
     assertThat(resources.lines().map(l -> String.join(" ", l.trim().split("\\s+"))))

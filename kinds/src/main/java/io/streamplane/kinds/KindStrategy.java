@@ -62,6 +62,15 @@ public interface KindStrategy {
     return List.of();
   }
 
+  /**
+   * The object as the store creates it, once it has its uid: what kube-apiserver's registry derives
+   * from the uid before validating (a Job's generated selector, which its strategy makes in
+   * Validate). Returns a new object, or {@code object} itself when nothing changes.
+   */
+  default SpecificRecord withGeneratedFields(SpecificRecord object) {
+    return object;
+  }
+
   /** How the kind's names are validated ({@code ValidateObjectMeta}'s name function). */
   default Names.Rule nameRule() {
     return Names.Rule.DNS1123_SUBDOMAIN;

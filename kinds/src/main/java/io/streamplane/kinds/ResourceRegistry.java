@@ -8,6 +8,7 @@ import io.streamplane.api.ClusterRole;
 import io.streamplane.api.ClusterRoleBinding;
 import io.streamplane.api.ConfigMap;
 import io.streamplane.api.ControllerRevision;
+import io.streamplane.api.CronJob;
 import io.streamplane.api.DaemonSet;
 import io.streamplane.api.Deployment;
 import io.streamplane.api.EndpointSlice;
@@ -17,6 +18,7 @@ import io.streamplane.api.FlowSchema;
 import io.streamplane.api.IPAddress;
 import io.streamplane.api.Ingress;
 import io.streamplane.api.IngressClass;
+import io.streamplane.api.Job;
 import io.streamplane.api.Lease;
 import io.streamplane.api.LimitRange;
 import io.streamplane.api.MutatingWebhookConfiguration;
@@ -44,6 +46,8 @@ import io.streamplane.kinds.apps.ControllerRevisionStrategy;
 import io.streamplane.kinds.apps.DaemonSetStrategy;
 import io.streamplane.kinds.apps.DeploymentStrategy;
 import io.streamplane.kinds.apps.ReplicaSetStrategy;
+import io.streamplane.kinds.batch.CronJobStrategy;
+import io.streamplane.kinds.batch.JobStrategy;
 import io.streamplane.kinds.certificates.CertificateSigningRequestStrategy;
 import io.streamplane.kinds.coordination.LeaseStrategy;
 import io.streamplane.kinds.core.ConfigMapStrategy;
@@ -305,6 +309,35 @@ public final class ResourceRegistry {
     t.add(review(authorization, "SelfSubjectAccessReview", "selfsubjectaccessreviews", false));
     t.add(review(authorization, "SelfSubjectRulesReview", "selfsubjectrulesreviews", false));
     t.add(review(authorization, "SubjectAccessReview", "subjectaccessreviews", false));
+    // batch/v1
+    t.add(
+        (new ResourceType(
+                "batch",
+                "v1",
+                "CronJob",
+                "cronjobs",
+                "cronjob",
+                List.of("cj"),
+                true,
+                List.of("all"),
+                ALL_VERBS,
+                CronJob.class,
+                List.of(status("batch", "CronJob"))))
+            .withStrategy(new CronJobStrategy()));
+    t.add(
+        (new ResourceType(
+                "batch",
+                "v1",
+                "Job",
+                "jobs",
+                "job",
+                List.of(),
+                true,
+                List.of("all"),
+                ALL_VERBS,
+                Job.class,
+                List.of(status("batch", "Job"))))
+            .withStrategy(new JobStrategy()));
     // certificates.k8s.io/v1: approval is the subresource kubectl certificate approve|deny updates.
     String certificates = "certificates.k8s.io";
     t.add(

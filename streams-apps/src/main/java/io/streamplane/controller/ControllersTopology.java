@@ -1,7 +1,9 @@
 package io.streamplane.controller;
 
+import io.streamplane.controller.cronjob.CronJobController;
 import io.streamplane.controller.daemon.DaemonSetController;
 import io.streamplane.controller.endpoints.EndpointsController;
+import io.streamplane.controller.job.JobController;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleConfig;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleController;
 import io.streamplane.log.ResourceCommand;
@@ -24,7 +26,11 @@ import org.apache.kafka.streams.Topology;
  *   <li>{@link NodeLifecycleController}, keyed by node name: node health, unreachable taints, taint
  *       eviction;
  *   <li>{@link DaemonSetController}, keyed by shard of the DaemonSet's uid, every node copied to
- *       each shard: one pod per eligible node, rolling updates, revisions, status.
+ *       each shard: one pod per eligible node, rolling updates, revisions, status;
+ *   <li>{@link JobController}, keyed by Job uid: the job and TTL-after-finished controllers, each
+ *       Job seen with its pods;
+ *   <li>{@link CronJobController}, keyed by CronJob uid: each CronJob seen with its Jobs, its
+ *       schedule a due time in its queue.
  * </ul>
  *
  * <p>Scaling is by partitions of the re-keyed topics: owners spread over every partition and
@@ -57,7 +63,9 @@ public final class ControllersTopology {
         .register(new NamespaceControllers())
         .register(new EndpointsController())
         .register(new NodeLifecycleController(nodeLifecycle))
-        .register(new DaemonSetController());
+        .register(new DaemonSetController())
+        .register(new JobController())
+        .register(new CronJobController(java.time.ZoneId.systemDefault()));
     return builder.build();
   }
 }

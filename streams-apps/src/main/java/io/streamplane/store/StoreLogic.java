@@ -82,7 +82,8 @@ public final class StoreLogic {
             .setDeletionTimestamp(null)
             .setDeletionGracePeriodSeconds(null)
             .build();
-    SpecificRecord created = KubeObjects.withMeta(object, meta);
+    SpecificRecord created =
+        strategy(object).withGeneratedFields(KubeObjects.withMeta(object, meta));
     List<StatusCause> causes = validate(created, null, command.getNamespace() != null);
     if (!causes.isEmpty()) {
       return invalid(command, at, created, causes);

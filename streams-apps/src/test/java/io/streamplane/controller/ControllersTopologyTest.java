@@ -303,6 +303,43 @@ class ControllersTopologyTest {
   }
 
   @Test
+  void aJobRunsItsPodsAndAPodEventCostsTheWorkOfItsJobWhateverTheSizeOfItsNamespace() {
+    LoopbackStore store = new LoopbackStore();
+    ReplicaSet big = replicaSet(300);
+    big.getMetadata().setName("big");
+    store.apply(
+        List.of(
+            command(CommandVerb.CREATE, "replicasets", "apps", big),
+            command(CommandVerb.CREATE, "jobs", "batch", job(2))));
+    store.converge();
+    List<Pod> jobPods =
+        store.objects(Pod.class).stream()
+            .filter(p -> p.getMetadata().getName().startsWith("pi-"))
+            .toList();
+    assertThat(jobPods).hasSize(2);
+    assertThat(jobPods.get(0).getMetadata().getFinalizers())
+        .containsExactly("batch.kubernetes.io/job-tracking");
+    io.streamplane.api.Job job = store.objects(io.streamplane.api.Job.class).get(0);
+    assertThat(job.getStatus().getActive()).isEqualTo(2);
+    assertThat(job.getStatus().getReady()).isEqualTo(2);
+    double before = objectsRead();
+
+    Pod touched = Pod.newBuilder(jobPods.get(0)).build();
+    touched.getMetadata().setAnnotations(Map.of("touched", "yes"));
+    store.apply(List.of(command(CommandVerb.UPDATE, "pods", "", touched)));
+
+    assertThat(objectsRead() - before)
+        .as(
+            "the Job and its two pods, read by the job controller, and the two pods read by the"
+                + " garbage collector at the Job's owner key, not the namespace's 302 pods")
+        .isEqualTo(5.0);
+    for (int second = 0; second < 60; second++) {
+      driver.advanceWallClockTime(Duration.ofSeconds(1));
+    }
+    assertThat(commands.readValuesToList()).as("a converged Job writes nothing").isEmpty();
+  }
+
+  @Test
   void podsOfADeletedOwnerAreDeletedInTheBackground() {
     ReplicaSet rs = replicaSet(1);
     send(EventType.ADDED, "replicasets", "apps", rs);
@@ -826,6 +863,44 @@ class ControllersTopologyTest {
                 .setDeletionTimestamp(terminating ? T0 : null)
                 .build())
         .setSpec(NamespaceSpec.newBuilder().setFinalizers(List.of("kubernetes")).build())
+        .build();
+  }
+
+  private static io.streamplane.api.Job job(int parallelism) {
+    Map<String, String> labels = Map.of("batch.kubernetes.io/controller-uid", "job-uid");
+    return io.streamplane.api.Job.newBuilder()
+        .setApiVersion("batch/v1")
+        .setKind("Job")
+        .setMetadata(
+            ObjectMeta.newBuilder()
+                .setName("pi")
+                .setNamespace("default")
+                .setResourceVersion("1")
+                .setGeneration(1L)
+                .build())
+        .setSpec(
+            io.streamplane.api.JobSpec.newBuilder()
+                .setCompletions(parallelism)
+                .setParallelism(parallelism)
+                .setBackoffLimit(6)
+                .setCompletionMode("NonIndexed")
+                .setSuspend(false)
+                .setSelector(LabelSelector.newBuilder().setMatchLabels(labels).build())
+                .setTemplate(
+                    PodTemplateSpec.newBuilder()
+                        .setMetadata(ObjectMeta.newBuilder().setLabels(labels).build())
+                        .setSpec(
+                            PodSpec.newBuilder()
+                                .setRestartPolicy("Never")
+                                .setContainers(
+                                    List.of(
+                                        Container.newBuilder()
+                                            .setName("pi")
+                                            .setImage("busybox")
+                                            .build()))
+                                .build())
+                        .build())
+                .build())
         .build();
   }
 

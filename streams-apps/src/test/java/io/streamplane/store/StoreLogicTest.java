@@ -7,6 +7,8 @@ import io.streamplane.api.Container;
 import io.streamplane.api.Deployment;
 import io.streamplane.api.DeploymentSpec;
 import io.streamplane.api.DeploymentStatus;
+import io.streamplane.api.Job;
+import io.streamplane.api.JobSpec;
 import io.streamplane.api.LabelSelector;
 import io.streamplane.api.Namespace;
 import io.streamplane.api.NamespaceSpec;
@@ -125,6 +127,37 @@ class StoreLogicTest {
     assertThat(duplicate.changed()).isFalse();
     assertThat(duplicate.result().getCode()).isEqualTo(409);
     assertThat(duplicate.result().getReason()).isEqualTo("AlreadyExists");
+  }
+
+  @Test
+  void aCreatedJobGetsTheSelectorAndLabelsGeneratedFromTheUidTheStoreGivesIt() {
+    Deployment template = deployment(1);
+    template.getSpec().getTemplate().getMetadata().setLabels(null);
+    template.getSpec().getTemplate().getSpec().setRestartPolicy("Never");
+    Job job =
+        Job.newBuilder()
+            .setApiVersion("batch/v1")
+            .setKind("Job")
+            .setMetadata(ObjectMeta.newBuilder().setName("pi").setNamespace("default").build())
+            .setSpec(
+                JobSpec.newBuilder()
+                    .setManualSelector(false)
+                    .setTemplate(template.getSpec().getTemplate())
+                    .build())
+            .build();
+
+    Outcome created =
+        StoreLogic.apply(
+            command(CommandVerb.CREATE, "jobs", "batch", "default", job), next(), null);
+
+    assertThat(created.result().getCode()).isEqualTo(201);
+    Job stored = (Job) KindObjects.of(created.state());
+    String uid = stored.getMetadata().getUid();
+    assertThat(stored.getSpec().getSelector().getMatchLabels())
+        .isEqualTo(Map.of("batch.kubernetes.io/controller-uid", uid));
+    assertThat(stored.getSpec().getTemplate().getMetadata().getLabels())
+        .containsEntry("controller-uid", uid)
+        .containsEntry("job-name", "pi");
   }
 
   @Test

@@ -13,6 +13,7 @@ import io.kubernetes.client.custom.Quantity;
 import io.kubernetes.client.proto.V1;
 import io.kubernetes.client.proto.V1Apps;
 import io.kubernetes.client.proto.V1Authorization;
+import io.kubernetes.client.proto.V1Batch;
 import io.kubernetes.client.proto.V1Certificates;
 import io.kubernetes.client.proto.V1Networking;
 import io.kubernetes.client.proto.V1Rbac;
@@ -612,6 +613,7 @@ public final class KubernetesDefinitions {
             List.of(
                 V1.getDescriptor(),
                 V1Apps.getDescriptor(),
+                V1Batch.getDescriptor(),
                 V1Rbac.getDescriptor(),
                 V1Authorization.getDescriptor(),
                 V1Scheduling.getDescriptor(),

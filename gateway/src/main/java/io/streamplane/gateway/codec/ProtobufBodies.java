@@ -20,6 +20,7 @@ import io.kubernetes.client.proto.V1Apps;
 import io.kubernetes.client.proto.V1Authentication;
 import io.kubernetes.client.proto.V1Authorization;
 import io.kubernetes.client.proto.V1Autoscaling;
+import io.kubernetes.client.proto.V1Batch;
 import io.kubernetes.client.proto.V1Certificates;
 import io.kubernetes.client.proto.V1Networking;
 import io.kubernetes.client.proto.V1Rbac;
@@ -44,7 +45,7 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Decodes request bodies sent as {@code application/vnd.kubernetes.protobuf} into the Kubernetes
  * JSON the rest of the gateway works on. kubectl's typed clients ({@code create namespace}, {@code
- * create deployment|configmap|secret|serviceaccount|role|rolebinding|priorityclass|ingress...},
+ * create deployment|configmap|secret|serviceaccount|role|rolebinding|priorityclass|ingress|job...},
  * {@code auth can-i}, {@code certificate approve|deny}) send this form: the magic {@code k8s\0},
  * then a {@code runtime.Unknown} whose {@code typeMeta} names the kind and whose {@code raw} is the
  * object's own message.
@@ -90,6 +91,7 @@ public final class ProtobufBodies {
           V1Authentication.getDescriptor(),
           V1Authorization.getDescriptor(),
           V1Autoscaling.getDescriptor(),
+          V1Batch.getDescriptor(),
           V1Certificates.getDescriptor(),
           V1Networking.getDescriptor(),
           V1Rbac.getDescriptor(),
@@ -147,6 +149,19 @@ public final class ProtobufBodies {
           "k8s.io.api.storage.v1.CSIDriverSpec.requiresRepublish",
           "k8s.io.api.storage.v1.CSIDriverSpec.seLinuxMount",
           "k8s.io.api.autoscaling.v1.ScaleSpec.replicas",
+          "k8s.io.api.batch.v1.JobSpec.parallelism",
+          "k8s.io.api.batch.v1.JobSpec.completions",
+          "k8s.io.api.batch.v1.JobSpec.activeDeadlineSeconds",
+          "k8s.io.api.batch.v1.JobSpec.backoffLimit",
+          "k8s.io.api.batch.v1.JobSpec.backoffLimitPerIndex",
+          "k8s.io.api.batch.v1.JobSpec.maxFailedIndexes",
+          "k8s.io.api.batch.v1.JobSpec.manualSelector",
+          "k8s.io.api.batch.v1.JobSpec.ttlSecondsAfterFinished",
+          "k8s.io.api.batch.v1.JobSpec.suspend",
+          "k8s.io.api.batch.v1.CronJobSpec.startingDeadlineSeconds",
+          "k8s.io.api.batch.v1.CronJobSpec.suspend",
+          "k8s.io.api.batch.v1.CronJobSpec.successfulJobsHistoryLimit",
+          "k8s.io.api.batch.v1.CronJobSpec.failedJobsHistoryLimit",
           "k8s.io.api.core.v1.PodSpec.terminationGracePeriodSeconds",
           "k8s.io.api.core.v1.PodSpec.activeDeadlineSeconds",
           "k8s.io.api.core.v1.PodSpec.automountServiceAccountToken",

@@ -311,6 +311,26 @@ public final class PatchSchema {
                 builder().atomicStruct("selector").nested("template", POD_TEMPLATE_SPEC).build())
             .nested("status", CONDITIONS_BY_TYPE)
             .build());
+    PatchSchema jobSpec = builder().nested("template", POD_TEMPLATE_SPEC).build();
+    kinds.put(
+        "batch/v1/Job",
+        builder()
+            .nested("metadata", OBJECT_META)
+            .nested("spec", jobSpec)
+            .nested("status", CONDITIONS_BY_TYPE)
+            .build());
+    kinds.put(
+        "batch/v1/CronJob",
+        builder()
+            .nested("metadata", OBJECT_META)
+            .nested(
+                "spec",
+                builder()
+                    .nested(
+                        "jobTemplate",
+                        builder().nested("metadata", OBJECT_META).nested("spec", jobSpec).build())
+                    .build())
+            .build());
     kinds.put(
         "v1/PodTemplate",
         builder().nested("metadata", OBJECT_META).nested("template", POD_TEMPLATE_SPEC).build());

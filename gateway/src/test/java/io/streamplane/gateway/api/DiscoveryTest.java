@@ -55,6 +55,7 @@ class DiscoveryTest {
             "events.k8s.io",
             "authentication.k8s.io",
             "authorization.k8s.io",
+            "batch",
             "certificates.k8s.io",
             "networking.k8s.io",
             "rbac.authorization.k8s.io",
@@ -158,7 +159,7 @@ class DiscoveryTest {
     assertThat(scale.path("group").asText()).isEqualTo("autoscaling");
     assertThat(scale.path("version").asText()).isEqualTo("v1");
     assertThat(scale.path("kind").asText()).isEqualTo("Scale");
-    assertThat(discovery.apiResourceList("batch", "v1")).isEmpty();
+    assertThat(discovery.apiResourceList("autoscaling", "v2")).isEmpty();
   }
 
   @Test

@@ -153,7 +153,8 @@ class ProtobufBodiesTest {
   void rejectsBodiesWithoutEnvelopeOrWithUnknownKinds() {
     assertThatThrownBy(() -> ProtobufBodies.decode("{}".getBytes()))
         .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code()).isEqualTo(400));
-    byte[] unknownKind = envelope("batch/v1", "Job", V1.Namespace.getDefaultInstance());
+    byte[] unknownKind =
+        envelope("autoscaling/v2", "HorizontalPodAutoscaler", V1.Namespace.getDefaultInstance());
     assertThatThrownBy(() -> ProtobufBodies.decode(unknownKind))
         .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code()).isEqualTo(415));
   }
@@ -182,6 +183,32 @@ class ProtobufBodiesTest {
         .isEqualTo(
             "{\"apiVersion\":\"scheduling.k8s.io/v1\",\"kind\":\"PriorityClass\","
                 + "\"metadata\":{\"name\":\"high\"},\"value\":1000}");
+  }
+
+  @Test
+  void decodesAJobAsKubectlCreateJobSendsItWithAnExplicitZeroBackoffLimit() {
+    io.kubernetes.client.proto.V1Batch.Job job =
+        io.kubernetes.client.proto.V1Batch.Job.newBuilder()
+            .setMetadata(Meta.ObjectMeta.newBuilder().setName("pi"))
+            .setSpec(
+                io.kubernetes.client.proto.V1Batch.JobSpec.newBuilder()
+                    .setBackoffLimit(0)
+                    .setTemplate(
+                        V1.PodTemplateSpec.newBuilder()
+                            .setSpec(
+                                V1.PodSpec.newBuilder()
+                                    .setRestartPolicy("Never")
+                                    .addContainers(
+                                        V1.Container.newBuilder()
+                                            .setName("pi")
+                                            .setImage("busybox")))))
+            .build();
+
+    ObjectNode json = ProtobufBodies.decode(envelope("batch/v1", "Job", job));
+
+    assertThat(json.path("spec").path("backoffLimit").isInt()).isTrue();
+    assertThat(json.path("spec").path("template").path("spec").path("restartPolicy").asText())
+        .isEqualTo("Never");
   }
 
   @Test

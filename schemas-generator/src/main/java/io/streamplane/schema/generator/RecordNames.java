@@ -40,7 +40,8 @@ public final class RecordNames {
           "k8s.io.api.node.v1",
           "k8s.io.api.flowcontrol.v1",
           "k8s.io.api.discovery.v1",
-          "k8s.io.api.networking.v1beta1");
+          "k8s.io.api.networking.v1beta1",
+          "k8s.io.api.batch.v1");
 
   private final Map<String, String> names = new HashMap<>();
 

@@ -9,6 +9,7 @@ import io.kubernetes.client.proto.Resource;
 import io.kubernetes.client.proto.V1;
 import io.kubernetes.client.proto.V1Admissionregistration;
 import io.kubernetes.client.proto.V1Apps;
+import io.kubernetes.client.proto.V1Batch;
 import io.kubernetes.client.proto.V1Certificates;
 import io.kubernetes.client.proto.V1Networking;
 import io.kubernetes.client.proto.V1Rbac;
@@ -80,7 +81,9 @@ public final class StoredKinds {
         discoveryV1().findMessageTypeByName("EndpointSlice"),
         networkingV1beta1().findMessageTypeByName("IPAddress"),
         networkingV1beta1().findMessageTypeByName("ServiceCIDR"),
-        V1Apps.DaemonSet.getDescriptor());
+        V1Apps.DaemonSet.getDescriptor(),
+        V1Batch.Job.getDescriptor(),
+        V1Batch.CronJob.getDescriptor());
   }
 
   /** The descriptor of coordination.k8s.io/v1's {@code generated.proto}. */

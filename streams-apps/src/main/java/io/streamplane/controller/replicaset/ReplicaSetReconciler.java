@@ -301,7 +301,7 @@ public final class ReplicaSetReconciler {
   }
 
   /** {@code <rs>-<5 chars>}, the suffix a function of the ReplicaSet's uid and the slot. */
-  static String podName(String rsName, String rsUid, int slot) {
+  public static String podName(String rsName, String rsUid, int slot) {
     CRC32 crc = new CRC32();
     crc.update((rsUid + "#" + slot).getBytes(StandardCharsets.UTF_8));
     long hash = crc.getValue();

@@ -1,0 +1,177 @@
+package io.streamplane.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Jobs run to completion on {@code ./streamplane up --nodes 1 --runtime process}, with the real
+ * kubectl: {@code kubectl create job} runs once and its log is there, a Job whose pods keep failing
+ * ends Failed past its backoffLimit, an Indexed Job completes every index, a CronJob runs a Job at
+ * its next minute.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class JobsE2E {
+
+  private static final Duration WAIT = Duration.ofSeconds(120);
+
+  private Path home;
+  private LocalCluster cluster;
+  private Kubectl kubectl;
+
+  @BeforeAll
+  void startCluster() throws Exception {
+    home = Files.createTempDirectory("jobs-e2e");
+    cluster = new LocalCluster(home, "--nodes", "1", "--runtime", "process").start();
+    kubectl = cluster.kubectl;
+    await("a Ready node")
+        .atMost(WAIT)
+        .until(() -> kubectl.run("get", "nodes", "--no-headers").out().contains(" Ready "));
+  }
+
+  @AfterAll
+  void stopCluster() throws Exception {
+    if (cluster != null) {
+      cluster.stop();
+      cluster.close();
+    }
+    try (var files = Files.walk(home)) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+  }
+
+  @Test
+  void kubectlCreateJobRunsOnceAndItsLogIsThere() throws Exception {
+    kubectl
+        .run("create", "job", "pi", "--image=busybox", "--", "sh", "-c", "echo computed")
+        .expectSuccess();
+
+    kubectl.run("wait", "--for=condition=complete", "job/pi", "--timeout=120s").expectSuccess();
+
+    assertThat(kubectl.run("logs", "job/pi").expectSuccess().out()).contains("computed");
+    String printed = kubectl.run("get", "jobs", "pi").expectSuccess().out();
+    assertThat(printed).contains("STATUS").contains("COMPLETIONS").contains("DURATION");
+    assertThat(printed).containsPattern("pi\\s+Complete\\s+1/1\\s+\\d+s");
+    assertThat(
+            kubectl
+                .run("get", "pods", "-l", "job-name=pi", "-o", "jsonpath={.items[*].status.phase}")
+                .expectSuccess()
+                .out())
+        .isEqualTo("Succeeded");
+  }
+
+  @Test
+  void aJobWhosePodsKeepFailingEndsFailedPastItsBackoffLimit() throws Exception {
+    kubectl
+        .runWithInput(
+            """
+            apiVersion: batch/v1
+            kind: Job
+            metadata:
+              name: doomed
+            spec:
+              backoffLimit: 1
+              template:
+                spec:
+                  restartPolicy: Never
+                  containers:
+                  - name: main
+                    image: busybox
+                    command: ["sh", "-c", "exit 3"]
+            """,
+            "apply",
+            "-f",
+            "-")
+        .expectSuccess();
+
+    kubectl.run("wait", "--for=condition=failed", "job/doomed", "--timeout=120s").expectSuccess();
+
+    assertThat(
+            kubectl
+                .run(
+                    "get",
+                    "job",
+                    "doomed",
+                    "-o",
+                    "jsonpath={.status.failed} {.status.conditions[?(@.type==\"Failed\")].reason}")
+                .expectSuccess()
+                .out())
+        .isEqualTo("2 BackoffLimitExceeded");
+  }
+
+  @Test
+  void aCronJobRunsAJobAtItsNextMinute() throws Exception {
+    kubectl
+        .run("create", "cronjob", "tick", "--image=busybox", "--schedule=* * * * *", "--", "true")
+        .expectSuccess();
+
+    await("a Job of the CronJob to complete")
+        .atMost(Duration.ofSeconds(150))
+        .until(
+            () ->
+                kubectl
+                        .run(
+                            "get", "cronjob", "tick", "-o", "jsonpath={.status.lastSuccessfulTime}")
+                        .out()
+                        .length()
+                    > 0);
+    String jobs = kubectl.run("get", "jobs", "--no-headers").expectSuccess().out();
+    assertThat(jobs).containsPattern("tick-\\d+\\s+Complete");
+  }
+
+  @Test
+  void anIndexedJobCompletesEveryIndex() throws Exception {
+    kubectl
+        .runWithInput(
+            """
+            apiVersion: batch/v1
+            kind: Job
+            metadata:
+              name: indexed
+            spec:
+              completions: 4
+              parallelism: 2
+              completionMode: Indexed
+              template:
+                spec:
+                  restartPolicy: Never
+                  containers:
+                  - name: main
+                    image: busybox
+                    command: ["sh", "-c", "echo index $JOB_COMPLETION_INDEX"]
+            """,
+            "apply",
+            "-f",
+            "-")
+        .expectSuccess();
+
+    kubectl
+        .run("wait", "--for=condition=complete", "job/indexed", "--timeout=120s")
+        .expectSuccess();
+
+    assertThat(
+            kubectl
+                .run(
+                    "get",
+                    "job",
+                    "indexed",
+                    "-o",
+                    "jsonpath={.status.completedIndexes} {.status.succeeded}")
+                .expectSuccess()
+                .out())
+        .isEqualTo("0-3 4");
+    String logs =
+        kubectl
+            .run("logs", "-l", "batch.kubernetes.io/job-completion-index=3,job-name=indexed")
+            .expectSuccess()
+            .out();
+    assertThat(logs).contains("index 3");
+  }
+}
