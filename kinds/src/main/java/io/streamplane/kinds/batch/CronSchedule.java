@@ -1,12 +1,17 @@
 package io.streamplane.kinds.batch;
 
+import com.cronutils.model.Cron;
+import com.cronutils.model.CronType;
+import com.cronutils.model.definition.CronDefinitionBuilder;
+import com.cronutils.model.time.ExecutionTime;
+import com.cronutils.parser.CronParser;
 import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.temporal.ChronoUnit;
-import java.util.Arrays;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A CronJob's schedule as kube-apiserver and kube-controller-manager read it ({@code
@@ -14,41 +19,43 @@ import java.util.Map;
  * week — each {@code *}, {@code ?}, a value, a range {@code a-b}, a step {@code /n} or a list of
  * these, months and days by their three-letter English names; or a descriptor ({@code @yearly},
  * {@code @annually}, {@code @monthly}, {@code @weekly}, {@code @daily}, {@code @midnight}, {@code
- * @hourly}, {@code @every <duration>}). As in cron, when both day fields are restricted a day
- * matching either is scheduled.
+ * @hourly}, {@code @every <duration>}). The fields are parsed and the times computed by cron-utils'
+ * Unix cron definition (when both day fields are restricted, a day matching either is scheduled, as
+ * in cron); the descriptors are the five-field expressions robfig expands them to, and {@code
+ * @every} a fixed interval.
  *
- * <p>Contract: immutable; {@link #parse} throws {@link IllegalArgumentException} with robfig's
- * wording; {@link #next} is the first scheduled time strictly after the given one, in that time's
- * zone (a local time skipped by a daylight-saving change is not scheduled, one repeated is
- * scheduled once), or null when none falls in the next five years.
+ * <p>Contract: immutable; {@link #parse} throws {@link IllegalArgumentException} saying what is
+ * wrong (cron-utils' wording for a malformed field); {@link #next} is the first scheduled time
+ * strictly after the given one, in that time's zone, or null when there is none.
  *
- * <p>Limits: {@code TZ=} and {@code CRON_TZ=} prefixes are refused here (the API refuses them and
- * asks for {@code spec.timeZone}); {@code @every} accepts Go durations of hours, minutes and
- * seconds only.
+ * <p>Limits: {@code TZ=} and {@code CRON_TZ=} prefixes are refused (the API refuses them and asks
+ * for {@code spec.timeZone}); {@code @every} accepts Go durations of hours, minutes and seconds
+ * only.
  */
 public final class CronSchedule {
 
-  private static final Map<String, Integer> MONTHS =
-      names("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec");
-  private static final Map<String, Integer> DAYS =
-      Map.of("sun", 0, "mon", 1, "tue", 2, "wed", 3, "thu", 4, "fri", 5, "sat", 6);
+  private static final CronParser UNIX =
+      new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.UNIX));
 
-  private static final long STAR = 1L << 63;
+  /** robfig's descriptors as the five fields it expands them to. */
+  private static final Map<String, String> DESCRIPTORS =
+      Map.of(
+          "@yearly", "0 0 1 1 *",
+          "@annually", "0 0 1 1 *",
+          "@monthly", "0 0 1 * *",
+          "@weekly", "0 0 * * 0",
+          "@daily", "0 0 * * *",
+          "@midnight", "0 0 * * *",
+          "@hourly", "0 * * * *");
 
-  private final long minutes;
-  private final long hours;
-  private final long daysOfMonth;
-  private final long months;
-  private final long daysOfWeek;
+  private static final Pattern GO_DURATION =
+      Pattern.compile("(?:(\\d+)h)?(?:(\\d+)m)?(?:(\\d+)s)?");
+
+  private final ExecutionTime times;
   private final Duration every;
 
-  private CronSchedule(
-      long minutes, long hours, long daysOfMonth, long months, long daysOfWeek, Duration every) {
-    this.minutes = minutes;
-    this.hours = hours;
-    this.daysOfMonth = daysOfMonth;
-    this.months = months;
-    this.daysOfWeek = daysOfWeek;
+  private CronSchedule(ExecutionTime times, Duration every) {
+    this.times = times;
     this.every = every;
   }
 
@@ -60,23 +67,26 @@ public final class CronSchedule {
     if (trimmed.startsWith("TZ=") || trimmed.startsWith("CRON_TZ=")) {
       throw new IllegalArgumentException("cannot use TZ or CRON_TZ in schedule");
     }
+    if (trimmed.startsWith("@every ")) {
+      return new CronSchedule(null, goDuration(trimmed.substring(7).trim(), trimmed));
+    }
+    String fields = trimmed;
     if (trimmed.startsWith("@")) {
-      return descriptor(trimmed);
+      fields = DESCRIPTORS.get(trimmed.toLowerCase(Locale.ROOT));
+      if (fields == null) {
+        throw new IllegalArgumentException("unrecognized descriptor: " + trimmed);
+      }
     }
-    String[] fields = trimmed.split("\\s+");
-    if (fields.length != 5) {
-      throw new IllegalArgumentException(
-          "expected exactly 5 fields, found " + fields.length + ": " + Arrays.toString(fields));
+    int count = fields.split("\\s+").length;
+    if (count != 5) {
+      throw new IllegalArgumentException("expected exactly 5 fields, found " + count);
     }
-    long dom = field(fields[2], 1, 31, null);
-    long dow = field(fields[4], 0, 6, DAYS);
-    return new CronSchedule(
-        field(fields[0], 0, 59, null),
-        field(fields[1], 0, 23, null),
-        dom,
-        field(fields[3], 1, 12, MONTHS),
-        dow,
-        null);
+    try {
+      Cron cron = UNIX.parse(fields.replace('?', '*'));
+      return new CronSchedule(ExecutionTime.forCron(cron.validate()), null);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(e.getMessage(), e);
+    }
   }
 
   /** Whether {@code spec} parses; the parse error's message otherwise, null when it does. */
@@ -89,78 +99,16 @@ public final class CronSchedule {
     }
   }
 
-  /** The first scheduled time strictly after {@code after}, or null within five years. */
+  /** The first scheduled time strictly after {@code after}, or null when there is none. */
   public ZonedDateTime next(ZonedDateTime after) {
     if (every != null) {
       return after.truncatedTo(ChronoUnit.SECONDS).plus(every);
     }
-    ZonedDateTime t = after.truncatedTo(ChronoUnit.MINUTES).plusMinutes(1);
-    ZonedDateTime limit = after.plusYears(5);
-    while (t.isBefore(limit)) {
-      if (!has(months, t.getMonthValue())) {
-        t = t.withDayOfMonth(1).truncatedTo(ChronoUnit.DAYS).plusMonths(1);
-        continue;
-      }
-      if (!dayMatches(t)) {
-        t = t.truncatedTo(ChronoUnit.DAYS).plusDays(1);
-        continue;
-      }
-      if (!has(hours, t.getHour())) {
-        t = t.truncatedTo(ChronoUnit.HOURS).plusHours(1);
-        continue;
-      }
-      if (!has(minutes, t.getMinute())) {
-        t = t.plusMinutes(1);
-        continue;
-      }
-      return t;
-    }
-    return null;
-  }
-
-  private boolean dayMatches(ZonedDateTime t) {
-    boolean dom = has(daysOfMonth, t.getDayOfMonth());
-    boolean dow = has(daysOfWeek, t.getDayOfWeek().getValue() % 7);
-    if ((daysOfMonth & STAR) != 0 || (daysOfWeek & STAR) != 0) {
-      return dom && dow;
-    }
-    return dom || dow;
-  }
-
-  private static boolean has(long bits, int value) {
-    return (bits & (1L << value)) != 0;
-  }
-
-  private static CronSchedule descriptor(String spec) {
-    long all = STAR;
-    return switch (spec) {
-      case "@yearly", "@annually" ->
-          new CronSchedule(1, 1, 1 << 1, 1 << 1, range(0, 6) | all, null);
-      case "@monthly" ->
-          new CronSchedule(1, 1, 1 << 1, range(1, 12) | all, range(0, 6) | all, null);
-      case "@weekly" -> new CronSchedule(1, 1, range(1, 31) | all, range(1, 12) | all, 1, null);
-      case "@daily", "@midnight" ->
-          new CronSchedule(1, 1, range(1, 31) | all, range(1, 12) | all, range(0, 6) | all, null);
-      case "@hourly" ->
-          new CronSchedule(
-              1,
-              range(0, 23) | all,
-              range(1, 31) | all,
-              range(1, 12) | all,
-              range(0, 6) | all,
-              null);
-      default -> {
-        if (spec.startsWith("@every ")) {
-          yield new CronSchedule(0, 0, 0, 0, 0, goDuration(spec.substring(7).trim(), spec));
-        }
-        throw new IllegalArgumentException("unrecognized descriptor: " + spec);
-      }
-    };
+    return times.nextExecution(after).orElse(null);
   }
 
   private static Duration goDuration(String text, String spec) {
-    var matcher =
-        java.util.regex.Pattern.compile("(?:(\\d+)h)?(?:(\\d+)m)?(?:(\\d+)s)?").matcher(text);
+    Matcher matcher = GO_DURATION.matcher(text);
     if (text.isEmpty() || !matcher.matches()) {
       throw new IllegalArgumentException("failed to parse duration " + spec + ": invalid duration");
     }
@@ -175,115 +123,5 @@ public final class CronSchedule {
       d = d.plusSeconds(Long.parseLong(matcher.group(3)));
     }
     return d.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : d;
-  }
-
-  /** One field: a comma-separated list of ranges, as robfig's {@code getField}. */
-  private static long field(String text, int min, int max, Map<String, Integer> names) {
-    long bits = 0;
-    for (String expr : text.split(",")) {
-      bits |= range(expr, min, max, names);
-    }
-    return bits;
-  }
-
-  private static long range(String expr, int min, int max, Map<String, Integer> names) {
-    String[] rangeAndStep = expr.split("/", -1);
-    String[] lowAndHigh = rangeAndStep[0].split("-", -1);
-    boolean single = lowAndHigh.length == 1;
-    int start;
-    int end;
-    long extra = 0;
-    if (lowAndHigh[0].equals("*") || lowAndHigh[0].equals("?")) {
-      start = min;
-      end = max;
-      extra = STAR;
-    } else {
-      start = value(lowAndHigh[0], names);
-      if (lowAndHigh.length == 1) {
-        end = start;
-      } else if (lowAndHigh.length == 2) {
-        end = value(lowAndHigh[1], names);
-      } else {
-        throw new IllegalArgumentException("too many hyphens: " + expr);
-      }
-    }
-    int step;
-    if (rangeAndStep.length == 1) {
-      step = 1;
-    } else if (rangeAndStep.length == 2) {
-      step = number(rangeAndStep[1]);
-      if (single) {
-        end = max;
-      }
-      if (step > 1) {
-        extra = 0;
-      }
-    } else {
-      throw new IllegalArgumentException("too many slashes: " + expr);
-    }
-    if (start < min) {
-      throw new IllegalArgumentException(
-          "beginning of range (" + start + ") below minimum (" + min + "): " + expr);
-    }
-    if (end > max) {
-      throw new IllegalArgumentException(
-          "end of range (" + end + ") above maximum (" + max + "): " + expr);
-    }
-    if (start > end) {
-      throw new IllegalArgumentException(
-          "beginning of range (" + start + ") beyond end of range (" + end + "): " + expr);
-    }
-    if (step == 0) {
-      throw new IllegalArgumentException("step of range should be a positive number: " + expr);
-    }
-    long bits = 0;
-    for (int i = start; i <= end; i += step) {
-      bits |= 1L << i;
-    }
-    return bits | extra;
-  }
-
-  private static long range(int min, int max) {
-    long bits = 0;
-    for (int i = min; i <= max; i++) {
-      bits |= 1L << i;
-    }
-    return bits;
-  }
-
-  private static int value(String text, Map<String, Integer> names) {
-    if (names != null) {
-      Integer named = names.get(text.toLowerCase(Locale.ROOT));
-      if (named != null) {
-        return named;
-      }
-    }
-    return number(text);
-  }
-
-  private static int number(String text) {
-    try {
-      int n = Integer.parseInt(text);
-      if (n < 0) {
-        throw new IllegalArgumentException("negative number (" + n + ") not allowed: " + text);
-      }
-      return n;
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(
-          "failed to parse int from "
-              + text
-              + ": strconv.Atoi: parsing \""
-              + text
-              + "\": invalid syntax");
-    }
-  }
-
-  private static Map<String, Integer> names(String... ordered) {
-    Map<String, Integer> map = new java.util.HashMap<>();
-    List<String> list = List.of(ordered);
-    for (int i = 0; i < list.size(); i++) {
-      map.put(list.get(i), i + 1);
-    }
-    return Map.copyOf(map);
   }
 }

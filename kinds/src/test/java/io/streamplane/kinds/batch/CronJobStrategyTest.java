@@ -52,8 +52,8 @@ class CronJobStrategyTest {
             "metadata.name: Invalid value:"
                 + " \"a-name-that-is-longer-than-fifty-two-characters-really\": must be no more"
                 + " than 52 characters",
-            "spec.schedule: Invalid value: \"61 * * * *\": end of range (61) above maximum (59):"
-                + " 61",
+            "spec.schedule: Invalid value: \"61 * * * *\": Failed to parse cron expression. Value 61"
+                + " not in range [0, 59]",
             "spec.timeZone: Invalid value: \"Mars/Olympus\": unknown time zone Mars/Olympus",
             "spec.concurrencyPolicy: Unsupported value: \"Sometimes\": supported values:"
                 + " \"Allow\", \"Forbid\", \"Replace\"");

@@ -54,11 +54,11 @@ class CronScheduleTest {
   }
 
   @Test
-  void malformedSchedulesAreRefusedInRobfigsWords() {
+  void malformedSchedulesAreRefusedSayingWhatIsWrong() {
     assertThatThrownBy(() -> CronSchedule.parse("* * *"))
-        .hasMessage("expected exactly 5 fields, found 3: [*, *, *]");
-    assertThatThrownBy(() -> CronSchedule.parse("x * * * *"))
-        .hasMessage("failed to parse int from x: strconv.Atoi: parsing \"x\": invalid syntax");
+        .hasMessage("expected exactly 5 fields, found 3");
+    assertThatThrownBy(() -> CronSchedule.parse("x * * * *")).hasMessageContaining("x");
+    assertThatThrownBy(() -> CronSchedule.parse("61 * * * *")).hasMessageContaining("61");
     assertThatThrownBy(() -> CronSchedule.parse("@fortnightly"))
         .hasMessage("unrecognized descriptor: @fortnightly");
   }
