@@ -230,9 +230,27 @@ public final class DaemonSetController implements Controller<DaemonSetController
 
   private static boolean sameForEligibility(Node a, Node b) {
     return java.util.Objects.equals(a.getMetadata().getLabels(), b.getMetadata().getLabels())
-        && java.util.Objects.equals(
-            a.getSpec() == null ? null : a.getSpec().getTaints(),
-            b.getSpec() == null ? null : b.getSpec().getTaints());
+        && sameTaints(taints(a), taints(b));
+  }
+
+  private static List<io.streamplane.api.Taint> taints(Node node) {
+    return node.getSpec() == null || node.getSpec().getTaints() == null
+        ? List.of()
+        : node.getSpec().getTaints();
+  }
+
+  /** Taint by taint, their {@code timeAdded} compared as times (Avro's own equals cannot). */
+  private static boolean sameTaints(
+      List<io.streamplane.api.Taint> a, List<io.streamplane.api.Taint> b) {
+    if (a.size() != b.size()) {
+      return false;
+    }
+    for (int i = 0; i < a.size(); i++) {
+      if (!KubeObjects.same(a.get(i), b.get(i))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   @Override
