@@ -311,6 +311,14 @@ public final class PatchSchema {
                 builder().atomicStruct("selector").nested("template", POD_TEMPLATE_SPEC).build())
             .nested("status", CONDITIONS_BY_TYPE)
             .build());
+    // PodDisruptionBudgetSpec.selector is patchStrategy "replace".
+    kinds.put(
+        "policy/v1/PodDisruptionBudget",
+        builder()
+            .nested("metadata", OBJECT_META)
+            .nested("spec", builder().atomicStruct("selector").build())
+            .nested("status", CONDITIONS_BY_TYPE)
+            .build());
     kinds.put(
         "v1/PodTemplate",
         builder().nested("metadata", OBJECT_META).nested("template", POD_TEMPLATE_SPEC).build());

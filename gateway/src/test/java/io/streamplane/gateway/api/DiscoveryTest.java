@@ -57,6 +57,7 @@ class DiscoveryTest {
             "authorization.k8s.io",
             "certificates.k8s.io",
             "networking.k8s.io",
+            "policy",
             "rbac.authorization.k8s.io",
             "storage.k8s.io",
             "admissionregistration.k8s.io",

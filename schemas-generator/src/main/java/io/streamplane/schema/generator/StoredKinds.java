@@ -11,6 +11,7 @@ import io.kubernetes.client.proto.V1Admissionregistration;
 import io.kubernetes.client.proto.V1Apps;
 import io.kubernetes.client.proto.V1Certificates;
 import io.kubernetes.client.proto.V1Networking;
+import io.kubernetes.client.proto.V1Policy;
 import io.kubernetes.client.proto.V1Rbac;
 import io.kubernetes.client.proto.V1Scheduling;
 import io.kubernetes.client.proto.V1Storage;
@@ -80,7 +81,8 @@ public final class StoredKinds {
         discoveryV1().findMessageTypeByName("EndpointSlice"),
         networkingV1beta1().findMessageTypeByName("IPAddress"),
         networkingV1beta1().findMessageTypeByName("ServiceCIDR"),
-        V1Apps.DaemonSet.getDescriptor());
+        V1Apps.DaemonSet.getDescriptor(),
+        V1Policy.PodDisruptionBudget.getDescriptor());
   }
 
   /** The descriptor of coordination.k8s.io/v1's {@code generated.proto}. */
