@@ -180,6 +180,8 @@ public final class ResourceRegistry {
                 List.of(
                     new ResourceType.Subresource(
                         "ephemeralcontainers", "", "v1", "Pod", STATUS_VERBS),
+                    new ResourceType.Subresource(
+                        "eviction", "policy", "v1", "Eviction", List.of("create")),
                     new ResourceType.Subresource("log", "", "v1", "Pod", List.of("get")),
                     proxy("PodProxyOptions"),
                     status("", "Pod"))))

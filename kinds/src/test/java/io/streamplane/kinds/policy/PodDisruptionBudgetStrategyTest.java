@@ -107,10 +107,15 @@ class PodDisruptionBudgetStrategyTest {
   }
 
   @Test
-  void isServedAsPdbInPolicyV1WithStatus() {
+  void isServedAsPdbInPolicyV1WithStatusAndPodsServeEviction() {
     ResourceRegistry registry = ResourceRegistry.kubernetes();
     ResourceType type = registry.served("policy", "v1", "poddisruptionbudgets").orElseThrow();
     assertThat(type.shortNames()).containsExactly("pdb");
     assertThat(type.subresource("status")).isPresent();
+    ResourceType.Subresource eviction =
+        registry.served("", "v1", "pods").orElseThrow().subresource("eviction").orElseThrow();
+    assertThat(eviction.groupVersion()).isEqualTo("policy/v1");
+    assertThat(eviction.kind()).isEqualTo("Eviction");
+    assertThat(eviction.verbs()).containsExactly("create");
   }
 }
