@@ -1,6 +1,7 @@
 package io.streamplane.controller;
 
 import io.streamplane.controller.daemon.DaemonSetController;
+import io.streamplane.controller.disruption.DisruptionController;
 import io.streamplane.controller.endpoints.EndpointsController;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleConfig;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleController;
@@ -57,7 +58,8 @@ public final class ControllersTopology {
         .register(new NamespaceControllers())
         .register(new EndpointsController())
         .register(new NodeLifecycleController(nodeLifecycle))
-        .register(new DaemonSetController());
+        .register(new DaemonSetController())
+        .register(new DisruptionController());
     return builder.build();
   }
 }

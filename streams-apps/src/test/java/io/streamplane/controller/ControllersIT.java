@@ -56,9 +56,9 @@ class ControllersIT {
             new KafkaSchemaCatalog(broker.bootstrapServers(), ensureSchemasTopic(admin, layout))) {
       Topics topics = new Topics(layout, catalog);
       new TopicInitializer(admin).ensure(topics.all());
-      // the events source, the by-owner, by-namespace, endpoints, by-node and daemonset
-      // repartitions
-      int total = 6 * layout.logPartitions();
+      // the events source, the by-owner, by-namespace, endpoints, by-node, daemonset and
+      // disruption repartitions
+      int total = 7 * layout.logPartitions();
 
       try (StreamsApp first =
           ControllersApp.start(
