@@ -21,8 +21,9 @@ import java.util.List;
  * the budget's status written with its resourceVersion as precondition, read and decided again on a
  * conflict, as kube-apiserver's {@code RetryOnConflict}). Answers {@code Status Success} (201).
  *
- * <p>Limits: dry-run evictions are refused before anything is written only as far as the pod's
- * deletion honours dryRun; the budget's status is not written on a dry run.
+ * <p>A dry run (the request's {@code dryRun=All} or the eviction's {@code deleteOptions.dryRun})
+ * decides the same, writes no budget and deletes the pod as a dry run. Limits: the budget's status
+ * is written as the user who evicts, where kube-apiserver writes it with its loopback client.
  */
 public final class PodEviction {
 
@@ -52,7 +53,10 @@ public final class PodEviction {
         requested.isObject()
             ? ((ObjectNode) requested).deepCopy()
             : JsonNodeFactory.instance.objectNode();
-    boolean dryRun = options.dryRun() || deleteOptions.path("dryRun").toString().contains("All");
+    if (deleteOptions.path("dryRun").toString().contains("All")) {
+      options = options.withDryRun();
+    }
+    boolean dryRun = options.dryRun();
     for (int attempt = 1; ; attempt++) {
       ObjectNode pod = service.get(pods, namespace, name);
       EvictionDecision.Outcome outcome =
