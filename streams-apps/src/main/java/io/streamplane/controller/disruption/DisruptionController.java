@@ -1,5 +1,7 @@
 package io.streamplane.controller.disruption;
 
+import io.streamplane.api.Deployment;
+import io.streamplane.api.DeploymentSpec;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.Pod;
 import io.streamplane.api.PodDisruptionBudget;
@@ -24,15 +26,16 @@ import org.apache.avro.specific.SpecificRecord;
  * kube-controller-manager's disruption controller on the one controller contract: keeps the status
  * of every PodDisruptionBudget ({@link DisruptionReconciler}) from the pods of its namespace.
  *
- * <p>Keyed by namespace, as the endpoints controller is, so a namespace's budgets, pods and
- * ReplicaSets are on one task: the cache holds the budgets ({@code <ns>/b/<name>}), the pods
- * ({@code <ns>/p/<name>}, reduced to their labels, owners, deletion, phase and conditions before
- * the re-keying) and the ReplicaSets ({@code <ns>/r/<name>}, reduced to their replicas), whose
- * scale a percentage or a maxUnavailable is taken of. A pod's change queues the namespace only when
- * a budget of the namespace selects the pod (before or after the change); a ReplicaSet's when the
- * namespace has a budget. A reconcile decides for every budget of the namespace; a converged budget
- * writes nothing, and the earliest expiry of a {@code disruptedPods} entry is the moment to look
- * again.
+ * <p>Keyed by namespace, as the endpoints controller is, so a namespace's budgets, pods,
+ * ReplicaSets and Deployments are on one task: the cache holds the budgets ({@code <ns>/b/<name>}),
+ * the pods ({@code <ns>/p/<name>}, reduced to their labels, owners, deletion, phase and conditions
+ * before the re-keying), the ReplicaSets ({@code <ns>/r/<name>}, reduced to their controller and
+ * replicas) and the Deployments ({@code <ns>/d/<name>}, reduced to their replicas), whose scale a
+ * percentage or a maxUnavailable is taken of. A pod's change queues the namespace only when a
+ * budget of the namespace selects the pod (before or after the change); a ReplicaSet's or a
+ * Deployment's when the namespace has a budget. A reconcile decides for every budget of the
+ * namespace; a converged budget writes nothing, and the earliest expiry of a {@code disruptedPods}
+ * entry is the moment to look again.
  *
  * <p>Limits: no {@code NoPods} or {@code CalculateExpectedPodCountFailed} Events; the status is
  * written as the {@code disruption-controller} service account, with the budget's resourceVersion
@@ -45,10 +48,14 @@ public final class DisruptionController implements Controller<DisruptionControll
   private static final String BUDGETS = "/b/";
   private static final String PODS = "/p/";
   private static final String REPLICA_SETS = "/r/";
+  private static final String DEPLOYMENTS = "/d/";
 
-  /** A namespace's budgets, pods and ReplicaSets. */
+  /** A namespace's budgets, pods, ReplicaSets and Deployments. */
   public record View(
-      List<PodDisruptionBudget> budgets, List<Pod> pods, List<ReplicaSet> replicaSets) {}
+      List<PodDisruptionBudget> budgets,
+      List<Pod> pods,
+      List<ReplicaSet> replicaSets,
+      List<Deployment> deployments) {}
 
   @Override
   public String name() {
@@ -75,6 +82,8 @@ public final class DisruptionController implements Controller<DisruptionControll
       reduced = reduced(pod);
     } else if (object instanceof ReplicaSet rs) {
       reduced = reduced(rs);
+    } else if (object instanceof Deployment deployment) {
+      reduced = reduced(deployment);
     } else {
       return event;
     }
@@ -104,7 +113,26 @@ public final class DisruptionController implements Controller<DisruptionControll
         .build();
   }
 
-  /** A ReplicaSet as the controller reads it: its identity and replicas. */
+  /** A Deployment as the controller reads it: its identity and replicas. */
+  static Deployment reduced(Deployment deployment) {
+    ObjectMeta meta = deployment.getMetadata();
+    return Deployment.newBuilder()
+        .setMetadata(
+            ObjectMeta.newBuilder()
+                .setName(meta.getName())
+                .setNamespace(meta.getNamespace())
+                .setUid(meta.getUid())
+                .build())
+        .setSpec(
+            deployment.getSpec() == null
+                ? null
+                : DeploymentSpec.newBuilder()
+                    .setReplicas(deployment.getSpec().getReplicas())
+                    .build())
+        .build();
+  }
+
+  /** A ReplicaSet as the controller reads it: its identity, controller and replicas. */
   static ReplicaSet reduced(ReplicaSet rs) {
     ObjectMeta meta = rs.getMetadata();
     return ReplicaSet.newBuilder()
@@ -113,6 +141,7 @@ public final class DisruptionController implements Controller<DisruptionControll
                 .setName(meta.getName())
                 .setNamespace(meta.getNamespace())
                 .setUid(meta.getUid())
+                .setOwnerReferences(meta.getOwnerReferences())
                 .build())
         .setSpec(
             rs.getSpec() == null
@@ -132,6 +161,10 @@ public final class DisruptionController implements Controller<DisruptionControll
     boolean budgets = !cache.values(ns + BUDGETS).isEmpty();
     if (object instanceof ReplicaSet) {
       put(cache, ns + REPLICA_SETS + event.getName(), deleted ? null : event);
+      return budgets;
+    }
+    if (object instanceof Deployment) {
+      put(cache, ns + DEPLOYMENTS + event.getName(), deleted ? null : event);
       return budgets;
     }
     Pod pod = (Pod) object;
@@ -168,13 +201,15 @@ public final class DisruptionController implements Controller<DisruptionControll
     List<PodDisruptionBudget> budgets = new ArrayList<>();
     cache.values(ns + BUDGETS).forEach(e -> budgets.add((PodDisruptionBudget) KindObjects.of(e)));
     if (budgets.isEmpty()) {
-      return new View(List.of(), List.of(), List.of());
+      return new View(List.of(), List.of(), List.of(), List.of());
     }
     List<Pod> pods = new ArrayList<>();
     cache.values(ns + PODS).forEach(e -> pods.add((Pod) KindObjects.of(e)));
     List<ReplicaSet> replicaSets = new ArrayList<>();
     cache.values(ns + REPLICA_SETS).forEach(e -> replicaSets.add((ReplicaSet) KindObjects.of(e)));
-    return new View(budgets, pods, replicaSets);
+    List<Deployment> deployments = new ArrayList<>();
+    cache.values(ns + DEPLOYMENTS).forEach(e -> deployments.add((Deployment) KindObjects.of(e)));
+    return new View(budgets, pods, replicaSets, deployments);
   }
 
   @Override
@@ -183,7 +218,8 @@ public final class DisruptionController implements Controller<DisruptionControll
     Instant recheckAt = null;
     for (PodDisruptionBudget budget : view.budgets()) {
       DisruptionReconciler.Decision decision =
-          DisruptionReconciler.reconcile(budget, view.pods(), view.replicaSets(), now);
+          DisruptionReconciler.reconcile(
+              budget, view.pods(), view.replicaSets(), view.deployments(), now);
       if (decision.updated() != null) {
         intents.add(Intent.updateStatus("poddisruptionbudgets", "policy", decision.updated()));
       }

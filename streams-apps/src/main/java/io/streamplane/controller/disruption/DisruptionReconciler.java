@@ -1,6 +1,7 @@
 package io.streamplane.controller.disruption;
 
 import io.streamplane.api.Condition;
+import io.streamplane.api.Deployment;
 import io.streamplane.api.OwnerReference;
 import io.streamplane.api.Pod;
 import io.streamplane.api.PodCondition;
@@ -64,6 +65,7 @@ public final class DisruptionReconciler {
       PodDisruptionBudget budget,
       List<Pod> namespacePods,
       List<ReplicaSet> replicaSets,
+      List<Deployment> deployments,
       Instant now) {
     PodDisruptionBudgetSpec spec = budget.getSpec();
     List<Pod> pods = selected(spec, namespacePods);
@@ -75,13 +77,13 @@ public final class DisruptionReconciler {
     Object minAvailable = spec == null ? null : spec.getMinAvailable();
     Object maxUnavailable = spec == null ? null : spec.getMaxUnavailable();
     if (maxUnavailable != null) {
-      expected = expectedScale(pods, replicaSets);
+      expected = expectedScale(pods, replicaSets, deployments);
       desired = Math.max(0, expected - scaled(maxUnavailable, expected));
     } else if (minAvailable instanceof Integer count) {
       expected = pods.size();
       desired = count;
     } else if (minAvailable != null) {
-      expected = expectedScale(pods, replicaSets);
+      expected = expectedScale(pods, replicaSets, deployments);
       desired = scaled(minAvailable, expected);
     } else {
       expected = 0;
@@ -198,19 +200,35 @@ public final class DisruptionReconciler {
   }
 
   /** The sum of the pods' controllers' scale; see the class comment. */
-  static int expectedScale(List<Pod> pods, List<ReplicaSet> replicaSets) {
-    Map<String, ReplicaSet> byUid = new TreeMap<>();
-    replicaSets.forEach(rs -> byUid.put(rs.getMetadata().getUid(), rs));
+  static int expectedScale(
+      List<Pod> pods, List<ReplicaSet> replicaSets, List<Deployment> deployments) {
+    Map<String, ReplicaSet> replicaSetsByUid = new TreeMap<>();
+    replicaSets.forEach(rs -> replicaSetsByUid.put(rs.getMetadata().getUid(), rs));
+    Map<String, Deployment> deploymentsByUid = new TreeMap<>();
+    deployments.forEach(d -> deploymentsByUid.put(d.getMetadata().getUid(), d));
     Set<String> counted = new HashSet<>();
     int scale = 0;
     for (Pod pod : pods) {
       OwnerReference controller = Owners.controllerOf(pod.getMetadata());
       ReplicaSet rs =
           controller != null && "ReplicaSet".equals(controller.getKind())
-              ? byUid.get(controller.getUid())
+              ? replicaSetsByUid.get(controller.getUid())
               : null;
       if (rs == null) {
         scale++;
+        continue;
+      }
+      OwnerReference owner = Owners.controllerOf(rs.getMetadata());
+      Deployment deployment =
+          owner != null && "Deployment".equals(owner.getKind())
+              ? deploymentsByUid.get(owner.getUid())
+              : null;
+      if (deployment != null) {
+        if (counted.add(deployment.getMetadata().getUid())) {
+          Integer replicas =
+              deployment.getSpec() == null ? null : deployment.getSpec().getReplicas();
+          scale += replicas == null ? 1 : replicas;
+        }
       } else if (counted.add(rs.getMetadata().getUid())) {
         Integer replicas = rs.getSpec() == null ? null : rs.getSpec().getReplicas();
         scale += replicas == null ? 1 : replicas;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.api.Deployment;
 import io.streamplane.api.Pod;
 import io.streamplane.api.PodDisruptionBudget;
 import io.streamplane.api.PodDisruptionBudgetStatus;
@@ -71,7 +72,7 @@ class DisruptionReconcilerTest {
 
   private static PodDisruptionBudgetStatus status(
       PodDisruptionBudget budget, List<Pod> pods, List<ReplicaSet> rs) {
-    return DisruptionReconciler.reconcile(budget, pods, rs, NOW).updated().getStatus();
+    return DisruptionReconciler.reconcile(budget, pods, rs, List.of(), NOW).updated().getStatus();
   }
 
   @Test
@@ -118,6 +119,34 @@ class DisruptionReconcilerTest {
   }
 
   @Test
+  void theScaleOfADeploymentsPodsIsTheDeploymentsReplicas() {
+    ReplicaSet owned =
+        avro(
+            "{'metadata':{'name':'web-1','namespace':'default','uid':'rs-uid',"
+                + "'ownerReferences':[{'apiVersion':'apps/v1','kind':'Deployment','name':'web',"
+                + "'uid':'deploy-uid','controller':true}]},'spec':{'replicas':2}}",
+            ReplicaSet.class);
+    Deployment deployment =
+        avro(
+            "{'metadata':{'name':'web','namespace':'default','uid':'deploy-uid'},"
+                + "'spec':{'replicas':4}}",
+            Deployment.class);
+
+    PodDisruptionBudgetStatus status =
+        DisruptionReconciler.reconcile(
+                budget("'maxUnavailable':1"),
+                readyPods(3),
+                List.of(owned),
+                List.of(deployment),
+                NOW)
+            .updated()
+            .getStatus();
+    assertThat(status.getExpectedPods()).isEqualTo(4);
+    assertThat(status.getDesiredHealthy()).isEqualTo(3);
+    assertThat(status.getDisruptionsAllowed()).isZero();
+  }
+
+  @Test
   void aRecentlyEvictedPodIsNotHealthyAndItsEntryExpiresAfterTwoMinutes() {
     PodDisruptionBudget budget = budget("'minAvailable':2");
     Instant evicted = NOW.minusSeconds(30);
@@ -127,7 +156,7 @@ class DisruptionReconcilerTest {
             .build());
 
     DisruptionReconciler.Decision decision =
-        DisruptionReconciler.reconcile(budget, readyPods(3), List.of(), NOW);
+        DisruptionReconciler.reconcile(budget, readyPods(3), List.of(), List.of(), NOW);
     PodDisruptionBudgetStatus status = decision.updated().getStatus();
     assertThat(status.getDisruptedPods()).containsOnlyKeys("web-0");
     assertThat(status.getCurrentHealthy()).isEqualTo(2);
@@ -135,7 +164,8 @@ class DisruptionReconcilerTest {
     assertThat(decision.recheckAt()).isEqualTo(evicted.plusSeconds(120));
 
     PodDisruptionBudgetStatus later =
-        DisruptionReconciler.reconcile(budget, readyPods(3), List.of(), NOW.plusSeconds(120))
+        DisruptionReconciler.reconcile(
+                budget, readyPods(3), List.of(), List.of(), NOW.plusSeconds(120))
             .updated()
             .getStatus();
     assertThat(later.getDisruptedPods()).isNull();
@@ -160,13 +190,15 @@ class DisruptionReconcilerTest {
     PodDisruptionBudget budget = budget("'minAvailable':2");
     budget.setStatus(status(budget, readyPods(3), List.of()));
 
-    assertThat(DisruptionReconciler.reconcile(budget, readyPods(3), List.of(), NOW.plusSeconds(60)))
+    assertThat(
+            DisruptionReconciler.reconcile(
+                budget, readyPods(3), List.of(), List.of(), NOW.plusSeconds(60)))
         .isEqualTo(new DisruptionReconciler.Decision(null, null));
     Controller.Result result =
         new DisruptionController()
             .reconcile(
                 "default",
-                new DisruptionController.View(List.of(budget), readyPods(3), List.of()),
+                new DisruptionController.View(List.of(budget), readyPods(3), List.of(), List.of()),
                 new Expectations(),
                 NOW.plusSeconds(60));
     assertThat(result.decisions()).isEmpty();
@@ -180,7 +212,7 @@ class DisruptionReconcilerTest {
             .reconcile(
                 "default",
                 new DisruptionController.View(
-                    List.of(budget("'minAvailable':2")), readyPods(3), List.of()),
+                    List.of(budget("'minAvailable':2")), readyPods(3), List.of(), List.of()),
                 new Expectations(),
                 NOW);
 
