@@ -125,6 +125,19 @@ class DisruptionE2E {
     awaitBudgetAllows(1);
     assertThat(readyPods(null)).hasSize(3);
 
+    // kubectl create pdb sends its budget as protobuf.
+    kubectl.run("create", "pdb", "db", "--selector=app=db", "--max-unavailable=1").expectSuccess();
+    assertThat(
+            String.join(
+                " ",
+                kubectl
+                    .run("get", "pdb", "db", "--no-headers")
+                    .expectSuccess()
+                    .out()
+                    .trim()
+                    .split("\\s+")))
+        .startsWith("db N/A 1 0");
+
     kubectl.run("uncordon", node).expectSuccess();
     assertThat(json("get", "node", node, "-o", "json").at("/spec/unschedulable").asBoolean())
         .isFalse();
