@@ -26,6 +26,7 @@ import io.streamplane.api.Namespace;
 import io.streamplane.api.NetworkPolicy;
 import io.streamplane.api.Node;
 import io.streamplane.api.Pod;
+import io.streamplane.api.PodDisruptionBudget;
 import io.streamplane.api.PodTemplate;
 import io.streamplane.api.PriorityClass;
 import io.streamplane.api.PriorityLevelConfiguration;
@@ -73,6 +74,7 @@ import io.streamplane.kinds.networking.IngressStrategy;
 import io.streamplane.kinds.networking.NetworkPolicyStrategy;
 import io.streamplane.kinds.networking.ServiceCIDRStrategy;
 import io.streamplane.kinds.node.RuntimeClassStrategy;
+import io.streamplane.kinds.policy.PodDisruptionBudgetStrategy;
 import io.streamplane.kinds.rbac.RoleBindingStrategy;
 import io.streamplane.kinds.rbac.RoleStrategy;
 import io.streamplane.kinds.scheduling.PriorityClassStrategy;
@@ -98,8 +100,8 @@ import org.apache.avro.specific.SpecificRecord;
  * segments). Order is discovery order: groups in kube-apiserver's priority order, resources
  * alphabetical within a group-version, a group's preferred version (v1) first. Every kind is served
  * in one version: v1, but for networking.k8s.io's IPAddress and ServiceCIDR, which kube-apiserver
- * 1.32 serves in v1beta1 only. Limits: no {@code pods/binding}, {@code pods/eviction}, {@code
- * pods/exec}, {@code namespaces/finalize}.
+ * 1.32 serves in v1beta1 only. Limits: no {@code pods/binding}, {@code pods/exec}, {@code
+ * namespaces/finalize}.
  */
 public final class ResourceRegistry {
 
@@ -182,6 +184,8 @@ public final class ResourceRegistry {
                 List.of(
                     new ResourceType.Subresource(
                         "ephemeralcontainers", "", "v1", "Pod", STATUS_VERBS),
+                    new ResourceType.Subresource(
+                        "eviction", "policy", "v1", "Eviction", List.of("create")),
                     new ResourceType.Subresource("log", "", "v1", "Pod", List.of("get")),
                     proxy("PodProxyOptions"),
                     status("", "Pod"))))
@@ -414,6 +418,21 @@ public final class ResourceRegistry {
                 ServiceCIDR.class,
                 List.of(status(networking, "v1beta1", "ServiceCIDR")))
             .withStrategy(new ServiceCIDRStrategy()));
+    // policy/v1
+    t.add(
+        (new ResourceType(
+                "policy",
+                "v1",
+                "PodDisruptionBudget",
+                "poddisruptionbudgets",
+                "poddisruptionbudget",
+                List.of("pdb"),
+                true,
+                List.of(),
+                ALL_VERBS,
+                PodDisruptionBudget.class,
+                List.of(status("policy", "PodDisruptionBudget"))))
+            .withStrategy(new PodDisruptionBudgetStrategy()));
     // rbac.authorization.k8s.io/v1
     String rbac = "rbac.authorization.k8s.io";
     t.add(

@@ -2,6 +2,7 @@ package io.streamplane.controller;
 
 import io.streamplane.controller.cronjob.CronJobController;
 import io.streamplane.controller.daemon.DaemonSetController;
+import io.streamplane.controller.disruption.DisruptionController;
 import io.streamplane.controller.endpoints.EndpointsController;
 import io.streamplane.controller.job.JobController;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleConfig;
@@ -65,7 +66,8 @@ public final class ControllersTopology {
         .register(new NodeLifecycleController(nodeLifecycle))
         .register(new DaemonSetController())
         .register(new JobController())
-        .register(new CronJobController(java.time.ZoneId.systemDefault()));
+        .register(new CronJobController(java.time.ZoneId.systemDefault()))
+        .register(new DisruptionController());
     return builder.build();
   }
 }

@@ -56,9 +56,9 @@ class ControllersIT {
             new KafkaSchemaCatalog(broker.bootstrapServers(), ensureSchemasTopic(admin, layout))) {
       Topics topics = new Topics(layout, catalog);
       new TopicInitializer(admin).ensure(topics.all());
-      // the events source, the by-owner, by-namespace, endpoints, by-node, daemonset, job and
-      // cronjob repartitions
-      int total = 8 * layout.logPartitions();
+      // the events source, the by-owner, by-namespace, endpoints, by-node, daemonset, job,
+      // cronjob and disruption repartitions
+      int total = 9 * layout.logPartitions();
 
       try (StreamsApp first =
           ControllersApp.start(

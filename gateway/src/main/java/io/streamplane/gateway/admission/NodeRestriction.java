@@ -24,8 +24,9 @@ import java.util.TreeSet;
  *   <li>leases: only its own, in {@code kube-node-lease}.
  * </ul>
  *
- * <p>Messages are Kubernetes' own. Limits: the resources Streamplane does not serve (evictions,
- * CSINodes, ResourceSlices, ServiceAccount tokens) are not checked here.
+ * <p>Messages are Kubernetes' own. Limits: evictions, CSINodes, ResourceSlices and ServiceAccount
+ * tokens are not checked here (an eviction passes no admission of its own: the pod deletion it
+ * makes does).
  */
 public final class NodeRestriction implements ValidatingAdmission {
 

@@ -23,6 +23,7 @@ import io.kubernetes.client.proto.V1Autoscaling;
 import io.kubernetes.client.proto.V1Batch;
 import io.kubernetes.client.proto.V1Certificates;
 import io.kubernetes.client.proto.V1Networking;
+import io.kubernetes.client.proto.V1Policy;
 import io.kubernetes.client.proto.V1Rbac;
 import io.kubernetes.client.proto.V1Scheduling;
 import io.kubernetes.client.proto.V1Storage;
@@ -94,6 +95,7 @@ public final class ProtobufBodies {
           V1Batch.getDescriptor(),
           V1Certificates.getDescriptor(),
           V1Networking.getDescriptor(),
+          V1Policy.getDescriptor(),
           V1Rbac.getDescriptor(),
           V1Scheduling.getDescriptor(),
           V1Storage.getDescriptor());
@@ -103,8 +105,9 @@ public final class ProtobufBodies {
 
   /**
    * The message of each kind of the table of kinds (and of its subresources: autoscaling/v1 Scale,
-   * authentication.k8s.io/v1 TokenRequest) found in {@link #FILES}, by Kubernetes' proto package:
-   * {@code k8s.io.api.<the group's first label, core for "">.<version>.<Kind>}; and DeleteOptions.
+   * authentication.k8s.io/v1 TokenRequest, policy/v1 Eviction) found in {@link #FILES}, by
+   * Kubernetes' proto package: {@code k8s.io.api.<the group's first label, core for
+   * "">.<version>.<Kind>}; and DeleteOptions.
    */
   static Map<String, Message> messages(ResourceRegistry kinds) {
     Map<String, Descriptor> byName = new HashMap<>();

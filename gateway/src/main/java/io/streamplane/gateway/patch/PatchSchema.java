@@ -331,6 +331,14 @@ public final class PatchSchema {
                         builder().nested("metadata", OBJECT_META).nested("spec", jobSpec).build())
                     .build())
             .build());
+    // PodDisruptionBudgetSpec.selector is patchStrategy "replace".
+    kinds.put(
+        "policy/v1/PodDisruptionBudget",
+        builder()
+            .nested("metadata", OBJECT_META)
+            .nested("spec", builder().atomicStruct("selector").build())
+            .nested("status", CONDITIONS_BY_TYPE)
+            .build());
     kinds.put(
         "v1/PodTemplate",
         builder().nested("metadata", OBJECT_META).nested("template", POD_TEMPLATE_SPEC).build());

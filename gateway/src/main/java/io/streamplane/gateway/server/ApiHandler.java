@@ -23,6 +23,7 @@ import io.streamplane.gateway.cache.CacheUnavailableException;
 import io.streamplane.gateway.cache.TooOldResourceVersionException;
 import io.streamplane.gateway.cache.WatchCache;
 import io.streamplane.gateway.codec.ProtobufBodies;
+import io.streamplane.gateway.eviction.PodEviction;
 import io.streamplane.gateway.request.QueryBooleans;
 import io.streamplane.gateway.request.RequestInfo;
 import io.streamplane.gateway.storage.ReadAt;
@@ -35,6 +36,7 @@ import io.streamplane.log.UserInfo;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.time.Clock;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -69,6 +71,7 @@ final class ApiHandler implements HttpHandler {
   private static final String APPLY_PATCH = "application/apply-patch";
   private final ResourceRegistry registry;
   private final ResourceService service;
+  private final PodEviction evictions;
   private final WatchCache cache;
   private final Discovery discovery;
   private final OpenApiV3 openApi;
@@ -104,6 +107,7 @@ final class ApiHandler implements HttpHandler {
     this.tables = tables;
     this.watches = new Watches(cache, tables);
     this.podLogs = new PodLogs(registry, service);
+    this.evictions = new PodEviction(service, registry, Clock.systemUTC());
     this.reviews = new AccessReviews(chain.authorization());
   }
 
@@ -438,6 +442,10 @@ final class ApiHandler implements HttpHandler {
       case "watch" ->
           watches.serve(exchange, Watches.Request.of(type, namespace, info, query, accept));
       case "create" -> {
+        if ("eviction".equals(subresource)) {
+          respond(exchange, evictions.evict(namespace, info.name(), body(exchange), options));
+          return;
+        }
         if (subresource != null) {
           throw new ApiException(
               Statuses.methodNotAllowed(type.group(), type.plural() + "/" + subresource, "create"));

@@ -58,6 +58,7 @@ class DiscoveryTest {
             "batch",
             "certificates.k8s.io",
             "networking.k8s.io",
+            "policy",
             "rbac.authorization.k8s.io",
             "storage.k8s.io",
             "admissionregistration.k8s.io",
@@ -152,6 +153,12 @@ class DiscoveryTest {
         .isEqualTo("[\"get\",\"patch\",\"update\"]");
     assertThat(find(resources, "name", "pods/log").path("kind").asText()).isEqualTo("Pod");
     assertThat(find(resources, "name", "pods").path("storageVersionHash").asText()).hasSize(12);
+    // kubectl drain evicts through policy/v1 only when discovery lists pods/eviction so.
+    JsonNode eviction = find(resources, "name", "pods/eviction");
+    assertThat(eviction.path("group").asText()).isEqualTo("policy");
+    assertThat(eviction.path("version").asText()).isEqualTo("v1");
+    assertThat(eviction.path("kind").asText()).isEqualTo("Eviction");
+    assertThat(eviction.path("verbs").toString()).isEqualTo("[\"create\"]");
 
     ObjectNode apps = discovery.apiResourceList("apps", "v1").orElseThrow();
     assertThat(apps.path("apiVersion").asText()).isEqualTo("v1");

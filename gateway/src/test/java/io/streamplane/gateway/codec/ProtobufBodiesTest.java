@@ -13,6 +13,7 @@ import io.kubernetes.client.proto.Resource;
 import io.kubernetes.client.proto.Runtime;
 import io.kubernetes.client.proto.V1;
 import io.kubernetes.client.proto.V1Apps;
+import io.kubernetes.client.proto.V1Policy;
 import io.streamplane.gateway.api.ApiException;
 import java.io.ByteArrayOutputStream;
 import org.junit.jupiter.api.Test;
@@ -53,6 +54,36 @@ class ProtobufBodiesTest {
         .isEqualTo(
             "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"dev\"},"
                 + "\"spec\":{},\"status\":{}}");
+  }
+
+  @Test
+  void decodesAnEvictionAsKubectlDrainSendsIt() {
+    V1Policy.Eviction eviction =
+        V1Policy.Eviction.newBuilder()
+            .setMetadata(Meta.ObjectMeta.newBuilder().setName("web-0").setNamespace("default"))
+            .setDeleteOptions(Meta.DeleteOptions.newBuilder().setGracePeriodSeconds(0))
+            .build();
+    ObjectNode json = ProtobufBodies.decode(envelope("policy/v1", "Eviction", eviction));
+    assertThat(json.toString())
+        .isEqualTo(
+            "{\"apiVersion\":\"policy/v1\",\"kind\":\"Eviction\",\"metadata\":{\"name\":"
+                + "\"web-0\",\"namespace\":\"default\"},\"deleteOptions\":"
+                + "{\"gracePeriodSeconds\":0}}");
+  }
+
+  @Test
+  void decodesAPodDisruptionBudgetAsKubectlCreatePdbSendsIt() {
+    V1Policy.PodDisruptionBudget pdb =
+        V1Policy.PodDisruptionBudget.newBuilder()
+            .setMetadata(Meta.ObjectMeta.newBuilder().setName("web"))
+            .setSpec(
+                V1Policy.PodDisruptionBudgetSpec.newBuilder()
+                    .setMinAvailable(IntStr.IntOrString.newBuilder().setType(0).setIntVal(2))
+                    .setSelector(Meta.LabelSelector.newBuilder().putMatchLabels("app", "web")))
+            .build();
+    ObjectNode json = ProtobufBodies.decode(envelope("policy/v1", "PodDisruptionBudget", pdb));
+    assertThat(json.at("/spec/minAvailable").asInt()).isEqualTo(2);
+    assertThat(json.at("/spec/selector/matchLabels/app").asText()).isEqualTo("web");
   }
 
   @Test

@@ -12,6 +12,7 @@ import io.kubernetes.client.proto.V1Apps;
 import io.kubernetes.client.proto.V1Batch;
 import io.kubernetes.client.proto.V1Certificates;
 import io.kubernetes.client.proto.V1Networking;
+import io.kubernetes.client.proto.V1Policy;
 import io.kubernetes.client.proto.V1Rbac;
 import io.kubernetes.client.proto.V1Scheduling;
 import io.kubernetes.client.proto.V1Storage;
@@ -83,7 +84,8 @@ public final class StoredKinds {
         networkingV1beta1().findMessageTypeByName("ServiceCIDR"),
         V1Apps.DaemonSet.getDescriptor(),
         V1Batch.Job.getDescriptor(),
-        V1Batch.CronJob.getDescriptor());
+        V1Batch.CronJob.getDescriptor(),
+        V1Policy.PodDisruptionBudget.getDescriptor());
   }
 
   /** The descriptor of coordination.k8s.io/v1's {@code generated.proto}. */

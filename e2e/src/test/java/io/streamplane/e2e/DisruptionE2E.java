@@ -1,0 +1,198 @@
+package io.streamplane.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * A PodDisruptionBudget judged with kubectl on two simulated nodes: its status kept by the
+ * disruption controller, one eviction accepted and the next refused with 429 while the budget is
+ * spent, and {@code kubectl drain} evicting a node's pods one at a time as the Deployment replaces
+ * them on the other node, then {@code kubectl uncordon}.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class DisruptionE2E {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Duration LONG = Duration.ofSeconds(120);
+
+  private static final String WORKLOAD =
+      """
+      apiVersion: apps/v1
+      kind: Deployment
+      metadata:
+        name: web
+      spec:
+        replicas: 3
+        selector:
+          matchLabels:
+            app: web
+        template:
+          metadata:
+            labels:
+              app: web
+          spec:
+            terminationGracePeriodSeconds: 1
+            containers:
+            - name: web
+              image: nginx
+      ---
+      apiVersion: policy/v1
+      kind: PodDisruptionBudget
+      metadata:
+        name: web
+      spec:
+        minAvailable: 2
+        selector:
+          matchLabels:
+            app: web
+      """;
+
+  private Path home;
+  private LocalCluster cluster;
+  private Kubectl kubectl;
+
+  @BeforeAll
+  void startCluster() throws Exception {
+    home = Files.createTempDirectory("disruption-e2e");
+    cluster = new LocalCluster(home, "--nodes", "2", "--runtime", "simulated").start();
+    kubectl = cluster.kubectl;
+  }
+
+  @AfterAll
+  void stopCluster() throws Exception {
+    try {
+      cluster.stop();
+    } finally {
+      cluster.close();
+      try (var files = Files.walk(home)) {
+        files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
+  }
+
+  @Test
+  void evictionsRespectTheBudgetAndDrainEmptiesANode() throws Exception {
+    kubectl.runWithInput(WORKLOAD, "apply", "-f", "-").expectSuccess();
+    awaitBudgetAllows(1);
+    assertThat(
+            String.join(
+                " ",
+                kubectl
+                    .run("get", "pdb", "web", "--no-headers")
+                    .expectSuccess()
+                    .out()
+                    .trim()
+                    .split("\\s+")))
+        .startsWith("web 2 N/A 1");
+    JsonNode status = json("get", "pdb", "web", "-o", "json").path("status");
+    assertThat(status.path("expectedPods").asInt()).isEqualTo(3);
+    assertThat(status.path("currentHealthy").asInt()).isEqualTo(3);
+    assertThat(status.path("desiredHealthy").asInt()).isEqualTo(2);
+    assertThat(status.at("/conditions/0/reason").asText()).isEqualTo("SufficientPods");
+
+    List<String> pods = readyPods(null);
+    evict(pods.get(0)).expectSuccess();
+    Kubectl.Result refused = evict(pods.get(1));
+    assertThat(refused.exitCode()).isNotZero();
+    assertThat(refused.err())
+        .contains("TooManyRequests")
+        .contains("Cannot evict pod as it would violate the pod's disruption budget.");
+    assertThat(readyPods(null)).doesNotContain(pods.get(0)).contains(pods.get(1));
+
+    awaitBudgetAllows(1);
+    String node = nodeOf(readyPods(null).get(0));
+    Kubectl.Result drained =
+        kubectl
+            .run("drain", node, "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=120s")
+            .expectSuccess();
+    assertThat(drained.out()).contains("node/" + node + " cordoned").contains(" evicted");
+    assertThat(readyPods(node)).isEmpty();
+    assertThat(json("get", "node", node, "-o", "json").at("/spec/unschedulable").asBoolean())
+        .isTrue();
+    awaitBudgetAllows(1);
+    assertThat(readyPods(null)).hasSize(3);
+
+    // kubectl create pdb sends its budget as protobuf.
+    kubectl.run("create", "pdb", "db", "--selector=app=db", "--max-unavailable=1").expectSuccess();
+    assertThat(
+            String.join(
+                " ",
+                kubectl
+                    .run("get", "pdb", "db", "--no-headers")
+                    .expectSuccess()
+                    .out()
+                    .trim()
+                    .split("\\s+")))
+        .startsWith("db N/A 1 0");
+
+    kubectl.run("uncordon", node).expectSuccess();
+    assertThat(json("get", "node", node, "-o", "json").at("/spec/unschedulable").asBoolean())
+        .isFalse();
+  }
+
+  private Kubectl.Result evict(String pod) throws Exception {
+    Path body = home.resolve("eviction-" + pod + ".json");
+    Files.writeString(
+        body,
+        "{\"apiVersion\":\"policy/v1\",\"kind\":\"Eviction\",\"metadata\":{\"name\":\""
+            + pod
+            + "\",\"namespace\":\"default\"}}");
+    return kubectl.run(
+        "create",
+        "--raw",
+        "/api/v1/namespaces/default/pods/" + pod + "/eviction",
+        "-f",
+        body.toString());
+  }
+
+  private void awaitBudgetAllows(int disruptions) {
+    await("the budget to allow " + disruptions + " disruption with three Ready pods")
+        .atMost(LONG)
+        .until(
+            () -> {
+              JsonNode status = json("get", "pdb", "web", "-o", "json").path("status");
+              return status.path("disruptionsAllowed").asInt() == disruptions
+                  && status.path("currentHealthy").asInt() == 3;
+            });
+  }
+
+  private String nodeOf(String pod) throws Exception {
+    return json("get", "pod", pod, "-o", "json").at("/spec/nodeName").asText();
+  }
+
+  /** The web pods Running, Ready and not being deleted, on {@code node} (null: any). */
+  private List<String> readyPods(String node) throws Exception {
+    List<String> names = new ArrayList<>();
+    for (JsonNode pod : json("get", "pods", "-l", "app=web", "-o", "json").path("items")) {
+      boolean ready = false;
+      for (JsonNode condition : pod.at("/status/conditions")) {
+        ready |=
+            condition.path("type").asText().equals("Ready")
+                && condition.path("status").asText().equals("True");
+      }
+      if (ready
+          && pod.at("/metadata/deletionTimestamp").isMissingNode()
+          && (node == null || node.equals(pod.at("/spec/nodeName").asText()))) {
+        names.add(pod.at("/metadata/name").asText());
+      }
+    }
+    return names;
+  }
+
+  private JsonNode json(String... args) throws Exception {
+    return JSON.readTree(kubectl.run(args).expectSuccess().out());
+  }
+}
