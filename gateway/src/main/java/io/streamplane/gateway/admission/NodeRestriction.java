@@ -24,9 +24,9 @@ import java.util.TreeSet;
  *   <li>leases: only its own, in {@code kube-node-lease}.
  * </ul>
  *
- * <p>Messages are Kubernetes' own. Limits: evictions, CSINodes, ResourceSlices and ServiceAccount
- * tokens are not checked here (an eviction passes no admission of its own: the pod deletion it
- * makes does).
+ * <p>Messages are Kubernetes' own. A node evicting a pod is checked where the eviction is made
+ * ({@code PodEviction}): only pods bound to itself. Limits: CSINodes, ResourceSlices and
+ * ServiceAccount tokens are not checked.
  */
 public final class NodeRestriction implements ValidatingAdmission {
 
@@ -58,7 +58,7 @@ public final class NodeRestriction implements ValidatingAdmission {
   }
 
   /** The node name of a node's identity, or null when the user is not a node. */
-  static String nodeName(UserInfo user) {
+  public static String nodeName(UserInfo user) {
     if (user == null
         || user.getUsername() == null
         || !user.getUsername().startsWith(NODE_PREFIX)

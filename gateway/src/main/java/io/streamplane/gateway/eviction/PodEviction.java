@@ -3,6 +3,7 @@ package io.streamplane.gateway.eviction;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.gateway.admission.NodeRestriction;
 import io.streamplane.gateway.api.ApiException;
 import io.streamplane.gateway.api.Selectors;
 import io.streamplane.gateway.api.Statuses;
@@ -59,6 +60,16 @@ public final class PodEviction {
     boolean dryRun = options.dryRun();
     for (int attempt = 1; ; attempt++) {
       ObjectNode pod = service.get(pods, namespace, name);
+      String node = NodeRestriction.nodeName(options.actor());
+      if (node != null && !node.equals(pod.at("/spec/nodeName").asText(""))) {
+        // NodeRestriction's rule for evictions, before any budget is spent.
+        throw new ApiException(
+            Statuses.forbidden(
+                "",
+                "pods",
+                name,
+                "node \"" + node + "\" can only evict pods with spec.nodeName set to itself"));
+      }
       EvictionDecision.Outcome outcome =
           EvictionDecision.decide(pod, budgetsOf(namespace), clock.instant());
       try {

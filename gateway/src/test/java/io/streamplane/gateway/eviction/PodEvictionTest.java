@@ -131,6 +131,32 @@ class PodEvictionTest {
   }
 
   @Test
+  void aNodeEvictsOnlyPodsBoundToItselfAndSpendsNothingOtherwise() {
+    WriteOptions node =
+        new WriteOptions(
+            UserInfo.newBuilder()
+                .setUsername("system:node:node-1")
+                .setGroups(java.util.List.of("system:nodes"))
+                .build(),
+            false,
+            null,
+            "a-2");
+
+    assertThatThrownBy(() -> evictions.evict("default", "web-0", eviction("web-0"), node))
+        .isInstanceOfSatisfying(
+            ApiException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(403);
+              assertThat(e.status().path("message").asText())
+                  .isEqualTo(
+                      "pods \"web-0\" is forbidden: node \"node-1\" can only evict pods with"
+                          + " spec.nodeName set to itself");
+            });
+    assertThat(service.get(BUDGETS, "default", "web").at("/status/disruptionsAllowed").asInt())
+        .isEqualTo(1);
+  }
+
+  @Test
   void theEvictionMustNameThePodOfItsUrl() {
     assertThatThrownBy(() -> evictions.evict("default", "web-0", eviction("web-1"), ADMIN))
         .isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.code()).isEqualTo(400));
