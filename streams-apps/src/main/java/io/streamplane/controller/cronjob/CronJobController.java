@@ -2,8 +2,8 @@ package io.streamplane.controller.cronjob;
 
 import io.streamplane.api.CronJob;
 import io.streamplane.api.Job;
-import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.OwnerReference;
+import io.streamplane.controller.ControlledObjects;
 import io.streamplane.controller.Controller;
 import io.streamplane.controller.ControllerCache;
 import io.streamplane.controller.Expectations;
@@ -11,7 +11,6 @@ import io.streamplane.controller.Owners;
 import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.schema.objects.KindObjects;
-import io.streamplane.schema.objects.KubeObjects;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.ArrayList;
@@ -19,7 +18,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.avro.specific.SpecificRecord;
-import org.apache.kafka.streams.KeyValue;
 
 /**
  * The CronJob controller, keyed by CronJob uid: a CronJob's events and those of the Jobs whose
@@ -41,8 +39,7 @@ public final class CronJobController implements Controller<CronJobController.Vie
     }
   }
 
-  private static final String SELF = "/~cronjob";
-  private static final String JOB = "/job/";
+  private static final ControlledObjects CACHE = new ControlledObjects("/~cronjob", "/job/");
 
   private final ZoneId localZone;
 
@@ -81,33 +78,14 @@ public final class CronJobController implements Controller<CronJobController.Vie
 
   @Override
   public boolean observe(String uid, ResourceEvent event, long timestampMs, ControllerCache cache) {
-    SpecificRecord object = (SpecificRecord) KindObjects.of(event);
-    if (object instanceof CronJob) {
-      cache.put(uid + SELF, event);
-      return true;
-    }
-    ObjectMeta meta = KubeObjects.meta(object);
-    String key = uid + JOB + meta.getName();
-    if (event.getType() == EventType.DELETED || !Owners.controlledBy(meta, uid)) {
-      cache.delete(key);
-    } else {
-      cache.put(key, event);
-    }
+    CACHE.observe(uid, event, KindObjects.of(event) instanceof CronJob, cache);
     return true;
   }
 
   @Override
   public View view(String uid, ControllerCache cache) {
-    ResourceEvent cronJob = null;
-    List<Job> jobs = new ArrayList<>();
-    for (KeyValue<String, ResourceEvent> entry : cache.scan(uid + "/")) {
-      if (entry.key.equals(uid + SELF)) {
-        cronJob = entry.value;
-      } else {
-        jobs.add((Job) KindObjects.of(entry.value));
-      }
-    }
-    return new View(cronJob, jobs);
+    ControlledObjects.Snapshot<Job> seen = CACHE.view(uid, cache, Job.class);
+    return new View(seen.owner(), seen.dependents());
   }
 
   @Override
@@ -122,6 +100,6 @@ public final class CronJobController implements Controller<CronJobController.Vie
 
   @Override
   public void forget(String uid, ControllerCache cache) {
-    cache.delete(uid + SELF);
+    CACHE.forget(uid, cache);
   }
 }

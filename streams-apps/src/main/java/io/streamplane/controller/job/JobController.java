@@ -1,9 +1,9 @@
 package io.streamplane.controller.job;
 
 import io.streamplane.api.Job;
-import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.OwnerReference;
 import io.streamplane.api.Pod;
+import io.streamplane.controller.ControlledObjects;
 import io.streamplane.controller.Controller;
 import io.streamplane.controller.ControllerCache;
 import io.streamplane.controller.Expectations;
@@ -11,14 +11,12 @@ import io.streamplane.controller.Owners;
 import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.schema.objects.KindObjects;
-import io.streamplane.schema.objects.KubeObjects;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.avro.specific.SpecificRecord;
-import org.apache.kafka.streams.KeyValue;
 
 /**
  * The job controller and the TTL-after-finished controller, keyed by Job uid: a Job's events and
@@ -47,8 +45,7 @@ public final class JobController implements Controller<JobController.View> {
     }
   }
 
-  private static final String JOB = "/~job";
-  private static final String POD = "/pod/";
+  private static final ControlledObjects CACHE = new ControlledObjects("/~job", "/pod/");
 
   @Override
   public String name() {
@@ -85,33 +82,14 @@ public final class JobController implements Controller<JobController.View> {
 
   @Override
   public boolean observe(String uid, ResourceEvent event, long timestampMs, ControllerCache cache) {
-    SpecificRecord object = (SpecificRecord) KindObjects.of(event);
-    if (object instanceof Job) {
-      cache.put(uid + JOB, event);
-      return true;
-    }
-    ObjectMeta meta = KubeObjects.meta(object);
-    String key = uid + POD + meta.getName();
-    if (event.getType() == EventType.DELETED || !Owners.controlledBy(meta, uid)) {
-      cache.delete(key);
-    } else {
-      cache.put(key, event);
-    }
+    CACHE.observe(uid, event, KindObjects.of(event) instanceof Job, cache);
     return true;
   }
 
   @Override
   public View view(String uid, ControllerCache cache) {
-    ResourceEvent job = null;
-    List<Pod> pods = new ArrayList<>();
-    for (KeyValue<String, ResourceEvent> entry : cache.scan(uid + "/")) {
-      if (entry.key.equals(uid + JOB)) {
-        job = entry.value;
-      } else {
-        pods.add((Pod) KindObjects.of(entry.value));
-      }
-    }
-    return new View(job, pods);
+    ControlledObjects.Snapshot<Pod> seen = CACHE.view(uid, cache, Pod.class);
+    return new View(seen.owner(), seen.dependents());
   }
 
   @Override
@@ -125,6 +103,6 @@ public final class JobController implements Controller<JobController.View> {
 
   @Override
   public void forget(String uid, ControllerCache cache) {
-    cache.delete(uid + JOB);
+    CACHE.forget(uid, cache);
   }
 }
