@@ -9,12 +9,12 @@ import io.streamplane.api.NodeSelectorRequirement;
 import io.streamplane.api.NodeSelectorTerm;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.Pod;
-import io.streamplane.api.PodCondition;
 import io.streamplane.api.PodSpec;
 import io.streamplane.api.PodStatus;
 import io.streamplane.api.Taint;
 import io.streamplane.api.Toleration;
 import io.streamplane.controller.Owners;
+import io.streamplane.controller.PodReadiness;
 import io.streamplane.controller.replicaset.ReplicaSetReconciler;
 import io.streamplane.scheduler.framework.NodeAffinityPlugin;
 import io.streamplane.scheduler.framework.TaintTolerationPlugin;
@@ -274,28 +274,9 @@ public final class DaemonPods {
     return pod.getStatus() == null ? null : pod.getStatus().getPhase();
   }
 
-  /** When the pod became Ready, or null when it is not. */
-  static Instant readySince(Pod pod) {
-    if (pod.getStatus() == null || pod.getStatus().getConditions() == null) {
-      return null;
-    }
-    for (PodCondition condition : pod.getStatus().getConditions()) {
-      if ("Ready".equals(condition.getType()) && "True".equals(condition.getStatus())) {
-        return condition.getLastTransitionTime() == null
-            ? Instant.EPOCH
-            : condition.getLastTransitionTime();
-      }
-    }
-    return null;
-  }
-
-  static boolean ready(Pod pod) {
-    return readySince(pod) != null;
-  }
-
   /** {@code IsPodAvailable}: Ready for at least {@code minReadySeconds}. */
   static boolean available(Pod pod, int minReadySeconds, Instant now) {
-    Instant since = readySince(pod);
+    Instant since = PodReadiness.readySince(pod);
     return since != null
         && (minReadySeconds == 0 || !since.plusSeconds(minReadySeconds).isAfter(now));
   }

@@ -7,6 +7,7 @@ import io.streamplane.api.Node;
 import io.streamplane.api.Pod;
 import io.streamplane.controller.Intent;
 import io.streamplane.controller.Owners;
+import io.streamplane.controller.PodReadiness;
 import io.streamplane.kinds.selection.LabelSelectors;
 import io.streamplane.schema.objects.KubeObjects;
 import java.time.Instant;
@@ -215,7 +216,7 @@ public final class DaemonSetReconciler {
     }
     if (oldestNew != null
         && oldestOld != null
-        && (!DaemonPods.ready(oldestOld) || DaemonPods.ready(oldestNew))) {
+        && (!PodReadiness.isReady(oldestOld) || PodReadiness.isReady(oldestNew))) {
       delete.add(oldestOld);
     }
     return delete;
@@ -271,7 +272,7 @@ public final class DaemonSetReconciler {
       }
       current++;
       Pod pod = onNode.get(0);
-      if (DaemonPods.ready(pod)) {
+      if (PodReadiness.isReady(pod)) {
         ready++;
         if (DaemonPods.available(pod, minReady, now)) {
           available++;
@@ -312,7 +313,7 @@ public final class DaemonSetReconciler {
     }
     Instant next = null;
     for (Pod pod : pods) {
-      Instant since = DaemonPods.readySince(pod);
+      Instant since = PodReadiness.readySince(pod);
       if (since != null && !DaemonPods.deleting(pod)) {
         Instant at = since.plusSeconds(minReady);
         if (at.isAfter(now) && (next == null || at.isBefore(next))) {

@@ -4,12 +4,12 @@ import io.streamplane.api.Condition;
 import io.streamplane.api.Deployment;
 import io.streamplane.api.OwnerReference;
 import io.streamplane.api.Pod;
-import io.streamplane.api.PodCondition;
 import io.streamplane.api.PodDisruptionBudget;
 import io.streamplane.api.PodDisruptionBudgetSpec;
 import io.streamplane.api.PodDisruptionBudgetStatus;
 import io.streamplane.api.ReplicaSet;
 import io.streamplane.controller.Owners;
+import io.streamplane.controller.PodReadiness;
 import io.streamplane.kinds.selection.LabelSelectors;
 import java.time.Duration;
 import java.time.Instant;
@@ -110,7 +110,7 @@ public final class DisruptionReconciler {
     for (Pod pod : pods) {
       if (pod.getMetadata().getDeletionTimestamp() == null
           && !disrupted.containsKey(pod.getMetadata().getName())
-          && ready(pod)) {
+          && PodReadiness.isReady(pod)) {
         healthy++;
       }
     }
@@ -250,14 +250,5 @@ public final class DisruptionReconciler {
       }
     }
     return selected;
-  }
-
-  private static boolean ready(Pod pod) {
-    List<PodCondition> conditions =
-        pod.getStatus() == null || pod.getStatus().getConditions() == null
-            ? List.of()
-            : pod.getStatus().getConditions();
-    return conditions.stream()
-        .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
   }
 }

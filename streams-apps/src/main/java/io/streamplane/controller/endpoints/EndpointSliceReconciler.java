@@ -12,13 +12,13 @@ import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.ObjectReference;
 import io.streamplane.api.OwnerReference;
 import io.streamplane.api.Pod;
-import io.streamplane.api.PodCondition;
 import io.streamplane.api.PodIP;
 import io.streamplane.api.Service;
 import io.streamplane.api.ServicePort;
 import io.streamplane.api.ServiceSpec;
 import io.streamplane.controller.Intent;
 import io.streamplane.controller.Owners;
+import io.streamplane.controller.PodReadiness;
 import io.streamplane.kinds.validation.IpAddresses;
 import io.streamplane.schema.objects.KubeObjects;
 import java.nio.charset.StandardCharsets;
@@ -663,7 +663,7 @@ public final class EndpointSliceReconciler {
 
   /** {@code podToEndpoint}, without the zone. */
   static Endpoint endpoint(Pod pod, Service service, String addressType) {
-    boolean serving = isReady(pod);
+    boolean serving = PodReadiness.isReady(pod);
     boolean terminating = pod.getMetadata().getDeletionTimestamp() != null;
     boolean ready =
         Boolean.TRUE.equals(service.getSpec().getPublishNotReadyAddresses())
@@ -773,15 +773,6 @@ public final class EndpointSliceReconciler {
 
   private static EndpointConditions conditions(Endpoint endpoint) {
     return endpoint.getConditions() == null ? new EndpointConditions() : endpoint.getConditions();
-  }
-
-  private static boolean isReady(Pod pod) {
-    List<PodCondition> conditions =
-        pod.getStatus() == null || pod.getStatus().getConditions() == null
-            ? List.of()
-            : pod.getStatus().getConditions();
-    return conditions.stream()
-        .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
   }
 
   private static List<Endpoint> endpointsOf(EndpointSlice slice) {

@@ -10,7 +10,6 @@ import io.streamplane.api.Endpoints;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.ObjectReference;
 import io.streamplane.api.Pod;
-import io.streamplane.api.PodCondition;
 import io.streamplane.api.Service;
 import io.streamplane.api.ServicePort;
 import io.streamplane.controller.Controller;
@@ -18,6 +17,7 @@ import io.streamplane.controller.ControllerActors;
 import io.streamplane.controller.ControllerCache;
 import io.streamplane.controller.Expectations;
 import io.streamplane.controller.Intent;
+import io.streamplane.controller.PodReadiness;
 import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.log.UserInfo;
@@ -369,7 +369,7 @@ public final class EndpointsController implements Controller<EndpointsController
                       .setUid(pod.getMetadata().getUid())
                       .build())
               .build();
-      (publishNotReady || isReady(pod) ? ready : notReady)
+      (publishNotReady || PodReadiness.isReady(pod) ? ready : notReady)
           .computeIfAbsent(ports, p -> new ArrayList<>())
           .add(address);
     }
@@ -436,14 +436,5 @@ public final class EndpointsController implements Controller<EndpointsController
       }
     }
     return 0;
-  }
-
-  private static boolean isReady(Pod pod) {
-    List<PodCondition> conditions =
-        pod.getStatus() == null || pod.getStatus().getConditions() == null
-            ? List.of()
-            : pod.getStatus().getConditions();
-    return conditions.stream()
-        .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
   }
 }

@@ -8,7 +8,6 @@ import io.streamplane.api.Job;
 import io.streamplane.api.ObjectFieldSelector;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.Pod;
-import io.streamplane.api.PodCondition;
 import io.streamplane.api.PodSpec;
 import io.streamplane.api.PodStatus;
 import io.streamplane.controller.Owners;
@@ -66,18 +65,6 @@ final class JobPods {
 
   static boolean terminating(Pod pod) {
     return !finished(pod) && deleting(pod);
-  }
-
-  static boolean ready(Pod pod) {
-    if (pod.getStatus() == null || pod.getStatus().getConditions() == null) {
-      return false;
-    }
-    for (PodCondition c : pod.getStatus().getConditions()) {
-      if ("Ready".equals(c.getType()) && "True".equals(c.getStatus())) {
-        return true;
-      }
-    }
-    return false;
   }
 
   static boolean tracked(Pod pod) {

@@ -12,6 +12,7 @@ import io.streamplane.controller.ControllerActors;
 import io.streamplane.controller.Expectations;
 import io.streamplane.controller.Intent;
 import io.streamplane.controller.Owners;
+import io.streamplane.controller.PodReadiness;
 import io.streamplane.controller.replicaset.ReplicaSetReconciler;
 import io.streamplane.log.CommandVerb;
 import io.streamplane.log.UserInfo;
@@ -284,7 +285,7 @@ public final class JobReconciler {
               .setStartTime(startTime)
               .setCompletionTime(completionTime)
               .setActive(activeCount(active) == 0 ? null : activeCount(active))
-              .setReady((int) active.stream().filter(JobPods::ready).count())
+              .setReady((int) active.stream().filter(PodReadiness::isReady).count())
               .setTerminating(terminating.size())
               .setSucceeded(succeeded == 0 ? null : succeeded)
               .setFailed(failed == 0 ? null : failed)
@@ -519,7 +520,7 @@ public final class JobReconciler {
 
   /** The pods deleted first when parallelism drops: not ready, then newest. */
   private static final java.util.Comparator<Pod> DELETION_ORDER =
-      java.util.Comparator.<Pod>comparingInt(p -> JobPods.ready(p) ? 1 : 0)
+      java.util.Comparator.<Pod>comparingInt(p -> PodReadiness.isReady(p) ? 1 : 0)
           .thenComparing(
               (Pod p) ->
                   p.getMetadata().getCreationTimestamp() == null

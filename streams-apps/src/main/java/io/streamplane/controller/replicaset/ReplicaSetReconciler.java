@@ -4,12 +4,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.OwnerReference;
 import io.streamplane.api.Pod;
-import io.streamplane.api.PodCondition;
 import io.streamplane.api.PodStatus;
 import io.streamplane.api.ReplicaSet;
 import io.streamplane.api.ReplicaSetStatus;
 import io.streamplane.controller.Intent;
 import io.streamplane.controller.Owners;
+import io.streamplane.controller.PodReadiness;
 import io.streamplane.kinds.selection.LabelSelectors;
 import io.streamplane.schema.admission.ServiceAccountVolume;
 import io.streamplane.schema.convert.KubeJson;
@@ -132,7 +132,7 @@ public final class ReplicaSetReconciler {
     }
     Instant next = null;
     for (Pod pod : controlledPods) {
-      Instant since = readySince(pod);
+      Instant since = PodReadiness.readySince(pod);
       if (since != null && isActive(pod)) {
         Instant at = since.plusSeconds(minReady);
         if (at.isAfter(now) && (next == null || at.isBefore(next))) {
@@ -160,24 +160,6 @@ public final class ReplicaSetReconciler {
         && !"Failed".equals(phase);
   }
 
-  static boolean isReady(Pod pod) {
-    return readySince(pod) != null;
-  }
-
-  private static Instant readySince(Pod pod) {
-    if (pod.getStatus() == null || pod.getStatus().getConditions() == null) {
-      return null;
-    }
-    for (PodCondition condition : pod.getStatus().getConditions()) {
-      if ("Ready".equals(condition.getType()) && "True".equals(condition.getStatus())) {
-        return condition.getLastTransitionTime() == null
-            ? Instant.EPOCH
-            : condition.getLastTransitionTime();
-      }
-    }
-    return null;
-  }
-
   private static ReplicaSetStatus status(
       ReplicaSet rs, List<Pod> owned, List<Pod> active, int creating, Instant now) {
     Map<String, String> templateLabels =
@@ -197,7 +179,7 @@ public final class ReplicaSetReconciler {
       if (labels.entrySet().containsAll(templateLabels.entrySet())) {
         fullyLabeled++;
       }
-      Instant since = readySince(pod);
+      Instant since = PodReadiness.readySince(pod);
       if (since != null) {
         ready++;
         if (minReady == 0 || !since.plusSeconds(minReady).isAfter(now)) {
@@ -317,7 +299,7 @@ public final class ReplicaSetReconciler {
   static final Comparator<Pod> DELETION_ORDER =
       Comparator.<Pod>comparingInt(p -> assigned(p) ? 1 : 0)
           .thenComparingInt(ReplicaSetReconciler::phaseRank)
-          .thenComparingInt(p -> isReady(p) ? 1 : 0)
+          .thenComparingInt(p -> PodReadiness.isReady(p) ? 1 : 0)
           .thenComparing(
               (Pod p) ->
                   p.getMetadata().getCreationTimestamp() == null

@@ -13,6 +13,7 @@ import io.streamplane.api.PodCondition;
 import io.streamplane.api.PodStatus;
 import io.streamplane.api.Toleration;
 import io.streamplane.controller.Intent;
+import io.streamplane.controller.PodReadiness;
 import io.streamplane.log.CommandVerb;
 import io.streamplane.schema.convert.KubeJson;
 import io.streamplane.schema.objects.KubeObjects;
@@ -158,7 +159,7 @@ class DaemonSetReconcilerTest {
 
     long availableNodes() {
       return pods.values().stream()
-          .filter(DaemonPods::ready)
+          .filter(PodReadiness::isReady)
           .map(p -> p.getSpec().getNodeName())
           .distinct()
           .count();
@@ -166,7 +167,7 @@ class DaemonSetReconcilerTest {
   }
 
   private static void makeReady(Pod pod) {
-    if (!DaemonPods.ready(pod)) {
+    if (!PodReadiness.isReady(pod)) {
       pod.getStatus()
           .setConditions(
               List.of(
