@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,8 +60,9 @@ final class ServiceAllocationRepair {
   /** One pass over every Service and claim; returns how many claims it made and deleted. */
   int[] repair() {
     int[] total = new int[2];
+    List<ObjectNode> services = cache.list("", "services", null, o -> true).items();
     for (ServiceClaim kind : ServiceClaim.values()) {
-      int[] counts = repair(kind);
+      int[] counts = repair(kind, services);
       total[0] += counts[0];
       total[1] += counts[1];
     }
@@ -70,10 +72,10 @@ final class ServiceAllocationRepair {
   /** A value a Service holds, and the Service as {@code <ns>/<name>}. */
   private record Held(String value, String owner) {}
 
-  private int[] repair(ServiceClaim kind) {
+  private int[] repair(ServiceClaim kind, List<ObjectNode> services) {
     // By the name of the claim each value needs.
     Map<String, Held> held = new HashMap<>();
-    for (ObjectNode svc : cache.list("", "services", null, o -> true).items()) {
+    for (ObjectNode svc : services) {
       String owner =
           svc.at("/metadata/namespace").asText() + "/" + svc.at("/metadata/name").asText();
       for (String value : kind.values(svc)) {
