@@ -59,6 +59,12 @@ final class LocalCluster implements AutoCloseable {
     if (!List.of(extraArgs).contains("--nodes")) {
       command.addAll(List.of("--nodes", "0")); // most tests bring their own nodes, or none
     }
+    // Clusters of several checkouts on one machine each take their own range of cluster IPs, since
+    // the proxy and the DNS listen on them.
+    String serviceCidr = System.getenv("STREAMPLANE_E2E_SERVICE_CIDR");
+    if (serviceCidr != null && !List.of(extraArgs).contains("--service-cidr")) {
+      command.addAll(List.of("--service-cidr", serviceCidr));
+    }
     command.addAll(List.of(extraArgs));
     this.args = command.toArray(String[]::new);
   }
