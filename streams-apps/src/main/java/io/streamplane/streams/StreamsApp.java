@@ -3,6 +3,7 @@ package io.streamplane.streams;
 import io.streamplane.metrics.KafkaConsumerLag;
 import java.nio.file.Path;
 import java.time.Duration;
+import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
@@ -49,6 +50,10 @@ public final class StreamsApp implements AutoCloseable {
   @Override
   public void close() {
     lag.close();
-    streams.close(Duration.ofSeconds(30));
+    // A static member that stops on purpose leaves the group, so its partitions move to the other
+    // instances at once; only a crash leaves them waiting for its return (or its session's end).
+    streams.close(
+        CloseOptions.timeout(Duration.ofSeconds(30))
+            .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP));
   }
 }
