@@ -30,6 +30,7 @@ class CrashSafetyE2E {
   /** Every topic of the catalogue, the schemas topic among them. */
   private static final int TOPICS =
       new Topics(TopicLayout.singleBroker("sp"), new InMemorySchemaCatalog()).all().size();
+
   private static final Duration RUNNING_AGAIN = Duration.ofSeconds(90);
 
   @Test
@@ -42,30 +43,33 @@ class CrashSafetyE2E {
       Kubectl kubectl = cluster.kubectl;
       kubectl
           .run(
-              "create",
-              "deployment",
-              "web",
-              "--image=nginx",
-              "--replicas=" + REPLICAS,
-              "--port=80")
+              "create", "deployment", "web", "--image=nginx", "--replicas=" + REPLICAS, "--port=80")
           .expectSuccess();
       await("the rollout to be under way")
           .atMost(Duration.ofSeconds(60))
           .pollInterval(Duration.ofMillis(200))
           .until(() -> !pods(kubectl).isEmpty());
       assertThat(
-              kubectl.run("create", "configmap", "survivor", "--from-literal=k=v").expectSuccess().out())
+              kubectl
+                  .run("create", "configmap", "survivor", "--from-literal=k=v")
+                  .expectSuccess()
+                  .out())
           .contains("configmap/survivor created");
 
       cluster.kill();
       cluster.start();
 
-      assertThat(kubectl.run("get", "configmap", "survivor", "-o", "jsonpath={.data.k}").expectSuccess().out())
+      assertThat(
+              kubectl
+                  .run("get", "configmap", "survivor", "-o", "jsonpath={.data.k}")
+                  .expectSuccess()
+                  .out())
           .isEqualTo("v");
       await("every replica Running again")
           .atMost(RUNNING_AGAIN)
           .pollInterval(Duration.ofSeconds(1))
-          .until(() -> pods(kubectl).stream().filter(p -> p.endsWith("Running")).count() == REPLICAS);
+          .until(
+              () -> pods(kubectl).stream().filter(p -> p.endsWith("Running")).count() == REPLICAS);
       assertThat(pods(kubectl)).as("exactly the replicas, none twice").hasSize(REPLICAS);
       assertThat(kubectl.run("get", "rs", "--no-headers").expectSuccess().out().lines())
           .as("one ReplicaSet")
@@ -83,7 +87,11 @@ class CrashSafetyE2E {
       assertThat(cluster.launcher().lines())
           .as("a clean stop keeps the apps' state")
           .noneMatch(l -> l.contains("did not stop cleanly"));
-      assertThat(kubectl.run("get", "configmap", "survivor", "-o", "jsonpath={.data.k}").expectSuccess().out())
+      assertThat(
+              kubectl
+                  .run("get", "configmap", "survivor", "-o", "jsonpath={.data.k}")
+                  .expectSuccess()
+                  .out())
           .isEqualTo("v");
       assertThat(Files.readString(cluster.pkiDir().resolve("ca.crt")))
           .as("the restarted cluster keeps the CA its kubeconfig trusts")
@@ -93,7 +101,7 @@ class CrashSafetyE2E {
   }
 
   /** The pods, as {@code name phase}. */
-  private static List<String> pods(Kubectl kubectl) {
+  private static List<String> pods(Kubectl kubectl) throws Exception {
     String out =
         kubectl
             .run(
