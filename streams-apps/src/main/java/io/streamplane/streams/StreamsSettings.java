@@ -53,6 +53,17 @@ public final class StreamsSettings {
     // default 45 s bounds how long its partitions wait for a successor (or for itself, restarted).
     props.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 10_000);
     props.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 3_000);
+    // Static membership: the instance is named after its state directory, which no two running
+    // instances share, so an instance restarted after a crash takes its own partitions back at
+    // once instead of waiting for its former self's session to expire and a rebalance.
+    props.put(
+        StreamsConfig.consumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG),
+        applicationId + "-" + instanceName(stateDir));
     return props;
+  }
+
+  /** A stable name for the instance that keeps {@code stateDir}: a hash of its absolute path. */
+  static String instanceName(Path stateDir) {
+    return Integer.toHexString(stateDir.toAbsolutePath().normalize().toString().hashCode());
   }
 }
