@@ -18,7 +18,9 @@ import picocli.CommandLine.Option;
     name = "csi-driver",
     mixinStandardHelpOptions = true,
     description =
-        "Run the host-path CSI driver (" + HostPathConfig.DRIVER_NAME + ") of one node: volumes"
+        "Run the host-path CSI driver ("
+            + HostPathConfig.DRIVER_NAME
+            + ") of one node: volumes"
             + " are directories under --root-dir.")
 public final class CsiDriverCommand implements Callable<Integer> {
 

@@ -359,7 +359,9 @@ public final class HostPathDriver {
                             + available)
                     .asException();
               }
-              record = new HostPathVolumes.Record(record.id(), record.name(), wanted);
+              record =
+                  new HostPathVolumes.Record(
+                      record.id(), record.name(), wanted, record.ephemeral());
               volumes.write(record);
               LOG.info("expanded volume {} to {} bytes", record.id(), wanted);
             }
@@ -369,6 +371,66 @@ public final class HostPathDriver {
                 .build();
           });
     }
+  }
+
+  /**
+   * An inline ephemeral volume ({@code csi.storage.k8s.io/ephemeral: "true"} in the volume
+   * context): made at its first publication, its size the {@code size} attribute (a quantity of
+   * bytes; 1Mi when absent), and deleted when unpublished; null for a persistent volume.
+   */
+  private HostPathVolumes.Record ephemeral(NodePublishVolumeRequest request)
+      throws StatusException, IOException {
+    if (!"true".equals(request.getVolumeContextMap().get(EPHEMERAL))) {
+      return null;
+    }
+    Optional<HostPathVolumes.Record> existing = volumes.byId(request.getVolumeId());
+    if (existing.isPresent()) {
+      return existing.get();
+    }
+    String size = request.getVolumeContextMap().getOrDefault("size", "");
+    long bytes;
+    try {
+      bytes = size.isEmpty() ? 1L << 20 : quantity(size);
+    } catch (IllegalArgumentException e) {
+      throw invalid("size " + size + " of the inline volume is not a quantity of bytes");
+    }
+    if (bytes > volumes.available()) {
+      throw Status.RESOURCE_EXHAUSTED
+          .withDescription(
+              "inline volume of "
+                  + bytes
+                  + " bytes, node "
+                  + config.nodeId()
+                  + " has "
+                  + volumes.available())
+          .asException();
+    }
+    return volumes.create(request.getVolumeId(), request.getVolumeId(), bytes, true);
+  }
+
+  /** The volume context key by which the node marks an inline ephemeral volume. */
+  public static final String EPHEMERAL = "csi.storage.k8s.io/ephemeral";
+
+  /** A byte quantity: digits with an optional Ki, Mi, Gi, Ti, k, M, G or T suffix. */
+  static long quantity(String text) {
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("([0-9]+)(Ki|Mi|Gi|Ti|k|M|G|T)?").matcher(text);
+    if (!m.matches()) {
+      throw new IllegalArgumentException(text);
+    }
+    long unit =
+        switch (m.group(2) == null ? "" : m.group(2)) {
+          case "Ki" -> 1L << 10;
+          case "Mi" -> 1L << 20;
+          case "Gi" -> 1L << 30;
+          case "Ti" -> 1L << 40;
+          case "k" -> 1_000L;
+          case "M" -> 1_000_000L;
+          case "G" -> 1_000_000_000L;
+          case "T" -> 1_000_000_000_000L;
+          default -> 1L;
+        };
+    return Math.multiplyExact(Long.parseLong(m.group(1)), unit);
   }
 
   private final class NodeService extends NodeGrpc.NodeImplBase {
@@ -418,9 +480,12 @@ public final class HostPathDriver {
           "NodePublishVolume",
           observer,
           () -> {
-            HostPathVolumes.Record record = existing(request.getVolumeId());
             if (request.getTargetPath().isEmpty()) {
               throw invalid("target path missing in request");
+            }
+            HostPathVolumes.Record record = ephemeral(request);
+            if (record == null) {
+              record = existing(request.getVolumeId());
             }
             if (!request.hasVolumeCapability()) {
               throw invalid("volume capability missing in request");
@@ -457,6 +522,10 @@ public final class HostPathDriver {
               throw invalid("target path missing in request");
             }
             mounts.unpublish(Path.of(request.getTargetPath()));
+            Optional<HostPathVolumes.Record> record = volumes.byId(request.getVolumeId());
+            if (record.isPresent() && record.get().ephemeral()) {
+              volumes.delete(record.get().id()); // an inline volume lives as long as its pod
+            }
             return NodeUnpublishVolumeResponse.getDefaultInstance();
           });
     }

@@ -23,7 +23,7 @@ import java.util.stream.Stream;
 public final class HostPathVolumes {
 
   /** A volume's record. */
-  public record Record(String id, String name, long capacityBytes) {}
+  public record Record(String id, String name, long capacityBytes, boolean ephemeral) {}
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -84,7 +84,13 @@ public final class HostPathVolumes {
 
   /** A new volume of {@code capacity} bytes named {@code name}, its directory empty. */
   public Record create(String name, long capacity) throws IOException {
-    Record record = new Record(UUID.randomUUID().toString(), name, capacity);
+    return create(UUID.randomUUID().toString(), name, capacity, false);
+  }
+
+  /** A new volume of the given id, e.g. an inline ephemeral volume whose id the node chose. */
+  public Record create(String id, String name, long capacity, boolean ephemeral)
+      throws IOException {
+    Record record = new Record(id, name, capacity, ephemeral);
     Files.createDirectories(directory(record.id()));
     write(record);
     return record;
