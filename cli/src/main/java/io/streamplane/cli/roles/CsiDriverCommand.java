@@ -1,8 +1,15 @@
 package io.streamplane.cli.roles;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.streamplane.csi.hostpath.HostPathConfig;
 import io.streamplane.csi.hostpath.HostPathPlugin;
 import io.streamplane.csi.hostpath.Mounts;
+import io.streamplane.csi.sidecar.ControllerSidecars;
+import io.streamplane.csi.sidecar.KubeApi;
+import io.streamplane.gateway.pki.ClusterPki;
+import io.streamplane.gateway.pki.Pem;
 import io.streamplane.schema.objects.Quantities;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -67,6 +74,18 @@ public final class CsiDriverCommand implements Callable<Integer> {
               + " (default: <root-dir>/fail-node-publish).")
   Path failMarker;
 
+  @Option(
+      names = "--kubeconfig",
+      description =
+          "A kubeconfig of the controller sidecars' identity: with it, this process also"
+              + " provisions, deletes and expands the volumes of its node's claims.")
+  Path kubeconfig;
+
+  @Option(
+      names = "--provision-immediate",
+      description = "Also provision the claims that name no selected node (of Immediate classes).")
+  boolean provisionImmediate;
+
   @Override
   public Integer call() throws Exception {
     long bytes;
@@ -102,7 +121,31 @@ public final class CsiDriverCommand implements Callable<Integer> {
             config,
             csiSocket.toAbsolutePath(),
             registrationDir == null ? null : registrationDir.toAbsolutePath())) {
-      Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "csi-driver-shutdown"));
+      ControllerSidecars sidecars =
+          kubeconfig == null
+              ? null
+              : new ControllerSidecars(
+                  HostPathConfig.DRIVER_NAME,
+                  HostPathConfig.TOPOLOGY_KEY,
+                  nodeId,
+                  provisionImmediate,
+                  api(kubeconfig),
+                  plugin.csiSocket(),
+                  1000);
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    stop.countDown();
+                    if (sidecars != null) {
+                      try {
+                        sidecars.close();
+                      } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                      }
+                    }
+                  },
+                  "csi-driver-shutdown"));
       System.out.println(
           "csi-driver: "
               + HostPathConfig.DRIVER_NAME
@@ -116,9 +159,48 @@ public final class CsiDriverCommand implements Callable<Integer> {
               + capacity
               + ", publishing by "
               + mode.name().toLowerCase(java.util.Locale.ROOT)
+              + (sidecars == null ? "" : "; provisioner and resizer running")
               + ")");
       stop.await();
     }
     return 0;
+  }
+
+  /** The API client of a kubeconfig's current context: its server, CA and client certificate. */
+  static KubeApi api(Path kubeconfig) throws java.io.IOException {
+    JsonNode config = new ObjectMapper(new YAMLFactory()).readTree(kubeconfig.toFile());
+    String context = config.path("current-context").asText();
+    JsonNode selected = null;
+    for (JsonNode c : config.path("contexts")) {
+      if (c.path("name").asText().equals(context)) {
+        selected = c.path("context");
+      }
+    }
+    if (selected == null) {
+      throw new IllegalArgumentException(kubeconfig + ": no context " + context);
+    }
+    JsonNode cluster = named(config.path("clusters"), selected.path("cluster").asText(), "cluster");
+    JsonNode user = named(config.path("users"), selected.path("user").asText(), "user");
+    ClusterPki.ClientIdentity identity =
+        new ClusterPki.ClientIdentity(
+            Pem.certificates(decoded(user.path("client-certificate-data"))).get(0),
+            Pem.privateKey(decoded(user.path("client-key-data"))),
+            Pem.certificates(decoded(cluster.path("certificate-authority-data"))).get(0));
+    return new KubeApi(cluster.path("server").asText(), identity.sslContext());
+  }
+
+  private static JsonNode named(JsonNode list, String name, String field) {
+    for (JsonNode entry : list) {
+      if (entry.path("name").asText().equals(name)) {
+        return entry.path(field);
+      }
+    }
+    throw new IllegalArgumentException("kubeconfig: no " + field + " " + name);
+  }
+
+  private static String decoded(JsonNode base64) {
+    return new String(
+        java.util.Base64.getDecoder().decode(base64.asText()),
+        java.nio.charset.StandardCharsets.UTF_8);
   }
 }

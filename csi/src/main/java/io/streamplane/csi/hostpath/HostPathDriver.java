@@ -6,6 +6,7 @@ import io.grpc.BindableService;
 import io.grpc.Status;
 import io.grpc.StatusException;
 import io.grpc.stub.StreamObserver;
+import io.streamplane.csi.Bytes;
 import io.streamplane.csi.v1.*;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -390,7 +391,7 @@ public final class HostPathDriver {
     String size = request.getVolumeContextMap().getOrDefault("size", "");
     long bytes;
     try {
-      bytes = size.isEmpty() ? 1L << 20 : quantity(size);
+      bytes = size.isEmpty() ? 1L << 20 : Bytes.parse(size);
     } catch (IllegalArgumentException e) {
       throw invalid("size " + size + " of the inline volume is not a quantity of bytes");
     }
@@ -410,28 +411,6 @@ public final class HostPathDriver {
 
   /** The volume context key by which the node marks an inline ephemeral volume. */
   public static final String EPHEMERAL = "csi.storage.k8s.io/ephemeral";
-
-  /** A byte quantity: digits with an optional Ki, Mi, Gi, Ti, k, M, G or T suffix. */
-  static long quantity(String text) {
-    java.util.regex.Matcher m =
-        java.util.regex.Pattern.compile("([0-9]+)(Ki|Mi|Gi|Ti|k|M|G|T)?").matcher(text);
-    if (!m.matches()) {
-      throw new IllegalArgumentException(text);
-    }
-    long unit =
-        switch (m.group(2) == null ? "" : m.group(2)) {
-          case "Ki" -> 1L << 10;
-          case "Mi" -> 1L << 20;
-          case "Gi" -> 1L << 30;
-          case "Ti" -> 1L << 40;
-          case "k" -> 1_000L;
-          case "M" -> 1_000_000L;
-          case "G" -> 1_000_000_000L;
-          case "T" -> 1_000_000_000_000L;
-          default -> 1L;
-        };
-    return Math.multiplyExact(Long.parseLong(m.group(1)), unit);
-  }
 
   private final class NodeService extends NodeGrpc.NodeImplBase {
     @Override
