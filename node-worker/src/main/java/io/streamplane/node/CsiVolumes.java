@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
  * its CSI node-info manager): the plugin watcher over {@code <node root>/plugins_registry}, which
  * records each registered driver in the node's CSINode ({@code spec.drivers[]}: name, nodeID,
  * topologyKeys) and its topology segments as labels of the Node; and, in a pod's life, the set-up
- * of its {@code persistentVolumeClaim} volumes bound to a CSI PersistentVolume and of its inline
- * {@code csi} volumes (NodeStageVolume, NodePublishVolume), their node expansion when the volume
+ * of its {@code persistentVolumeClaim} volumes bound to a CSI PersistentVolume (and of its
+ * generic {@code ephemeral} volumes, whose claim is {@code <pod>-<volume>}), of its inline {@code
+ * csi} volumes (NodeStageVolume, NodePublishVolume), their node expansion when the volume
  * grew, and their tear-down when the pod stops.
  *
  * <p>Contract: {@link #setUp} completes with the published directories by volume name, or
@@ -79,7 +80,11 @@ final class CsiVolumes implements AutoCloseable {
   static boolean needed(Pod pod) {
     return pod.getSpec().getVolumes() != null
         && pod.getSpec().getVolumes().stream()
-            .anyMatch(v -> v.getPersistentVolumeClaim() != null || v.getCsi() != null);
+            .anyMatch(
+                v ->
+                    v.getPersistentVolumeClaim() != null
+                        || v.getCsi() != null
+                        || v.getEphemeral() != null);
   }
 
   /** Sets up the pod's claims and inline CSI volumes; what was set up, by volume name. */
@@ -109,9 +114,15 @@ final class CsiVolumes implements AutoCloseable {
                 context);
         chain =
             chain.thenRunAsync(() -> publish(uid, volume.getName(), spec, null, mounted), calls);
-      } else if (volume.getPersistentVolumeClaim() != null) {
-        String claim = volume.getPersistentVolumeClaim().getClaimName();
-        boolean readOnly = Boolean.TRUE.equals(volume.getPersistentVolumeClaim().getReadOnly());
+      } else if (volume.getPersistentVolumeClaim() != null || volume.getEphemeral() != null) {
+        // a generic ephemeral volume is the claim <pod>-<volume> made for it
+        String claim =
+            volume.getEphemeral() != null
+                ? pod.getMetadata().getName() + "-" + volume.getName()
+                : volume.getPersistentVolumeClaim().getClaimName();
+        boolean readOnly =
+            volume.getPersistentVolumeClaim() != null
+                && Boolean.TRUE.equals(volume.getPersistentVolumeClaim().getReadOnly());
         chain =
             chain
                 .thenCompose(v -> claimedVolume(namespace, claim, volume.getName(), readOnly))

@@ -93,7 +93,9 @@ final class Volumes {
           dirs.put(volume.getName(), write(dir, files, volume.getSecret().getItems()));
         } else if (volume.getProjected() != null) {
           dirs.put(volume.getName(), projected(pod, volume, inputs, dir));
-        } else if (volume.getPersistentVolumeClaim() != null || volume.getCsi() != null) {
+        } else if (volume.getPersistentVolumeClaim() != null
+            || volume.getCsi() != null
+            || volume.getEphemeral() != null) {
           String published = inputs.mountedVolumes().get(volume.getName());
           if (published == null) {
             throw new IllegalStateException(
