@@ -12,8 +12,12 @@ import io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.netty.channel.unix.DomainSocketAddress;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 
@@ -25,6 +29,11 @@ import java.util.concurrent.TimeUnit;
  * starts the services on it; {@link #connect} opens a plaintext channel to a socket (connection is
  * lazy: a missing socket fails the first call with UNAVAILABLE). Each server or channel has its own
  * event loop of one thread, released when it shuts down.
+ *
+ * <p>Limits: Linux bounds a socket's path to 107 bytes. A longer path (a node root deep in a
+ * temporary directory) is reached through a short symbolic link to its directory, {@code
+ * /tmp/streamplane-sockets/<hash of the directory>}, which both sides make the same way ({@link
+ * #address}); the socket file itself is where it was asked.
  */
 public final class UnixSockets {
 
@@ -37,7 +46,7 @@ public final class UnixSockets {
       Files.deleteIfExists(socket);
       EventLoopGroup loop = new EpollEventLoopGroup(1, daemon("csi-server"));
       NettyServerBuilder builder =
-          NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toAbsolutePath().toString()))
+          NettyServerBuilder.forAddress(address(socket))
               .channelType(EpollServerDomainSocketChannel.class)
               .bossEventLoopGroup(loop)
               .workerEventLoopGroup(loop);
@@ -55,12 +64,43 @@ public final class UnixSockets {
   public static ManagedChannel connect(Path socket) {
     EventLoopGroup loop = new EpollEventLoopGroup(1, daemon("csi-client"));
     ManagedChannel channel =
-        NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toAbsolutePath().toString()))
+        NettyChannelBuilder.forAddress(address(socket))
             .channelType(EpollDomainSocketChannel.class)
             .eventLoopGroup(loop)
             .usePlaintext()
             .build();
     return new LoopReleasingChannel(channel, loop);
+  }
+
+  /** Longest path a Unix socket address holds (sun_path less its terminating zero). */
+  static final int MAX_PATH = 107;
+
+  /** The address of {@code socket}: its path, or a short path to it when that is too long. */
+  static DomainSocketAddress address(Path socket) {
+    Path absolute = socket.toAbsolutePath().normalize();
+    if (absolute.toString().getBytes(StandardCharsets.UTF_8).length <= MAX_PATH) {
+      return new DomainSocketAddress(absolute.toString());
+    }
+    try {
+      String hash =
+          HexFormat.of()
+              .formatHex(
+                  MessageDigest.getInstance("SHA-256")
+                      .digest(absolute.getParent().toString().getBytes(StandardCharsets.UTF_8)))
+              .substring(0, 16);
+      Path links = Files.createDirectories(Path.of("/tmp/streamplane-sockets"));
+      Path link = links.resolve(hash);
+      if (!Files.isSymbolicLink(link)) {
+        try {
+          Files.createSymbolicLink(link, absolute.getParent());
+        } catch (java.nio.file.FileAlreadyExistsException raced) {
+          // the other side made it first
+        }
+      }
+      return new DomainSocketAddress(link.resolve(absolute.getFileName()).toString());
+    } catch (IOException | NoSuchAlgorithmException e) {
+      throw new IllegalStateException("cannot shorten the socket path " + absolute, e);
+    }
   }
 
   private static ThreadFactory daemon(String name) {
