@@ -28,10 +28,10 @@ import org.slf4j.LoggerFactory;
  * its CSI node-info manager): the plugin watcher over {@code <node root>/plugins_registry}, which
  * records each registered driver in the node's CSINode ({@code spec.drivers[]}: name, nodeID,
  * topologyKeys) and its topology segments as labels of the Node; and, in a pod's life, the set-up
- * of its {@code persistentVolumeClaim} volumes bound to a CSI PersistentVolume (and of its
- * generic {@code ephemeral} volumes, whose claim is {@code <pod>-<volume>}), of its inline {@code
- * csi} volumes (NodeStageVolume, NodePublishVolume), their node expansion when the volume
- * grew, and their tear-down when the pod stops.
+ * of its {@code persistentVolumeClaim} volumes bound to a CSI PersistentVolume (and of its generic
+ * {@code ephemeral} volumes, whose claim is {@code <pod>-<volume>}), of its inline {@code csi}
+ * volumes (NodeStageVolume, NodePublishVolume), their node expansion when the volume grew, and
+ * their tear-down when the pod stops.
  *
  * <p>Contract: {@link #setUp} completes with the published directories by volume name, or
  * exceptionally with a {@link FailedMount} carrying the kubelet's message; the caller retries.
@@ -333,7 +333,7 @@ final class CsiVolumes implements AutoCloseable {
   @Override
   public void close() {
     watcher.close();
-    calls.shutdownNow();
+    calls.shutdown(); // tear-downs already asked for still run: a stopping pod waits for them
   }
 
   /** What the kubelet's nodeinfomanager writes when a driver registers or leaves. */
