@@ -1,6 +1,6 @@
 package io.streamplane.controller.volume;
 
-import static io.streamplane.controller.volume.PersistentVolumeReconcilerTest.avro;
+import static io.streamplane.controller.volume.VolumeFixtures.avro;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.streamplane.api.PersistentVolumeClaim;

@@ -1,17 +1,14 @@
 package io.streamplane.controller.volume;
 
+import static io.streamplane.controller.volume.VolumeFixtures.avro;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.core.json.JsonReadFeature;
-import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.PersistentVolume;
 import io.streamplane.api.PersistentVolumeClaim;
 import io.streamplane.api.StorageClass;
 import io.streamplane.controller.Intent;
 import io.streamplane.log.CommandVerb;
-import io.streamplane.schema.convert.KubeJson;
 import io.streamplane.schema.objects.KubeObjects;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -25,17 +22,6 @@ import org.junit.jupiter.api.Test;
 class PersistentVolumeReconcilerTest {
 
   private static final Instant NOW = Instant.parse("2026-11-26T10:00:00Z");
-  private static final JsonMapper MAPPER =
-      JsonMapper.builder().enable(JsonReadFeature.ALLOW_SINGLE_QUOTES).build();
-  private static final KubeJson KUBE_JSON = new KubeJson();
-
-  static <T extends SpecificRecord> T avro(String singleQuoted, Class<T> type) {
-    try {
-      return KUBE_JSON.toAvro((ObjectNode) MAPPER.readTree(singleQuoted), type).record();
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
-  }
 
   /** The cluster the reconciler sees, with each write applied as the store would. */
   private static final class World {
