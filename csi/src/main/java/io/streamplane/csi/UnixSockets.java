@@ -5,6 +5,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.NettyServerBuilder;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.netty.channel.epoll.EpollEventLoopGroup;
@@ -48,6 +49,8 @@ public final class UnixSockets {
       NettyServerBuilder builder =
           NettyServerBuilder.forAddress(address(socket))
               .channelType(EpollServerDomainSocketChannel.class)
+              // TCP keep-alive means nothing on a Unix socket: gRPC's default is taken away
+              .withChildOption(ChannelOption.SO_KEEPALIVE, null)
               .bossEventLoopGroup(loop)
               .workerEventLoopGroup(loop);
       for (BindableService service : services) {
@@ -66,6 +69,7 @@ public final class UnixSockets {
     ManagedChannel channel =
         NettyChannelBuilder.forAddress(address(socket))
             .channelType(EpollDomainSocketChannel.class)
+            .withOption(ChannelOption.SO_KEEPALIVE, null)
             .eventLoopGroup(loop)
             .usePlaintext()
             .build();
