@@ -103,9 +103,10 @@ public final class PluginWatcher implements AutoCloseable {
       if (!present.contains(gone)) {
         String name = sockets.remove(gone);
         CsiDriverRegistration driver = drivers.remove(name);
-        if (driver != null) {
-          driver.channel().shutdownNow();
+        if (driver == null) {
+          continue; // a refused plugin: nothing was registered
         }
+        driver.channel().shutdownNow();
         try {
           listener.deregistered(name);
           LOG.info("deregistered CSI driver {}", name);
