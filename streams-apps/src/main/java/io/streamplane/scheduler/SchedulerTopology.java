@@ -17,6 +17,7 @@ import io.streamplane.scheduler.queue.SchedulingQueue;
 import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.serde.AvroSerde;
 import io.streamplane.topics.Topics;
+import java.util.Set;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
@@ -190,9 +191,9 @@ public final class SchedulerTopology {
     return null;
   }
 
-  /** The resources of the volume binding's view (core group only). */
-  static final java.util.Set<String> STORAGE =
-      java.util.Set.of("persistentvolumeclaims", "persistentvolumes", "storageclasses");
+  /** The resources of the volume binding's view: claims, volumes, StorageClasses. */
+  static final Set<String> STORAGE =
+      Set.of("persistentvolumeclaims", "persistentvolumes", "storageclasses");
 
   /** The key of a claim, volume or class in {@code storage-objects}. */
   static String storageKey(ResourceEvent event) {

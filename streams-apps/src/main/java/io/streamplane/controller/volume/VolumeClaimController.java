@@ -25,7 +25,7 @@ import org.apache.avro.specific.SpecificRecord;
  * contract ({@link ClaimReconciler}), keyed by namespace: the namespace's claims ({@code
  * <ns>/c/<name>}) and the pods that have a claim or an ephemeral volume ({@code <ns>/p/<name>},
  * reduced before the re-keying to their identity, node, volumes and phase). A pod without such
- * volumes is neither kept nor queues anything.
+ * volumes is not re-keyed at all.
  */
 public final class VolumeClaimController implements Controller<VolumeClaimController.View> {
 
@@ -45,7 +45,9 @@ public final class VolumeClaimController implements Controller<VolumeClaimContro
   @Override
   public List<String> keysOf(ResourceEvent event) {
     SpecificRecord object = KindObjects.of(event);
-    boolean concerned = object instanceof PersistentVolumeClaim || object instanceof Pod;
+    // A pod's volumes never change: one without claims never concerns this controller.
+    boolean concerned =
+        object instanceof PersistentVolumeClaim || (object instanceof Pod pod && hasClaims(pod));
     return concerned && event.getNamespace() != null && !event.getNamespace().isEmpty()
         ? List.of(event.getNamespace())
         : List.of();
@@ -59,6 +61,13 @@ public final class VolumeClaimController implements Controller<VolumeClaimContro
           .build();
     }
     return event;
+  }
+
+  private static boolean hasClaims(Pod pod) {
+    return pod.getSpec() != null
+        && pod.getSpec().getVolumes() != null
+        && pod.getSpec().getVolumes().stream()
+            .anyMatch(v -> v.getPersistentVolumeClaim() != null || v.getEphemeral() != null);
   }
 
   /** A pod as the controller reads it: identity, node, claim volumes and phase. */
@@ -101,15 +110,8 @@ public final class VolumeClaimController implements Controller<VolumeClaimContro
       put(cache, ns + CLAIMS + event.getName(), deleted ? null : event);
       return !deleted;
     }
-    Pod pod = (Pod) object;
-    boolean usesClaims =
-        pod.getSpec() != null
-            && pod.getSpec().getVolumes() != null
-            && !pod.getSpec().getVolumes().isEmpty();
-    String at = ns + PODS + event.getName();
-    boolean known = cache.get(at) != null;
-    put(cache, at, deleted || !usesClaims ? null : event);
-    return usesClaims || known;
+    put(cache, ns + PODS + event.getName(), deleted ? null : event);
+    return true;
   }
 
   private static void put(ControllerCache cache, String key, ResourceEvent event) {
