@@ -6,6 +6,7 @@ import io.streamplane.cli.cluster.ClusterCommand;
 import io.streamplane.cli.history.HistoryCommand;
 import io.streamplane.cli.replay.ReplayCommand;
 import io.streamplane.cli.roles.ControllersCommand;
+import io.streamplane.cli.roles.CsiDriverCommand;
 import io.streamplane.cli.roles.GatewayCommand;
 import io.streamplane.cli.roles.NodeCommand;
 import io.streamplane.cli.roles.NodesCommand;
@@ -38,6 +39,7 @@ import picocli.CommandLine.Command;
       NodeCommand.class,
       NodesCommand.class,
       ProxyCommand.class,
+      CsiDriverCommand.class,
       ReplayCommand.class,
       HistoryCommand.class,
       AuditCommand.class,

@@ -46,7 +46,7 @@ class KubectlE2E {
     assertThat(kubectl.run("get", "priorityclass", "system-node-critical").exitCode()).isZero();
     List<String> kubernetes = words(kubectl.run("get", "svc", "kubernetes").expectSuccess().out());
     assertThat(kubernetes.get(1))
-        .matches("kubernetes ClusterIP 127\\.96\\.0\\.1 <none> 443/TCP \\S+");
+        .matches("kubernetes ClusterIP 127\\.\\d+\\.0\\.1 <none> 443/TCP \\S+");
     assertThat(
             kubectl
                 .run(
@@ -1136,6 +1136,132 @@ class KubectlE2E {
   }
 
   /** The lines of kubectl's table output, each with its cells separated by one space. */
+  @Test
+  void aStaticVolumeAndAClaimBindAClaimThatFitsNoneWaitsAndADeletedRetainClaimReleasesIt()
+      throws Exception {
+    kubectl
+        .runWithInput(
+            """
+            apiVersion: v1
+            kind: PersistentVolume
+            metadata:
+              name: pv-e2e
+            spec:
+              capacity: {storage: 1Gi}
+              accessModes: [ReadWriteOnce]
+              storageClassName: manual
+              csi: {driver: example.csi, volumeHandle: vol-e2e}
+            ---
+            apiVersion: v1
+            kind: PersistentVolumeClaim
+            metadata:
+              name: data-e2e
+            spec:
+              accessModes: [ReadWriteOnce]
+              storageClassName: manual
+              resources: {requests: {storage: 500Mi}}
+            ---
+            apiVersion: v1
+            kind: PersistentVolumeClaim
+            metadata:
+              name: huge-e2e
+            spec:
+              accessModes: [ReadWriteOnce]
+              storageClassName: manual
+              resources: {requests: {storage: 5Gi}}
+            """,
+            "apply",
+            "-f",
+            "-")
+        .expectSuccess();
+
+    await("the claim and the volume to be Bound")
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                kubectl
+                    .run("get", "pvc", "data-e2e", "-o", "jsonpath={.status.phase}")
+                    .out()
+                    .equals("Bound"));
+    List<String> table = words(kubectl.run("get", "pv,pvc").expectSuccess().out());
+    assertThat(table)
+        .contains(
+            "NAME CAPACITY ACCESS MODES RECLAIM POLICY STATUS CLAIM STORAGECLASS"
+                + " VOLUMEATTRIBUTESCLASS REASON AGE",
+            "NAME STATUS VOLUME CAPACITY ACCESS MODES STORAGECLASS VOLUMEATTRIBUTESCLASS AGE");
+    assertThat(table)
+        .anySatisfy(
+            l ->
+                assertThat(l)
+                    .matches(
+                        "persistentvolume/pv-e2e 1Gi RWO Retain Bound default/data-e2e manual"
+                            + " <unset> \\S+"))
+        .anySatisfy(
+            l ->
+                assertThat(l)
+                    .matches(
+                        "persistentvolumeclaim/data-e2e Bound pv-e2e 1Gi RWO manual <unset>"
+                            + " \\S+"))
+        .anySatisfy(
+            l ->
+                assertThat(l)
+                    .matches("persistentvolumeclaim/huge-e2e Pending manual <unset> \\S+"));
+    assertThat(kubectl.run("get", "pvc", "data-e2e", "-o", "jsonpath={.metadata.finalizers}").out())
+        .contains("kubernetes.io/pvc-protection");
+
+    kubectl.run("delete", "pvc", "data-e2e", "huge-e2e").expectSuccess();
+    await("the volume to be Released")
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                kubectl
+                    .run("get", "pv", "pv-e2e", "-o", "jsonpath={.status.phase}")
+                    .out()
+                    .equals("Released"));
+    assertThat(kubectl.run("get", "pvc", "data-e2e").exitCode()).isNotZero();
+    kubectl.run("delete", "pv", "pv-e2e").expectSuccess();
+    assertThat(kubectl.run("get", "pv", "pv-e2e").exitCode()).isNotZero();
+  }
+
+  @Test
+  void aVolumeWithTwoSourcesOrAClaimWithoutAccessModesIsRefused() throws Exception {
+    Kubectl.Result volume =
+        kubectl.runWithInput(
+            """
+            apiVersion: v1
+            kind: PersistentVolume
+            metadata:
+              name: pv-two
+            spec:
+              capacity: {storage: 1Gi}
+              accessModes: [ReadWriteOnce]
+              csi: {driver: example.csi, volumeHandle: v}
+              nfs: {server: nfs.example, path: /exports}
+            """,
+            "apply",
+            "-f",
+            "-");
+    assertThat(volume.exitCode()).isNotZero();
+    assertThat(volume.err())
+        .contains("spec.csi: Forbidden: may not specify more than 1 volume type");
+    Kubectl.Result claim =
+        kubectl.runWithInput(
+            """
+            apiVersion: v1
+            kind: PersistentVolumeClaim
+            metadata:
+              name: no-modes
+            spec:
+              resources: {requests: {storage: 1Gi}}
+            """,
+            "apply",
+            "-f",
+            "-");
+    assertThat(claim.exitCode()).isNotZero();
+    assertThat(claim.err())
+        .contains("spec.accessModes: Required value: at least 1 access mode is required");
+  }
+
   private static List<String> words(String table) {
     return table.lines().map(l -> String.join(" ", l.trim().split("\\s+"))).toList();
   }

@@ -174,6 +174,89 @@ class SchedulerE2E {
     return kubectl.run("get", "pod", pod, "-o", "jsonpath={.spec.nodeName}").out();
   }
 
+  @Test
+  void aPodWaitsForAMissingClaimAndAWaitForFirstConsumerClaimGetsItsPodsNode() throws Exception {
+    kubectl
+        .runWithInput(
+            pod(
+                "needs-claim",
+                "",
+                "  volumes:\n  - name: d\n    persistentVolumeClaim: {claimName: absent}\n"),
+            "apply",
+            "-f",
+            "-")
+        .expectSuccess();
+    await("the FailedScheduling message of the missing claim")
+        .atMost(PLACED)
+        .until(
+            () ->
+                kubectl
+                    .run(
+                        "get",
+                        "pod",
+                        "needs-claim",
+                        "-o",
+                        "jsonpath={.status.conditions[?(@.type==\"PodScheduled\")].message}")
+                    .out()
+                    .matches(
+                        "0/(\\d+) nodes are available: persistentvolumeclaim \"absent\" not"
+                            + " found\\. preemption: 0/\\1 nodes are available: \\1 Preemption"
+                            + " is not helpful for scheduling\\."));
+
+    kubectl
+        .runWithInput(
+            """
+            apiVersion: storage.k8s.io/v1
+            kind: StorageClass
+            metadata:
+              name: late
+            provisioner: example.csi
+            volumeBindingMode: WaitForFirstConsumer
+            ---
+            apiVersion: v1
+            kind: PersistentVolumeClaim
+            metadata:
+              name: late-data
+            spec:
+              accessModes: [ReadWriteOnce]
+              storageClassName: late
+              resources: {requests: {storage: 1Gi}}
+            """,
+            "apply",
+            "-f",
+            "-")
+        .expectSuccess();
+    kubectl
+        .runWithInput(
+            pod(
+                "late-consumer",
+                "",
+                "  volumes:\n  - name: d\n    persistentVolumeClaim: {claimName: late-data}\n"),
+            "apply",
+            "-f",
+            "-")
+        .expectSuccess();
+    await("the consumer to be placed")
+        .atMost(PLACED)
+        .until(() -> !nodeOf("late-consumer").isEmpty());
+    String node = nodeOf("late-consumer");
+    await("the claim to name the node and its provisioner")
+        .atMost(PLACED)
+        .until(
+            () ->
+                kubectl
+                        .run("get", "pvc", "late-data", "-o", "jsonpath={.metadata.annotations}")
+                        .out()
+                        .contains("\"volume.kubernetes.io/selected-node\":\"" + node + "\"")
+                    && kubectl
+                        .run("get", "pvc", "late-data", "-o", "jsonpath={.metadata.annotations}")
+                        .out()
+                        .contains("\"volume.kubernetes.io/storage-provisioner\":\"example.csi\""));
+    assertThat(kubectl.run("get", "pvc", "late-data", "-o", "jsonpath={.status.phase}").out())
+        .isEqualTo("Pending");
+    kubectl.run("delete", "pod", "needs-claim", "late-consumer", "--wait=false").expectSuccess();
+  }
+
   private String nodesOf(String selector) throws Exception {
     return kubectl
         .run("get", "pods", "-l", selector, "-o", "jsonpath={.items[*].spec.nodeName}")

@@ -134,6 +134,24 @@ public final class GatewayClient implements AutoCloseable {
             .build());
   }
 
+  /** PUT of a JSON body (a CSINode the node edits as JSON). */
+  public CompletableFuture<Reply> putJson(String path, String json) {
+    return send(
+        request(path)
+            .PUT(HttpRequest.BodyPublishers.ofString(json))
+            .header("Content-Type", "application/json")
+            .build());
+  }
+
+  /** A JSON merge patch ({@code application/merge-patch+json}). */
+  public CompletableFuture<Reply> mergePatch(String path, String json) {
+    return send(
+        request(path)
+            .method("PATCH", HttpRequest.BodyPublishers.ofString(json))
+            .header("Content-Type", "application/merge-patch+json")
+            .build());
+  }
+
   public CompletableFuture<Reply> put(String path, SpecificRecord object) {
     return send(request(path).PUT(body(object)).build());
   }

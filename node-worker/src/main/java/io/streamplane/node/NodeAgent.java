@@ -60,6 +60,7 @@ public final class NodeAgent implements AutoCloseable {
   private final Map<String, PodWorker> pods = new ConcurrentHashMap<>();
   private final AtomicLong errors = new AtomicLong();
   private final PodWorker.Context podContext;
+  private final CsiVolumes volumes; // null: the runtime mounts no volumes
 
   private volatile boolean registered;
   private volatile boolean closed;
@@ -82,6 +83,11 @@ public final class NodeAgent implements AutoCloseable {
     this.runtime = runtime;
     this.scheduler = scheduler;
     this.clock = clock;
+    this.volumes =
+        runtime
+            .nodeRoot(options.name())
+            .map(root -> new CsiVolumes(options.name(), api, root))
+            .orElse(null);
     this.podContext =
         new PodWorker.Context(
             options,
@@ -97,6 +103,7 @@ public final class NodeAgent implements AutoCloseable {
                 runtime.runsProcesses()
                     ? PodDns.of(kubelet.clusterDns(), kubelet.clusterDomain())
                     : null),
+            volumes,
             errors,
             () -> closed,
             this::forgetIfGone);
@@ -167,6 +174,9 @@ public final class NodeAgent implements AutoCloseable {
   public synchronized void close() {
     closed = true;
     NodeMetrics.stopped(this);
+    if (volumes != null) {
+      volumes.close();
+    }
     if (ticks != null) {
       ticks.cancel(false);
     }

@@ -10,6 +10,7 @@ import io.streamplane.api.PodStatus;
 import io.streamplane.api.Probe;
 import io.streamplane.node.probe.Handlers;
 import io.streamplane.node.probe.ProbeWorker;
+import io.streamplane.node.runtime.PodInputs;
 import io.streamplane.node.runtime.PodRuntime;
 import io.streamplane.node.runtime.PodSandbox;
 import io.streamplane.node.runtime.RuntimeContainer;
@@ -76,12 +77,16 @@ final class PodWorker {
       KubeletConfig kubelet,
       Handlers handlers,
       PodInputsResolver inputs,
+      CsiVolumes volumes,
       AtomicLong errors,
       BooleanSupplier closed,
       Consumer<PodWorker> forget) {}
 
   // The node's logger, so the node's log lines keep the name they always had.
   private static final Logger LOG = LoggerFactory.getLogger(NodeAgent.class);
+
+  /** Claims are checked for a grown volume every this many syncs of a running pod. */
+  private static final int EXPAND_EVERY = 5;
 
   /** How long a postStart hook may run (Kubernetes bounds it only by the grace period). */
   private static final Duration HOOK_TIMEOUT = Duration.ofSeconds(30);
@@ -95,6 +100,7 @@ final class PodWorker {
   private final KubeletConfig kubelet;
   private final Handlers handlers;
   private final PodInputsResolver inputs;
+  private final CsiVolumes volumes; // null: the node mounts no CSI volumes
   private final AtomicLong errors;
   private final BooleanSupplier closed;
   private final Consumer<PodWorker> forget;
@@ -112,6 +118,11 @@ final class PodWorker {
   private int startFailures;
   private Instant retryStartAt;
   private final Map<String, ContainerRun> runs = new HashMap<>();
+
+  /** The CSI volumes set up for the pod (of uid {@link #owner}), to expand and tear down. */
+  private List<CsiVolumes.Mounted> mountedVolumes = List.of();
+
+  private int syncs;
 
   /** The ephemeral containers this worker has asked the runtime to start. */
   private final Set<String> startedEphemerals = new HashSet<>();
@@ -132,6 +143,7 @@ final class PodWorker {
     this.kubelet = node.kubelet();
     this.handlers = node.handlers();
     this.inputs = node.inputs();
+    this.volumes = node.volumes();
     this.errors = node.errors();
     this.closed = node.closed();
     this.forget = node.forget();
@@ -301,6 +313,7 @@ final class PodWorker {
           remember(stored);
           return inputs
               .resolve(stored, ip)
+              .thenCompose(resolved -> mountVolumes(stored, resolved))
               .thenCompose(resolved -> runtime.start(stored, ip, resolved))
               .handle(
                   (started, startFailure) -> {
@@ -319,6 +332,52 @@ final class PodWorker {
   }
 
   /**
+   * The pod's claims and CSI volumes set up before its containers start (the kubelet's
+   * WaitForAttachAndMount), their directories added to its inputs.
+   */
+  private CompletableFuture<PodInputs> mountVolumes(Pod pod, PodInputs resolved) {
+    if (volumes == null || !CsiVolumes.needed(pod)) {
+      return CompletableFuture.completedFuture(resolved); // a simulated runtime mounts nothing
+    }
+    String uid = pod.getMetadata().getUid();
+    return volumes
+        .setUp(pod)
+        .thenApply(
+            mounted -> {
+              synchronized (this) {
+                mountedVolumes = List.copyOf(mounted.values());
+              }
+              Map<String, String> paths = new HashMap<>();
+              mounted.forEach((name, m) -> paths.put(name, volumes.path(uid, m).toString()));
+              return resolved.withMountedVolumes(paths);
+            });
+  }
+
+  /** The CSI volumes set up for the pod torn down (NodeUnpublishVolume, NodeUnstageVolume). */
+  private CompletableFuture<Void> unmountVolumes() {
+    List<CsiVolumes.Mounted> mounted;
+    String uid;
+    synchronized (this) {
+      mounted = mountedVolumes;
+      uid = owner;
+      mountedVolumes = List.of();
+    }
+    if (mounted.isEmpty() || volumes == null) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return volumes.tearDown(uid, mounted);
+  }
+
+  /**
+   * The kubelet's back-off of a failed volume operation: 500 ms doubling up to 2 min 2 s
+   * (exponentialbackoff's initialDurationBeforeRetry and maxDurationBeforeRetry).
+   */
+  static Duration volumeBackOff(int failures) {
+    long millis = 500L << Math.min(Math.max(failures - 1, 0), 20);
+    return Duration.ofMillis(Math.min(millis, 122_000));
+  }
+
+  /**
    * A start that failed: retried after the back-off — showing CreateContainerConfigError while a
    * ConfigMap or Secret it needs is missing — or, for any other failure under restartPolicy Never,
    * the pod Failed.
@@ -327,8 +386,25 @@ final class PodWorker {
     String message = NodeAgent.rootMessage(error);
     LOG.info("node {} pod {}: start failed: {}", options.name(), podKey, message);
     Throwable cause = error;
-    while (cause.getCause() != null && !(cause instanceof PodInputsResolver.MissingInput)) {
+    while (cause.getCause() != null
+        && !(cause instanceof PodInputsResolver.MissingInput)
+        && !(cause instanceof CsiVolumes.FailedMount)) {
       cause = cause.getCause();
+    }
+    if (cause instanceof CsiVolumes.FailedMount mount) {
+      // the kubelet keeps the pod ContainerCreating and retries the mount with its back-off
+      synchronized (this) {
+        startFailures++;
+        retryStartAt = clock.instant().plus(volumeBackOff(startFailures));
+      }
+      event(
+          pod,
+          "Warning",
+          "FailedMount",
+          mount.getMessage(),
+          Integer.toHexString(mount.getMessage().hashCode()));
+      return writeStatus(pod, p -> PodStatuses.pending(p, options.hostIP(), clock.instant()), 0)
+          .thenAccept(this::remember);
     }
     if (cause instanceof PodInputsResolver.MissingInput missing) {
       synchronized (this) {
@@ -380,6 +456,23 @@ final class PodWorker {
     PodSandbox observed = runtime.status(box);
     Instant now = clock.instant();
     List<CompletableFuture<?>> actions = new ArrayList<>();
+    synchronized (this) {
+      if (volumes != null && !mountedVolumes.isEmpty() && ++syncs % EXPAND_EVERY == 0) {
+        actions.add(
+            volumes
+                .expand(owner, mountedVolumes, pod.getMetadata().getNamespace())
+                .exceptionally(
+                    f -> {
+                      event(
+                          pod,
+                          "Warning",
+                          "FileSystemResizeFailed",
+                          NodeAgent.rootMessage(f),
+                          Integer.toHexString(NodeAgent.rootMessage(f).hashCode()));
+                      return null;
+                    }));
+      }
+    }
     Map<String, PodStatuses.ContainerView> views = new HashMap<>();
     synchronized (this) {
       if (failure == null && deadlineExceeded(pod, now)) {
@@ -639,7 +732,7 @@ final class PodWorker {
       running = sandbox;
     }
     if (running == null) {
-      return CompletableFuture.completedFuture(null);
+      return unmountVolumes();
     }
     return runtime
         .stop(running, grace)
@@ -650,7 +743,8 @@ final class PodWorker {
                 runs.clear();
               }
               addresses.release(running.podIP());
-            });
+            })
+        .thenCompose(v -> unmountVolumes());
   }
 
   private CompletableFuture<Void> deletePod(Pod pod) {

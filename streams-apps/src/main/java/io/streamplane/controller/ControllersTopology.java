@@ -7,6 +7,8 @@ import io.streamplane.controller.endpoints.EndpointsController;
 import io.streamplane.controller.job.JobController;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleConfig;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleController;
+import io.streamplane.controller.volume.PersistentVolumeController;
+import io.streamplane.controller.volume.VolumeClaimController;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.topics.Topic;
 import io.streamplane.topics.Topics;
@@ -67,7 +69,9 @@ public final class ControllersTopology {
         .register(new DaemonSetController())
         .register(new JobController())
         .register(new CronJobController(java.time.ZoneId.systemDefault()))
-        .register(new DisruptionController());
+        .register(new DisruptionController())
+        .register(new PersistentVolumeController())
+        .register(new VolumeClaimController());
     return builder.build();
   }
 }

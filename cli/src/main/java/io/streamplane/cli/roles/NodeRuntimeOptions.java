@@ -89,6 +89,11 @@ public final class NodeRuntimeOptions {
         rootDir != null ? rootDir : defaultRoot, simulatedStartDelay, simulatedStopDelay);
   }
 
+  /** The runtime's root: {@code --root-dir}, or else {@code defaultRoot}. */
+  public Path root(Path defaultRoot) {
+    return (rootDir != null ? rootDir : defaultRoot).toAbsolutePath();
+  }
+
   public KubeletConfig kubelet(RuntimeChoice choice) {
     return choice.kubelet().withBackOffBase(crashLoopBackOff);
   }

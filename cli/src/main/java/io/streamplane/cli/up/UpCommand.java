@@ -25,6 +25,7 @@ import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -145,6 +146,14 @@ public final class UpCommand implements Callable<Integer> {
   String cluster;
 
   @Option(
+      names = "--storage-capacity",
+      defaultValue = "10Gi",
+      description =
+          "The storage each node's host-path CSI driver gives out, under the state directory"
+              + " (process runtime; default: ${DEFAULT-VALUE}).")
+  String storageCapacity;
+
+  @Option(
       names = "--status-interval",
       defaultValue = "PT5S",
       description = "How often the status line refreshes, ISO-8601 (default: ${DEFAULT-VALUE}).")
@@ -237,14 +246,40 @@ public final class UpCommand implements Callable<Integer> {
                   }
                 },
                 "streamplane-shutdown"));
+    HostPathStorage storage = null;
     try (ControlPlane plane = builder.start()) {
       Kubeconfig.write(kubeconfig, plane.apiServer(), cluster, pki.admin());
+      if (nodes > 0 && RuntimeChoice.named(runtime).orElseThrow() == RuntimeChoice.PROCESS) {
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < nodes; i++) {
+          names.add("node-" + i);
+        }
+        storage =
+            HostPathStorage.start(
+                stateDir.resolve("csi").toAbsolutePath(),
+                node.root(stateDir.resolve("pods")),
+                names,
+                plane.apiServer(),
+                cluster,
+                pki,
+                storageCapacity);
+        console.line(
+            "storage: CSI driver hostpath.csi.streamplane.io on "
+                + nodes
+                + " node(s), "
+                + storageCapacity
+                + " each; default StorageClass "
+                + HostPathStorage.STORAGE_CLASS);
+      }
       console.line(
           "ready. Ctrl-C to stop. Use kubectl with:  export KUBECONFIG="
               + kubeconfig.toAbsolutePath());
       runUntilInterrupted(console, progress.status);
       console.line("stopping...");
     } finally {
+      if (storage != null) {
+        storage.close();
+      }
       console.line("stopped.");
       stopped.countDown();
     }

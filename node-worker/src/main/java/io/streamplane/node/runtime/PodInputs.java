@@ -11,14 +11,17 @@ import java.util.Map;
  * the API server ({@code KUBERNETES_SERVICE_HOST}, {@code KUBERNETES_SERVICE_PORT}), and the
  * ServiceAccount tokens its projected volumes hold, by {@link #tokenKey} (requested with
  * TokenRequest, bound to the pod), and the files the node writes for the pod, by their path in its
- * containers ({@code /etc/resolv.conf}, {@code /etc/hosts}).
+ * containers ({@code /etc/resolv.conf}, {@code /etc/hosts}), and the directories the node's volume
+ * manager published the pod's CSI volumes at ({@code persistentVolumeClaim} and {@code csi}
+ * volumes), by volume name.
  */
 public record PodInputs(
     Map<String, ConfigMap> configMaps,
     Map<String, Secret> secrets,
     Map<String, String> serviceEnv,
     Map<String, String> serviceAccountTokens,
-    Map<String, String> podFiles) {
+    Map<String, String> podFiles,
+    Map<String, String> mountedVolumes) {
 
   public static final PodInputs NONE = new PodInputs(Map.of(), Map.of(), Map.of());
 
@@ -28,6 +31,21 @@ public record PodInputs(
     serviceEnv = Map.copyOf(serviceEnv);
     serviceAccountTokens = Map.copyOf(serviceAccountTokens);
     podFiles = Map.copyOf(podFiles);
+    mountedVolumes = Map.copyOf(mountedVolumes);
+  }
+
+  public PodInputs(
+      Map<String, ConfigMap> configMaps,
+      Map<String, Secret> secrets,
+      Map<String, String> serviceEnv,
+      Map<String, String> serviceAccountTokens,
+      Map<String, String> podFiles) {
+    this(configMaps, secrets, serviceEnv, serviceAccountTokens, podFiles, Map.of());
+  }
+
+  /** These inputs with the pod's published volumes. */
+  public PodInputs withMountedVolumes(Map<String, String> mounted) {
+    return new PodInputs(configMaps, secrets, serviceEnv, serviceAccountTokens, podFiles, mounted);
   }
 
   public PodInputs(

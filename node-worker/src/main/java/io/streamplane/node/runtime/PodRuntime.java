@@ -41,6 +41,16 @@ public interface PodRuntime extends AutoCloseable {
     return true;
   }
 
+  /**
+   * The kubelet root directory of node {@code nodeName}: its {@code plugins_registry} where CSI
+   * drivers register, the drivers' global mounts under {@code plugins}, and the directories the
+   * pods' CSI volumes are published at under {@code pods}; empty for a runtime whose containers
+   * mount no volumes.
+   */
+  default Optional<java.nio.file.Path> nodeRoot(String nodeName) {
+    return Optional.empty();
+  }
+
   /** Where the node's log server finds container logs; empty when containers write none. */
   default Optional<LogLocator> logs() {
     return Optional.empty();

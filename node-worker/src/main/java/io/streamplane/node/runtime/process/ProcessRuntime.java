@@ -189,6 +189,12 @@ public final class ProcessRuntime implements PodRuntime {
     return VERSION;
   }
 
+  /** {@code <root>/kubelet/<node>}: each node of the runtime has its own. */
+  @Override
+  public Optional<Path> nodeRoot(String nodeName) {
+    return Optional.of(root.resolve("kubelet").resolve(nodeName));
+  }
+
   @Override
   public String osImage() {
     try {

@@ -35,10 +35,13 @@ import java.util.stream.Stream;
  * secret}: the same, holding one file per key (or per {@code items} entry, at its {@code path}),
  * from what the node read before the start; {@code hostPath}: the host path itself, created as a
  * directory when missing and its type is unset or {@code DirectoryOrCreate}; {@code projected}: one
- * directory of all its sources' files ({@link #projected}). {@link #mounting} wraps a container's
- * command line so that it runs in a private mount namespace ({@code unshare --mount}) in which each
- * of its {@code volumeMounts} is bind-mounted at its {@code mountPath} ({@code subPath} inside the
- * volume, read-only when asked), then {@code exec}s the command, which keeps its pid.
+ * directory of all its sources' files ({@link #projected}); {@code persistentVolumeClaim} and
+ * {@code csi}: the directory the CSI driver published the volume at for the pod ({@link
+ * PodInputs#mountedVolumes}, set up by the node before the start). {@link #mounting} wraps a
+ * container's command line so that it runs in a private mount namespace ({@code unshare --mount})
+ * in which each of its {@code volumeMounts} is bind-mounted at its {@code mountPath} ({@code
+ * subPath} inside the volume, read-only when asked), then {@code exec}s the command, which keeps
+ * its pid.
  *
  * <p>A sandboxed container's volumes are mounted by its sandbox's setup instead ({@link
  * LinuxSandbox}), inside its own root; {@link #own} gives them to the pod's {@code fsGroup};
@@ -47,8 +50,7 @@ import java.util.stream.Stream;
  * <p>Limits: the mounts need {@code unshare} (util-linux) and root; without them the container's
  * start fails. Unsandboxed, a {@code mountPath} missing on the host is created there (empty) so the
  * mount has a target; the mount itself is seen only by the container. Files are not refreshed when
- * the ConfigMap or Secret changes; {@code defaultMode} and {@code mode} are not applied;
- * persistentVolumeClaim volumes are refused.
+ * the ConfigMap or Secret changes; {@code defaultMode} and {@code mode} are not applied.
  */
 final class Volumes {
 
@@ -91,9 +93,15 @@ final class Volumes {
           dirs.put(volume.getName(), write(dir, files, volume.getSecret().getItems()));
         } else if (volume.getProjected() != null) {
           dirs.put(volume.getName(), projected(pod, volume, inputs, dir));
-        } else if (volume.getPersistentVolumeClaim() != null) {
-          throw new IllegalStateException(
-              "volume " + volume.getName() + ": persistentVolumeClaim is not supported");
+        } else if (volume.getPersistentVolumeClaim() != null
+            || volume.getCsi() != null
+            || volume.getEphemeral() != null) {
+          String published = inputs.mountedVolumes().get(volume.getName());
+          if (published == null) {
+            throw new IllegalStateException(
+                "volume " + volume.getName() + ": not published by the node's volume manager");
+          }
+          dirs.put(volume.getName(), Path.of(published));
         } else {
           // emptyDir: kubelet makes it writable by every user the pod's containers run as
           Files.createDirectories(dir);

@@ -1,0 +1,243 @@
+package io.streamplane.csi.sidecar;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.grpc.ManagedChannel;
+import io.grpc.StatusRuntimeException;
+import io.streamplane.csi.UnixSockets;
+import io.streamplane.csi.v1.ControllerExpandVolumeRequest;
+import io.streamplane.csi.v1.ControllerExpandVolumeResponse;
+import io.streamplane.csi.v1.ControllerGrpc;
+import io.streamplane.csi.v1.CreateVolumeRequest;
+import io.streamplane.csi.v1.DeleteVolumeRequest;
+import io.streamplane.csi.v1.Volume;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The controller sidecars of a CSI driver, as Kubernetes API clients: the provisioner
+ * (external-provisioner: a claim annotated for the driver gets a volume — CreateVolume with the
+ * class's parameters, the claim's size and the selected node's topology — and a PersistentVolume
+ * bound ahead to it; a Released volume of reclaim policy Delete is deleted — DeleteVolume, then the
+ * PersistentVolume) and the resizer (external-resizer: a bound claim whose request grew gets
+ * ControllerExpandVolume, the volume's new capacity, and FileSystemResizePending until the node
+ * finishes). The driver is called over its socket, as a sidecar container calls it.
+ *
+ * <p>Contract: every {@code period} the claims and volumes are listed and each is brought one step
+ * on; a failed step is logged and tried again at the next pass. A pass over objects that need
+ * nothing writes nothing. Not attaching: the host-path driver needs no attachment.
+ */
+public final class ControllerSidecars implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ControllerSidecars.class);
+
+  private final String driver;
+  private final String topologyKey;
+  private final String nodeId;
+  private final boolean immediate;
+  private final KubeApi api;
+  private final ManagedChannel channel;
+  private final ScheduledExecutorService loop;
+
+  /**
+   * The sidecars of the driver of node {@code nodeId}, whose volumes carry {@code topologyKey}:
+   * they serve the claims whose selected node is {@code nodeId} (and those with none when {@code
+   * immediate}) and the volumes whose node affinity is that node.
+   */
+  public ControllerSidecars(
+      String driver,
+      String topologyKey,
+      String nodeId,
+      boolean immediate,
+      KubeApi api,
+      Path csiSocket,
+      long periodMillis) {
+    this.driver = driver;
+    this.topologyKey = topologyKey;
+    this.nodeId = nodeId;
+    this.immediate = immediate;
+    this.api = api;
+    this.channel = UnixSockets.connect(csiSocket);
+    this.loop =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread thread = new Thread(r, "csi-sidecars");
+              thread.setDaemon(true);
+              return thread;
+            });
+    loop.scheduleWithFixedDelay(this::pass, 0, periodMillis, TimeUnit.MILLISECONDS);
+  }
+
+  private ControllerGrpc.ControllerBlockingStub controller() {
+    return ControllerGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
+  }
+
+  private void pass() {
+    try {
+      KubeApi.Reply claims = api.get("/api/v1/persistentvolumeclaims");
+      KubeApi.Reply volumes = api.get("/api/v1/persistentvolumes");
+      if (!claims.ok() || !volumes.ok()) {
+        LOG.warn("cannot list claims and volumes: {} / {}", claims.status(), volumes.status());
+        return;
+      }
+      Map<String, JsonNode> pvs = new HashMap<>();
+      for (JsonNode pv : volumes.body().path("items")) {
+        pvs.put(pv.path("metadata").path("name").asText(), pv);
+      }
+      Map<String, JsonNode> classes = new HashMap<>();
+      for (JsonNode claim : claims.body().path("items")) {
+        try {
+          provision(claim, pvs, classes);
+          expand(claim, pvs);
+        } catch (IOException | RuntimeException e) {
+          LOG.warn(
+              "claim {}/{}: {}",
+              claim.path("metadata").path("namespace").asText(),
+              claim.path("metadata").path("name").asText(),
+              e.toString());
+        }
+      }
+      for (JsonNode pv : pvs.values()) {
+        try {
+          delete(pv);
+        } catch (IOException | RuntimeException e) {
+          LOG.warn("volume {}: {}", pv.path("metadata").path("name").asText(), e.toString());
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("sidecar pass failed: {}", e.toString());
+    }
+  }
+
+  private JsonNode storageClass(String name, Map<String, JsonNode> classes) throws IOException {
+    if (name.isEmpty()) {
+      return null;
+    }
+    if (!classes.containsKey(name)) {
+      KubeApi.Reply reply = api.get("/apis/storage.k8s.io/v1/storageclasses/" + name);
+      classes.put(name, reply.ok() ? reply.body() : null);
+    }
+    return classes.get(name);
+  }
+
+  private void provision(JsonNode claim, Map<String, JsonNode> pvs, Map<String, JsonNode> classes)
+      throws IOException {
+    JsonNode storageClass =
+        storageClass(claim.path("spec").path("storageClassName").asText(""), classes);
+    if (!Provisioning.wantsVolume(claim, storageClass, driver)
+        || !Provisioning.forNode(claim, nodeId, immediate)
+        || pvs.containsKey(Provisioning.volumeName(claim))) {
+      return;
+    }
+    Map<String, String> topology = Map.of();
+    String node =
+        claim.path("metadata").path("annotations").path(Provisioning.SELECTED_NODE).asText("");
+    if (!node.isEmpty()) {
+      KubeApi.Reply csiNode = api.get("/apis/storage.k8s.io/v1/csinodes/" + node);
+      KubeApi.Reply nodeObject = api.get("/api/v1/nodes/" + node);
+      if (!csiNode.ok() || !nodeObject.ok()) {
+        throw new IllegalStateException(
+            "the selected node " + node + " or its CSINode cannot be read: " + csiNode.status());
+      }
+      topology = Provisioning.nodeTopology(csiNode.body(), nodeObject.body(), driver);
+      if (topology.isEmpty()) {
+        throw new IllegalStateException(
+            "driver " + driver + " is not registered on the selected node " + node);
+      }
+    }
+    CreateVolumeRequest request = Provisioning.createVolume(claim, storageClass, topology);
+    Volume volume;
+    try {
+      volume = controller().createVolume(request).getVolume();
+    } catch (StatusRuntimeException e) {
+      throw new IllegalStateException("CreateVolume: " + e.getStatus(), e);
+    }
+    KubeApi.Reply created =
+        api.post(
+            "/api/v1/persistentvolumes",
+            Provisioning.persistentVolume(claim, storageClass, volume, driver));
+    if (!created.ok() && created.status() != 409) {
+      throw new IllegalStateException("creating the PersistentVolume: " + created);
+    }
+    LOG.info(
+        "provisioned {} ({} bytes) for claim {}/{}",
+        request.getName(),
+        volume.getCapacityBytes(),
+        claim.path("metadata").path("namespace").asText(),
+        claim.path("metadata").path("name").asText());
+  }
+
+  private void delete(JsonNode pv) throws IOException {
+    Optional<String> handle = Provisioning.toDelete(pv, driver);
+    if (handle.isEmpty() || !Provisioning.onNode(pv, topologyKey, nodeId)) {
+      return;
+    }
+    try {
+      controller().deleteVolume(DeleteVolumeRequest.newBuilder().setVolumeId(handle.get()).build());
+    } catch (StatusRuntimeException e) {
+      throw new IllegalStateException("DeleteVolume: " + e.getStatus(), e);
+    }
+    String name = pv.path("metadata").path("name").asText();
+    KubeApi.Reply deleted = api.delete("/api/v1/persistentvolumes/" + name);
+    if (!deleted.ok() && deleted.status() != 404) {
+      throw new IllegalStateException("deleting the PersistentVolume: " + deleted);
+    }
+    LOG.info("deleted volume {} of released {}", handle.get(), name);
+  }
+
+  private void expand(JsonNode claim, Map<String, JsonNode> pvs) throws IOException {
+    JsonNode pv = pvs.get(claim.path("spec").path("volumeName").asText(""));
+    Optional<ControllerExpandVolumeRequest> request = Provisioning.toExpand(claim, pv, driver);
+    if (request.isEmpty() || !Provisioning.onNode(pv, topologyKey, nodeId)) {
+      return;
+    }
+    ControllerExpandVolumeResponse expanded;
+    try {
+      expanded = controller().controllerExpandVolume(request.get());
+    } catch (StatusRuntimeException e) {
+      throw new IllegalStateException("ControllerExpandVolume: " + e.getStatus(), e);
+    }
+    String name = pv.path("metadata").path("name").asText();
+    KubeApi.Reply volume =
+        api.mergePatch(
+            "/api/v1/persistentvolumes/" + name,
+            Provisioning.expandedVolume(expanded.getCapacityBytes()));
+    if (!volume.ok()) {
+      throw new IllegalStateException("writing the volume's capacity: " + volume);
+    }
+    String claimPath =
+        "/api/v1/namespaces/"
+            + claim.path("metadata").path("namespace").asText()
+            + "/persistentvolumeclaims/"
+            + claim.path("metadata").path("name").asText()
+            + "/status";
+    KubeApi.Reply status =
+        api.mergePatch(
+            claimPath,
+            Provisioning.expandedClaim(
+                claim,
+                expanded.getCapacityBytes(),
+                expanded.getNodeExpansionRequired(),
+                Instant.now().truncatedTo(ChronoUnit.SECONDS).toString()));
+    if (!status.ok()) {
+      throw new IllegalStateException("writing the claim's status: " + status);
+    }
+    LOG.info("expanded {} to {} bytes", name, expanded.getCapacityBytes());
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    loop.shutdownNow();
+    loop.awaitTermination(5, TimeUnit.SECONDS);
+    channel.shutdownNow();
+  }
+}

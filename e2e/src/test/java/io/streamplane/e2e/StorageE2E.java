@@ -1,0 +1,274 @@
+package io.streamplane.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Storage with the real kubectl 1.32 against {@code ./streamplane up --runtime process --nodes 1}:
+ * the host-path CSI driver process that {@code up} starts registers with node-0 (its CSINode), a
+ * claim of the default class gets a volume that pods on the node write and read back, grows when
+ * its request does, and is deleted with the claim; inline {@code csi} volumes live as long as their
+ * pod; a failing NodePublishVolume leaves the pod ContainerCreating with FailedMount.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class StorageE2E {
+
+  private static final Duration WAIT = Duration.ofSeconds(120);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private Path home;
+  private LocalCluster cluster;
+  private Kubectl kubectl;
+
+  @BeforeAll
+  void startCluster() throws Exception {
+    home = Files.createTempDirectory("storage-e2e");
+    cluster = new LocalCluster(home, "--nodes", "1", "--runtime", "process").start();
+    kubectl = cluster.kubectl;
+    await("node-0 Ready")
+        .atMost(WAIT)
+        .until(() -> kubectl.run("get", "nodes", "--no-headers").out().contains(" Ready "));
+  }
+
+  @AfterAll
+  void stopCluster() throws Exception {
+    cluster.stop();
+    cluster.close();
+    try (Stream<Path> files = Files.walk(home)) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+  }
+
+  private JsonNode get(String... args) throws Exception {
+    String[] all = new String[args.length + 3];
+    all[0] = "get";
+    System.arraycopy(args, 0, all, 1, args.length);
+    all[args.length + 1] = "-o";
+    all[args.length + 2] = "json";
+    return JSON.readTree(kubectl.run(all).expectSuccess().out());
+  }
+
+  /** Waits for the pod to be Ready (kubectl runs at most a minute at a time). */
+  private void ready(String pod) {
+    await(pod + " Ready")
+        .atMost(Duration.ofSeconds(180))
+        .until(
+            () ->
+                kubectl
+                        .run("wait", "--for=condition=Ready", "pod/" + pod, "--timeout=30s")
+                        .exitCode()
+                    == 0);
+  }
+
+  /** The directory of the driver's volumes of node-0. */
+  private Path volumesDir() {
+    return home.resolve("state/csi/node-0/volumes");
+  }
+
+  private long volumeCount() throws Exception {
+    if (!Files.isDirectory(volumesDir())) {
+      return 0;
+    }
+    try (Stream<Path> dirs = Files.list(volumesDir())) {
+      return dirs.count();
+    }
+  }
+
+  @Test
+  void theDriverRegistersWithTheNodeAndItsClassIsTheDefault() throws Exception {
+    await("the CSINode of node-0 lists the driver")
+        .atMost(WAIT)
+        .until(
+            () ->
+                kubectl
+                    .run("get", "csinode", "node-0", "-o", "jsonpath={.spec.drivers[*].nodeID}")
+                    .out()
+                    .equals("node-0"));
+    JsonNode csiNode = get("csinode", "node-0");
+    assertThat(csiNode.at("/spec/drivers/0/name").asText())
+        .isEqualTo("hostpath.csi.streamplane.io");
+    assertThat(csiNode.at("/spec/drivers/0/topologyKeys/0").asText())
+        .isEqualTo("topology.hostpath.csi.streamplane.io/node");
+    assertThat(
+            get("node", "node-0")
+                .at("/metadata/labels/topology.hostpath.csi.streamplane.io~1node")
+                .asText())
+        .isEqualTo("node-0");
+    assertThat(kubectl.run("get", "storageclass").expectSuccess().out())
+        .containsPattern(
+            "hostpath \\(default\\)\\s+hostpath.csi.streamplane.io\\s+Delete\\s+"
+                + "WaitForFirstConsumer\\s+true");
+    assertThat(
+            get("csidriver", "hostpath.csi.streamplane.io").at("/spec/attachRequired").asBoolean())
+        .isFalse();
+  }
+
+  private static String writer(String pod, String volume, String command) {
+    return """
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: %s}
+        spec:
+          restartPolicy: Never
+          containers:
+          - name: c
+            image: busybox
+            command: ["sh", "-c", "%s"]
+            volumeMounts: [{name: data, mountPath: /data}]
+          volumes:
+          - %s
+        """
+        .formatted(pod, command, volume);
+  }
+
+  @Test
+  void anInlineCsiVolumeLivesAsLongAsItsPod() throws Exception {
+    long before = volumeCount();
+    kubectl
+        .runWithInput(
+            writer(
+                "inline",
+                "name: data\n    csi: {driver: hostpath.csi.streamplane.io, volumeAttributes:"
+                    + " {size: 2Mi}}",
+                "echo inline > /data/file && sleep 3600"),
+            "apply",
+            "-f",
+            "-")
+        .expectSuccess();
+    ready("inline");
+    assertThat(volumeCount()).isEqualTo(before + 1);
+    assertThat(kubectl.run("exec", "inline", "--", "cat", "/data/file").expectSuccess().out())
+        .isEqualTo("inline\n");
+    kubectl.run("delete", "pod", "inline", "--grace-period=1", "--wait=true").expectSuccess();
+    await("the inline volume is gone").atMost(WAIT).until(() -> volumeCount() == before);
+  }
+
+  @Test
+  void aFailingPublishLeavesThePodContainerCreatingWithFailedMount() throws Exception {
+    Path marker = home.resolve("state/csi/node-0/fail-node-publish");
+    Files.writeString(marker, "the disk is on fire");
+    try {
+      kubectl
+          .runWithInput(
+              writer(
+                  "stuck",
+                  "name: data\n    csi: {driver: hostpath.csi.streamplane.io}",
+                  "sleep 3600"),
+              "apply",
+              "-f",
+              "-")
+          .expectSuccess();
+      await("FailedMount")
+          .atMost(WAIT)
+          .until(
+              () ->
+                  kubectl
+                      .run(
+                          "get",
+                          "events",
+                          "--field-selector",
+                          "involvedObject.name=stuck",
+                          "-o",
+                          "jsonpath={.items[*].message}")
+                      .out()
+                      .contains(
+                          "MountVolume.SetUp failed for volume \"data\" : rpc error: code ="
+                              + " Internal desc = the disk is on fire"));
+      assertThat(
+              kubectl
+                  .run(
+                      "get",
+                      "pod",
+                      "stuck",
+                      "-o",
+                      "jsonpath={.status.containerStatuses[0].state.waiting.reason}")
+                  .out())
+          .isEqualTo("ContainerCreating");
+    } finally {
+      Files.deleteIfExists(marker);
+    }
+    ready("stuck");
+    kubectl.run("delete", "pod", "stuck", "--grace-period=1", "--wait=true").expectSuccess();
+  }
+
+  @Test
+  void aClaimIsProvisionedMountedReadBackExpandedAndDeleted() throws Exception {
+    kubectl
+        .runWithInput(
+            """
+            apiVersion: v1
+            kind: PersistentVolumeClaim
+            metadata: {name: data}
+            spec:
+              accessModes: [ReadWriteOnce]
+              resources: {requests: {storage: 1Gi}}
+            """,
+            "apply",
+            "-f",
+            "-")
+        .expectSuccess();
+    String claim = "name: data\n    persistentVolumeClaim: {claimName: data}";
+    kubectl
+        .runWithInput(
+            writer("writer", claim, "echo persisted > /data/file && sleep 3600"),
+            "apply",
+            "-f",
+            "-")
+        .expectSuccess();
+    ready("writer");
+    JsonNode pvc = get("pvc", "data");
+    assertThat(pvc.at("/status/phase").asText()).isEqualTo("Bound");
+    assertThat(pvc.at("/spec/storageClassName").asText()).isEqualTo("hostpath");
+    String pv = pvc.at("/spec/volumeName").asText();
+    JsonNode volume = get("pv", pv);
+    assertThat(volume.at("/spec/csi/driver").asText()).isEqualTo("hostpath.csi.streamplane.io");
+    assertThat(volume.at("/metadata/annotations/pv.kubernetes.io~1provisioned-by").asText())
+        .isEqualTo("hostpath.csi.streamplane.io");
+    Path dir = volumesDir().resolve(volume.at("/spec/csi/volumeHandle").asText());
+    assertThat(dir.resolve("file")).hasContent("persisted\n");
+
+    kubectl.run("delete", "pod", "writer", "--grace-period=1", "--wait=true").expectSuccess();
+    kubectl
+        .runWithInput(writer("reader", claim, "cat /data/file && sleep 3600"), "apply", "-f", "-")
+        .expectSuccess();
+    ready("reader");
+    await("the reader reads the file back")
+        .atMost(WAIT)
+        .until(() -> kubectl.run("logs", "reader").out().equals("persisted\n"));
+
+    kubectl
+        .run(
+            "patch",
+            "pvc",
+            "data",
+            "-p",
+            "{\"spec\":{\"resources\":{\"requests\":{\"storage\":\"2Gi\"}}}}")
+        .expectSuccess();
+    await("kubectl get pvc shows 2Gi")
+        .atMost(WAIT)
+        .until(
+            () ->
+                kubectl
+                    .run("get", "pvc", "data", "--no-headers")
+                    .out()
+                    .matches("(?s)data\\s+Bound\\s+" + pv + "\\s+2Gi\\s+RWO\\s+hostpath.*"));
+    assertThat(get("pv", pv).at("/spec/capacity/storage").asText()).isEqualTo("2Gi");
+
+    kubectl.run("delete", "pod", "reader", "--grace-period=1", "--wait=true").expectSuccess();
+    kubectl.run("delete", "pvc", "data", "--grace-period=1", "--wait=true").expectSuccess();
+    await("the volume and its directory are gone")
+        .atMost(WAIT)
+        .until(() -> kubectl.run("get", "pv", pv).exitCode() != 0 && !Files.exists(dir));
+  }
+}
