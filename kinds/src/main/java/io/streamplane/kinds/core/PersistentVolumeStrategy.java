@@ -222,7 +222,8 @@ public final class PersistentVolumeStrategy implements KindStrategy {
               x ->
                   new StatusCause(
                       x.getReason(),
-                      x.getMessage().replace(quote(driver.toLowerCase()), quote(driver)),
+                      x.getMessage()
+                          .replace(quote(driver.toLowerCase(java.util.Locale.ROOT)), quote(driver)),
                       x.getField()))
           .forEach(c::add);
     }

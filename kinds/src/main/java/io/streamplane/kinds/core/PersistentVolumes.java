@@ -5,6 +5,7 @@ import static io.streamplane.kinds.validation.FieldErrors.invalid;
 import static io.streamplane.kinds.validation.FieldErrors.notSupported;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.streamplane.kinds.validation.FieldErrors;
 import io.streamplane.kinds.validation.Names;
 import io.streamplane.log.StatusCause;
 import io.streamplane.schema.objects.Quantities;
@@ -35,10 +36,7 @@ final class PersistentVolumes {
    */
   static void accessModes(List<String> modes, String field, String required, List<StatusCause> c) {
     if (modes == null || modes.isEmpty()) {
-      c.add(
-          required == null
-              ? io.streamplane.kinds.validation.FieldErrors.required(field)
-              : io.streamplane.kinds.validation.FieldErrors.required(field, required));
+      c.add(required == null ? FieldErrors.required(field) : FieldErrors.required(field, required));
       return;
     }
     boolean once = false;
