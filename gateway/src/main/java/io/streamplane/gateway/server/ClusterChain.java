@@ -115,12 +115,14 @@ final class ClusterChain {
     ClusterObjects objects = new CachedObjects(cache, Duration.ofSeconds(30));
     LimitRanger limitRanger = new LimitRanger(objects);
     ServiceAccountAdmission serviceAccount = new ServiceAccountAdmission(objects);
+    PriorityClassAdmission priority = new PriorityClassAdmission(objects);
     List<MutatingAdmission> mutating =
         List.of(
             new NamespaceLifecycle(objects),
             new ServiceAllocation(objects, systemWrites, settings.serviceRange()),
             limitRanger,
             serviceAccount,
+            priority,
             new DefaultTolerationSeconds(settings.defaultTolerationSeconds()),
             Webhooks.mutating(objects));
     List<ValidatingAdmission> validating =
@@ -129,7 +131,7 @@ final class ClusterChain {
             serviceAccount,
             new NodeRestriction(objects),
             new PodSecurity(objects),
-            new PriorityClassAdmission(objects),
+            priority,
             new CertificateSubjectRestriction(),
             Webhooks.validating(objects),
             new ResourceQuotaAdmission(objects, systemWrites, Clock.systemUTC()));
