@@ -125,12 +125,6 @@ public final class SchedulingQueue
 
   /**
    * @param assumed the pods this scheduler instance has proposed, shared by all its queue tasks
-   */
-  public SchedulingQueue(SchedulerConfig config, String schedulerId, AssumedPods assumed) {
-    this(config, schedulerId, assumed, new Budgets());
-  }
-
-  /**
    * @param budgets the PodDisruptionBudgets known to this scheduler instance, shared by its tasks
    */
   public SchedulingQueue(
