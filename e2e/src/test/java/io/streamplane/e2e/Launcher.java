@@ -106,8 +106,13 @@ final class Launcher implements AutoCloseable {
   int interrupt(Duration timeout) throws Exception {
     new ProcessBuilder("kill", "-INT", Long.toString(process.pid())).start().waitFor();
     if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      List<String> output = lines();
       close();
-      throw new AssertionError("the launcher did not stop within " + timeout);
+      throw new AssertionError(
+          "the launcher did not stop within "
+              + timeout
+              + "; its last lines:\n"
+              + String.join("\n", output.subList(Math.max(0, output.size() - 40), output.size())));
     }
     return process.exitValue();
   }

@@ -14,7 +14,8 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * The scheduler and binder of {@code ./streamplane up}, driven by kubectl against registered (fake)
- * Node objects: placements, FailedScheduling, nodeSelector, node affinity and taints.
+ * Node objects: placements, FailedScheduling, nodeSelector, node affinity and taints, priority and
+ * preemption.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SchedulerE2E {
@@ -168,6 +169,88 @@ class SchedulerE2E {
                     .out()
                     .contains("untolerated taint {dedicated: web}"));
     assertThat(nodeOf("intolerant")).isEmpty();
+  }
+
+  @Test
+  void aHighPriorityPodPreemptsALowPriorityPodOnAFullNode() throws Exception {
+    // dedicated-1 (4 CPUs) filled by two pods of priority 0 that tolerate its taint.
+    String onDedicated =
+        "  nodeSelector:\n    role: dedicated\n  terminationGracePeriodSeconds: 0\n"
+            + "  tolerations:\n  - key: dedicated\n    operator: Equal\n    value: web\n"
+            + "    effect: NoSchedule\n";
+    String twoCpus = "    resources:\n      requests:\n        cpu: \"2\"\n";
+    for (String name : new String[] {"filler-a", "filler-b"}) {
+      kubectl.runWithInput(pod(name, twoCpus, onDedicated), "apply", "-f", "-").expectSuccess();
+    }
+    await("both fillers on dedicated-1")
+        .atMost(PLACED)
+        .until(
+            () ->
+                nodeOf("filler-a").equals("dedicated-1")
+                    && nodeOf("filler-b").equals("dedicated-1"));
+
+    Kubectl.Result unknown =
+        kubectl.runWithInput(
+            pod("classless", twoCpus, "  priorityClassName: ghost\n"), "apply", "-f", "-");
+    assertThat(unknown.exitCode()).isNotZero();
+    assertThat(unknown.err())
+        .contains("pods \"classless\" is forbidden: no PriorityClass with name ghost was found");
+
+    kubectl
+        .runWithInput(
+            "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: high\n"
+                + "value: 1000\n",
+            "apply",
+            "-f",
+            "-")
+        .expectSuccess();
+    kubectl
+        .runWithInput(
+            pod("urgent", twoCpus, onDedicated + "  priorityClassName: high\n"), "apply", "-f", "-")
+        .expectSuccess();
+
+    await("the urgent pod bound to dedicated-1")
+        .atMost(PLACED)
+        .until(() -> nodeOf("urgent").equals("dedicated-1"));
+    String fillers =
+        kubectl
+            .run("get", "pods", "filler-a", "filler-b", "--ignore-not-found", "-o", "name")
+            .out()
+            .trim();
+    assertThat(fillers.lines()).as("one filler preempted, one kept").hasSize(1);
+    String victim = fillers.contains("filler-a") ? "filler-b" : "filler-a";
+    String uid = kubectl.run("get", "pod", "urgent", "-o", "jsonpath={.metadata.uid}").out();
+    await("the Preempted event on the victim")
+        .atMost(PLACED)
+        .until(
+            () ->
+                kubectl
+                    .run(
+                        "get",
+                        "events",
+                        "-o",
+                        "jsonpath={range .items[?(@.reason==\"Preempted\")]}"
+                            + "{.involvedObject.name}: {.message}{\"\\n\"}{end}")
+                    .out()
+                    .contains(victim + ": Preempted by pod " + uid + " on node dedicated-1"));
+    assertThat(
+            kubectl
+                .run(
+                    "get",
+                    "pods",
+                    "urgent",
+                    fillers.replace("pod/", ""),
+                    "-o",
+                    "custom-columns=NAME:.metadata.name,PRIORITY:.spec.priority,CLASS:.spec.priorityClassName")
+                .expectSuccess()
+                .out())
+        .containsPattern("urgent\\s+1000\\s+high")
+        .containsPattern("filler-\\w\\s+0\\s+<none>");
+
+    kubectl
+        .run("delete", "pod", "urgent", fillers.replace("pod/", ""), "--wait=false")
+        .expectSuccess();
+    kubectl.run("delete", "priorityclass", "high").expectSuccess();
   }
 
   private String nodeOf(String pod) throws Exception {

@@ -24,6 +24,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *       the nodes, whichever comes first). Pods proposed to a binder and not answered yet are not
  *       pending, as pods in kube-scheduler's binding cycle are not. There is no separate back-off
  *       queue, so {@code backoff} is not reported.
+ *   <li>{@code scheduler_preemption_attempts_total} (a pod fit no node, so preemption was tried)
+ *       and {@code scheduler_preemption_victims} (the number of victims of each preemption).
  *   <li>{@code streamplane_binder_bind_requests_total{result}}: BindRequests a binder {@code
  *       accepted} (the place taken, the BIND written) or {@code rejected} (the pod goes back to its
  *       scheduler).
@@ -80,6 +82,20 @@ public final class SchedulerMetrics {
           .labelNames("result")
           .register();
 
+  private static final Counter PREEMPTION_ATTEMPTS =
+      Counter.builder()
+          .name("scheduler_preemption_attempts_total")
+          .help("Total preemption attempts in the cluster till now")
+          .register();
+
+  private static final Histogram PREEMPTION_VICTIMS =
+      Histogram.builder()
+          .name("scheduler_preemption_victims")
+          .help("Number of selected preemption victims")
+          .classicOnly()
+          .classicExponentialUpperBounds(1, 2, 7) // kube-scheduler's buckets
+          .register();
+
   private static final Set<PendingPods> QUEUES = ConcurrentHashMap.newKeySet();
 
   static {
@@ -115,6 +131,14 @@ public final class SchedulerMetrics {
   public static void podScheduled(int attempts, double seconds) {
     POD_SCHEDULING_SLI_DURATION.labelValues(Integer.toString(attempts)).observe(seconds);
     POD_SCHEDULING_ATTEMPTS.observe(attempts);
+  }
+
+  /** Preemption was tried for a pod that fits no node; it chose {@code victims} (0: none). */
+  public static void preemptionAttempted(int victims) {
+    PREEMPTION_ATTEMPTS.inc();
+    if (victims > 0) {
+      PREEMPTION_VICTIMS.observe(victims);
+    }
   }
 
   /** A binder answered a BindRequest. */

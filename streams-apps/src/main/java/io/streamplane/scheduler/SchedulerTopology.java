@@ -2,6 +2,7 @@ package io.streamplane.scheduler;
 
 import io.streamplane.api.Node;
 import io.streamplane.api.Pod;
+import io.streamplane.api.PodDisruptionBudget;
 import io.streamplane.log.BindRejection;
 import io.streamplane.log.BindRequest;
 import io.streamplane.log.EventType;
@@ -13,6 +14,7 @@ import io.streamplane.log.ResourceEvent;
 import io.streamplane.scheduler.binder.Binder;
 import io.streamplane.scheduler.framework.SchedulerConfig;
 import io.streamplane.scheduler.queue.AssumedPods;
+import io.streamplane.scheduler.queue.Budgets;
 import io.streamplane.scheduler.queue.SchedulingQueue;
 import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.serde.AvroSerde;
@@ -59,6 +61,11 @@ public final class SchedulerTopology {
     builder.addStateStore(
         Stores.keyValueStoreBuilder(
             Stores.persistentKeyValueStore(SchedulingQueue.QUEUE), Serdes.String(), queued));
+    builder.addStateStore(
+        Stores.keyValueStoreBuilder(
+            Stores.persistentKeyValueStore(SchedulingQueue.BUDGETS),
+            Serdes.String(),
+            new AvroSerde<>(PodDisruptionBudget.class, topics.catalog())));
     builder.addGlobalStore(
         Stores.keyValueStoreBuilder(
                 Stores.inMemoryKeyValueStore(SchedulingQueue.NODES),
@@ -92,7 +99,11 @@ public final class SchedulerTopology {
             Produced.with(Serdes.String(), topics.storageObjects().valueSerde()));
     KStream<String, SpecificRecord> pods =
         events
-            .filter((key, event) -> event != null && KindObjects.of(event) instanceof Pod)
+            .filter(
+                (key, event) ->
+                    event != null
+                        && (KindObjects.of(event) instanceof Pod
+                            || KindObjects.of(event) instanceof PodDisruptionBudget))
             .mapValues(event -> (SpecificRecord) event);
     KStream<String, SpecificRecord> rejections =
         builder.stream(
@@ -101,8 +112,12 @@ public final class SchedulerTopology {
             .mapValues(rejection -> (SpecificRecord) rejection);
     // One per instance: every queue task sees what the others have just proposed.
     AssumedPods assumed = new AssumedPods();
+    Budgets budgets = new Budgets();
     pods.merge(rejections)
-        .process(() -> new SchedulingQueue(config, schedulerId, assumed), SchedulingQueue.QUEUE)
+        .process(
+            () -> new SchedulingQueue(config, schedulerId, assumed, budgets),
+            SchedulingQueue.QUEUE,
+            SchedulingQueue.BUDGETS)
         .split()
         .branch(
             (key, value) -> value instanceof BindRequest,
@@ -134,6 +149,11 @@ public final class SchedulerTopology {
             Stores.persistentKeyValueStore(Binder.NODES),
             Serdes.String(),
             topics.nodeUsage().valueSerde()));
+    builder.addStateStore(
+        Stores.keyValueStoreBuilder(
+            Stores.persistentKeyValueStore(Binder.PODS),
+            Serdes.String(),
+            new AvroSerde<>(Pod.class, topics.catalog())));
     KStream<String, SpecificRecord> byNode =
         builder.stream(
                 topics.events().name(),
@@ -152,7 +172,7 @@ public final class SchedulerTopology {
             .mapValues(request -> (SpecificRecord) request);
     byNode
         .merge(requests)
-        .process(Binder::new, Binder.LEDGER, Binder.NODES)
+        .process(Binder::new, Binder.LEDGER, Binder.NODES, Binder.PODS)
         .split()
         .branch(
             (key, value) -> value instanceof ResourceCommand,

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.streamplane.api.Container;
+import io.streamplane.api.Event;
 import io.streamplane.api.Node;
 import io.streamplane.api.NodeStatus;
 import io.streamplane.api.ObjectMeta;
@@ -12,6 +13,7 @@ import io.streamplane.api.PodSpec;
 import io.streamplane.api.ResourceRequirements;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.kafka.embedded.KafkaBrokerExtension;
+import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.scheduler.framework.PodRequests;
 import io.streamplane.scheduler.framework.Resources;
@@ -215,6 +217,138 @@ class SchedulingIT {
         running.get(i).close();
       }
     }
+  }
+
+  /**
+   * A pod of high priority that fits nowhere preempts, through the binder, the lowest pod that
+   * makes room: the victim gets DisruptionTarget and is deleted, a Preempted event names the
+   * preemptor, the preemptor is nominated and bound once the victim is gone — and no node-usage
+   * record the binder ever writes shows the node over-committed.
+   */
+  @Test
+  void aHighPriorityPodPreemptsTheLowestPodAndIsBoundOnceItIsGone(
+      EmbeddedKafkaBroker broker, @TempDir Path state) throws Exception {
+    TopicLayout layout =
+        TopicLayout.singleBroker(
+            KafkaBrokerExtension.uniqueName("preempt").replaceAll("[^a-zA-Z0-9_-]", "-"));
+    List<AutoCloseable> running = new ArrayList<>();
+    try (Admin admin = Admin.create(broker.clientProperties())) {
+      ClusterTopics cluster = ClusterTopics.ensure(admin, broker.bootstrapServers(), layout);
+      running.add(cluster);
+      Topics topics = cluster.topics();
+      String bootstrap = broker.bootstrapServers();
+
+      Map<String, String> nodeOf = new ConcurrentHashMap<>();
+      Map<String, Pod> lastSeen = new ConcurrentHashMap<>();
+      List<String> deleted = new CopyOnWriteArrayList<>();
+      List<String> nominated = new CopyOnWriteArrayList<>();
+      List<String> disrupted = new CopyOnWriteArrayList<>();
+      List<String> preemptedEvents = new CopyOnWriteArrayList<>();
+      List<String> overCommitted = new CopyOnWriteArrayList<>();
+      Map<String, Map<String, Long>> usage = new ConcurrentHashMap<>();
+      running.add(
+          follow(
+              bootstrap,
+              topics.events().name(),
+              topics.events().spec().partitions(),
+              topics.events().valueSerde().deserializer(),
+              (key, event) -> {
+                if (KindObjects.of(event) instanceof Pod pod) {
+                  String name = pod.getMetadata().getName();
+                  lastSeen.put(name, pod);
+                  if (event.getType() == EventType.DELETED) {
+                    deleted.add(name);
+                    nodeOf.remove(name);
+                  } else if (pod.getSpec().getNodeName() != null) {
+                    nodeOf.put(name, pod.getSpec().getNodeName());
+                  }
+                  if (pod.getStatus() != null) {
+                    if (pod.getStatus().getNominatedNodeName() != null) {
+                      nominated.add(name + "->" + pod.getStatus().getNominatedNodeName());
+                    }
+                    if (pod.getStatus().getConditions() != null
+                        && pod.getStatus().getConditions().stream()
+                            .anyMatch(
+                                c ->
+                                    c.getType().equals("DisruptionTarget")
+                                        && c.getReason().equals("PreemptionByScheduler"))) {
+                      disrupted.add(name);
+                    }
+                  }
+                } else if (KindObjects.of(event) instanceof Event e
+                    && "Preempted".equals(e.getReason())) {
+                  preemptedEvents.add(e.getInvolvedObject().getName() + ": " + e.getMessage());
+                }
+              }));
+      running.add(
+          follow(
+              bootstrap,
+              topics.nodeUsage().name(),
+              topics.nodeUsage().spec().partitions(),
+              topics.nodeUsage().valueSerde().deserializer(),
+              (key, record) -> {
+                if (record == null || record.getNode() == null) {
+                  return;
+                }
+                usage.put(key, Map.copyOf(record.getAllocated()));
+                Resources allocated = Resources.fromMap(record.getAllocated());
+                if (!allocated.fitsIn(Resources.allocatableOf(record.getNode()))) {
+                  overCommitted.add(key + ": " + allocated);
+                }
+              }));
+
+      running.add(StoreApp.start(topics, bootstrap, state.resolve("store")));
+      running.add(SchedulerApp.startBinder(topics, bootstrap, state.resolve("binder")));
+      running.add(
+          SchedulerApp.startScheduler(
+              topics, SchedulerConfig.defaults(), "s", bootstrap, state.resolve("scheduler")));
+
+      try (KafkaProducer<String, ResourceCommand> producer = LogTaps.commands(bootstrap, topics)) {
+        send(
+            producer,
+            topics,
+            "nodes",
+            null,
+            "node-0",
+            node("node-0", Map.of("cpu", "2", "memory", "4Gi", "pods", "110")));
+        producer.flush();
+        await("the node in node-usage")
+            .atMost(Duration.ofMinutes(1))
+            .until(() -> usage.size() == 1);
+        send(producer, topics, "pods", "default", "low-0", prioritized("low-0", 0));
+        send(producer, topics, "pods", "default", "low-10", prioritized("low-10", 10));
+        producer.flush();
+        await("both low pods bound")
+            .atMost(Duration.ofMinutes(1))
+            .until(() -> nodeOf.containsKey("low-0") && nodeOf.containsKey("low-10"));
+
+        send(producer, topics, "pods", "default", "high", prioritized("high", 1000));
+        producer.flush();
+        await("the high pod bound")
+            .atMost(Duration.ofMinutes(1))
+            .until(() -> "node-0".equals(nodeOf.get("high")));
+      }
+      String highUid = lastSeen.get("high").getMetadata().getUid();
+      assertThat(deleted).as("the victim, and only it, is gone").containsExactly("low-0");
+      assertThat(nodeOf).containsOnlyKeys("low-10", "high");
+      assertThat(disrupted).as("DisruptionTarget before the deletion").contains("low-0");
+      assertThat(preemptedEvents)
+          .containsExactly("low-0: Preempted by pod " + highUid + " on node node-0");
+      assertThat(nominated).as("the preemptor was nominated").contains("high->node-0");
+      assertThat(overCommitted).as("node-usage records over allocatable").isEmpty();
+    } finally {
+      for (int i = running.size() - 1; i >= 0; i--) {
+        running.get(i).close();
+      }
+    }
+  }
+
+  /** A pod of 1 CPU with a priority (as admission resolves it), deleted at once when preempted. */
+  private static Pod prioritized(String name, int priority) {
+    Pod pod = pod(name, 1000, 256);
+    pod.getSpec().setPriority(priority);
+    pod.getSpec().setTerminationGracePeriodSeconds(0L);
+    return pod;
   }
 
   private static Map<String, Integer> countPerNode(Map<String, String> nodeOf, String prefix) {

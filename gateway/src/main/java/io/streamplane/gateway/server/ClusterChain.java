@@ -118,12 +118,14 @@ final class ClusterChain {
     ClusterObjects objects = new CachedObjects(cache, Duration.ofSeconds(30));
     LimitRanger limitRanger = new LimitRanger(objects);
     ServiceAccountAdmission serviceAccount = new ServiceAccountAdmission(objects);
+    PriorityClassAdmission priority = new PriorityClassAdmission(objects);
     List<MutatingAdmission> mutating =
         List.of(
             new NamespaceLifecycle(objects),
             new ServiceAllocation(objects, systemWrites, settings.serviceRange()),
             limitRanger,
             serviceAccount,
+            priority,
             new DefaultTolerationSeconds(settings.defaultTolerationSeconds()),
             new DefaultStorageClass(objects),
             new StorageObjectInUseProtection(),
@@ -134,7 +136,7 @@ final class ClusterChain {
             serviceAccount,
             new NodeRestriction(objects),
             new PodSecurity(objects),
-            new PriorityClassAdmission(objects),
+            priority,
             new PersistentVolumeClaimResize(objects),
             new CertificateSubjectRestriction(),
             Webhooks.validating(objects),

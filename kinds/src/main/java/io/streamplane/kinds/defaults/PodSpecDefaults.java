@@ -50,11 +50,7 @@ public final class PodSpecDefaults {
         }
       }
     }
-    // The Priority admission plugin: no class named (and no global default class) is priority 0.
-    if (spec.path("priorityClassName").asText("").isEmpty()) {
-      putIfAbsent(spec, "priority", 0);
-    }
-    putIfAbsent(spec, "preemptionPolicy", "PreemptLowerPriority");
+    // spec.priority and spec.preemptionPolicy are the Priority admission plugin's to set.
   }
 
   public static void template(ObjectNode spec) {

@@ -2,27 +2,33 @@ package io.streamplane.scheduler.binder;
 
 import io.streamplane.api.Node;
 import io.streamplane.api.Pod;
+import io.streamplane.api.PodCondition;
+import io.streamplane.api.PodStatus;
 import io.streamplane.controller.Intent;
 import io.streamplane.log.BindRejection;
 import io.streamplane.log.BindRequest;
 import io.streamplane.log.EventType;
 import io.streamplane.log.NodeLedger;
 import io.streamplane.log.NodeUsage;
+import io.streamplane.log.PlacedPod;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.scheduler.SchedulerEvents;
 import io.streamplane.scheduler.SchedulerMetrics;
 import io.streamplane.scheduler.framework.PodRequests;
 import io.streamplane.scheduler.framework.Resources;
 import io.streamplane.schema.objects.KindObjects;
+import io.streamplane.schema.objects.KubeObjects;
 import io.streamplane.schema.objects.ResourceKey;
 import io.streamplane.streams.WallClockTimer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.streams.KeyValue;
@@ -53,12 +59,17 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
 
   public static final String LEDGER = "node-ledger";
   public static final String NODES = "binder-nodes";
+
+  /** The last object of each pod bound to the task's nodes: what a preemption writes against. */
+  public static final String PODS = "binder-pods";
+
   static final Duration CONFIRM_WITHIN = Duration.ofSeconds(30);
   private static final Duration SWEEP = Duration.ofSeconds(5);
 
   private ProcessorContext<String, SpecificRecord> context;
   private KeyValueStore<String, NodeLedger> ledgers;
   private KeyValueStore<String, NodeUsage> nodes;
+  private KeyValueStore<String, Pod> boundPods;
   private WallClockTimer sweep;
 
   @Override
@@ -66,6 +77,7 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
     this.context = context;
     this.ledgers = context.getStateStore(LEDGER);
     this.nodes = context.getStateStore(NODES);
+    this.boundPods = context.getStateStore(PODS);
     // Sweeps only while places await confirmation: an idle binder has no punctuation (each one
     // costs a transaction).
     this.sweep = new WallClockTimer(context, this::releaseUnconfirmed);
@@ -94,6 +106,10 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
   }
 
   private void bind(String node, BindRequest request, long timestamp) {
+    if (!request.getPreempt().isEmpty()) {
+      preempt(node, request, timestamp);
+      return;
+    }
     NodeUsage known = nodes.get(node);
     NodeLedger ledger = ledger(node);
     if (ledger.getPods().containsKey(request.getPodKey())) {
@@ -140,13 +156,26 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
         event.getType() == EventType.DELETED || "Succeeded".equals(phase) || "Failed".equals(phase);
     Map<String, Map<String, Long>> pods = new HashMap<>(ledger.getPods());
     Map<String, Long> unconfirmed = new HashMap<>(ledger.getUnconfirmed());
-    boolean changed;
+    Pod before = boundPods.get(podKey);
+    if (gone) {
+      if (before != null) {
+        boundPods.delete(podKey);
+      }
+    } else {
+      boundPods.put(podKey, pod);
+    }
+    // What the schedulers' preemption reads of the pod (priority, labels, being deleted) changed.
+    boolean changed =
+        !gone
+            && (before == null
+                || !placed(podKey, before, Map.of()).equals(placed(podKey, pod, Map.of())));
     if (gone) {
       changed = pods.remove(podKey) != null;
       unconfirmed.remove(podKey);
     } else if (pods.containsKey(podKey)) {
-      changed = unconfirmed.remove(podKey) != null;
-      if (changed && event.getType() == EventType.MODIFIED && pod.getSpec() != null) {
+      boolean confirmed = unconfirmed.remove(podKey) != null;
+      changed |= confirmed;
+      if (confirmed && event.getType() == EventType.MODIFIED && pod.getSpec() != null) {
         context.forward(
             SchedulerEvents.command(
                 Intent.create(
@@ -240,12 +269,113 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
     return ledger == null ? NodeLedger.newBuilder().build() : ledger;
   }
 
-  private static NodeUsage usage(String node, Node object, NodeLedger ledger) {
+  /**
+   * A node as the schedulers see it: its object, the sums of its ledger, and the pods of its ledger
+   * whose object this binder has seen, in key order (so the same ledger gives the same record).
+   */
+  private NodeUsage usage(String node, Node object, NodeLedger ledger) {
+    List<PlacedPod> placed = new ArrayList<>();
+    new TreeMap<>(ledger.getPods())
+        .forEach(
+            (key, requests) -> {
+              Pod pod = boundPods.get(key);
+              if (pod != null) {
+                placed.add(placed(key, pod, requests));
+              }
+            });
     return NodeUsage.newBuilder()
         .setNodeName(node)
         .setNode(object)
         .setAllocated(allocated(ledger).toMap())
+        .setPods(placed)
         .build();
+  }
+
+  /** What preemption reads of a pod bound here. */
+  static PlacedPod placed(String key, Pod pod, Map<String, Long> requests) {
+    var meta = pod.getMetadata();
+    Instant started =
+        pod.getStatus() != null && pod.getStatus().getStartTime() != null
+            ? pod.getStatus().getStartTime()
+            : meta.getCreationTimestamp();
+    Integer priority = pod.getSpec() == null ? null : pod.getSpec().getPriority();
+    return PlacedPod.newBuilder()
+        .setKey(key)
+        .setUid(meta.getUid() == null ? "" : meta.getUid())
+        .setNamespace(meta.getNamespace() == null ? "" : meta.getNamespace())
+        .setName(meta.getName())
+        .setPriority(priority == null ? 0 : priority)
+        .setLabels(meta.getLabels() == null ? Map.of() : meta.getLabels())
+        .setStartTime(started == null ? 0 : started.toEpochMilli())
+        .setTerminating(meta.getDeletionTimestamp() != null)
+        .setRequests(requests)
+        .build();
+  }
+
+  /**
+   * A scheduler's preemption: each victim named that is still bound here, not already being
+   * deleted, and of lower priority than the preemptor gets the condition DisruptionTarget
+   * (PreemptionByScheduler), is deleted with its own grace period, and gets the Event {@code
+   * Preempted}, as kube-scheduler's {@code prepareCandidate} does. Its place stays taken until the
+   * pod is gone: the preemptor is bound, through an ordinary bind request, only once it is.
+   */
+  private void preempt(String node, BindRequest request, long timestamp) {
+    NodeLedger ledger = ledger(node);
+    int priority = request.getPriority() == null ? 0 : request.getPriority();
+    for (String key : request.getPreempt()) {
+      Pod victim = boundPods.get(key);
+      if (victim == null
+          || !ledger.getPods().containsKey(key)
+          || victim.getMetadata().getDeletionTimestamp() != null
+          || placed(key, victim, Map.of()).getPriority() >= priority) {
+        continue;
+      }
+      Instant now = Instant.ofEpochMilli(timestamp);
+      String uid = victim.getMetadata().getUid();
+      Pod disrupted = KubeObjects.copy(victim);
+      PodStatus status = disrupted.getStatus() == null ? new PodStatus() : disrupted.getStatus();
+      List<PodCondition> conditions = new ArrayList<>();
+      if (status.getConditions() != null) {
+        status.getConditions().stream()
+            .filter(c -> !"DisruptionTarget".equals(c.getType()))
+            .forEach(conditions::add);
+      }
+      conditions.add(
+          PodCondition.newBuilder()
+              .setType("DisruptionTarget")
+              .setStatus("True")
+              .setReason("PreemptionByScheduler")
+              .setMessage(
+                  SchedulerEvents.COMPONENT + ": preempting to accommodate a higher priority pod")
+              .setLastTransitionTime(now.truncatedTo(ChronoUnit.SECONDS))
+              .build());
+      status.setConditions(conditions);
+      disrupted.setStatus(status);
+      int attempt = request.getAttempt();
+      context.forward(
+          SchedulerEvents.command(
+              Intent.updateStatus("pods", "", disrupted),
+              id("preempt-condition/" + request.getPodUid(), uid, node, attempt),
+              timestamp));
+      context.forward(
+          SchedulerEvents.command(
+              Intent.delete("pods", "", victim, null),
+              id("preempt/" + request.getPodUid(), uid, node, attempt),
+              timestamp));
+      context.forward(
+          SchedulerEvents.command(
+              Intent.create(
+                  "events",
+                  "",
+                  SchedulerEvents.about(
+                      victim,
+                      "Normal",
+                      "Preempted",
+                      "Preempted by pod " + request.getPodUid() + " on node " + node,
+                      now)),
+              id("preempted/" + request.getPodUid(), uid, node, attempt),
+              timestamp));
+    }
   }
 
   /** The sums, real and non-zero, over the pods of a ledger. */

@@ -17,11 +17,11 @@ import java.util.Map;
  * reason: {@code "10 X"} sorts before {@code "2 Y"}); the preemption attempt follows as a second
  * FitError over all nodes.
  *
- * <p>Limits: Streamplane does not preempt. The preemption sentence is the one kube-scheduler writes
- * when no lower-priority pod could be evicted: nodes whose rejection is unresolvable get {@code
- * Preemption is not helpful for scheduling}, the others {@code No preemption victims found for
- * incoming pod}; a pod with {@code preemptionPolicy: Never} gets {@code not eligible due to
- * preemptionPolicy=Never.}
+ * <p>{@link #message} writes the preemption sentence without knowing the pods of the nodes: nodes
+ * whose rejection is unresolvable get {@code Preemption is not helpful for scheduling}, the others
+ * {@code No preemption victims found for incoming pod}; a pod with {@code preemptionPolicy: Never}
+ * gets {@code not eligible due to preemptionPolicy=Never.} The scheduler's queue, which knows them,
+ * writes {@link #filters} followed by {@link Preemption}'s own sentence (none when it preempts).
  */
 public final class FitError {
 
@@ -39,12 +39,8 @@ public final class FitError {
    */
   public static String message(
       int numAllNodes, Collection<Rejection> rejections, boolean preemptionNever) {
-    Map<String, Integer> reasons = new HashMap<>();
     int resolvable = 0;
     for (Rejection r : rejections) {
-      for (String reason : r.reasons()) {
-        reasons.merge(reason, 1, Integer::sum);
-      }
       if (!r.unresolvable()) {
         resolvable++;
       }
@@ -63,7 +59,7 @@ public final class FitError {
       }
       preemption = histogram(numAllNodes, outcomes);
     }
-    return histogram(numAllNodes, reasons) + " preemption: " + preemption;
+    return filters(numAllNodes, rejections) + " preemption: " + preemption;
   }
 
   /**
@@ -83,7 +79,18 @@ public final class FitError {
         + preemption;
   }
 
-  private static String histogram(int numAllNodes, Map<String, Integer> counts) {
+  /** The first sentence alone: every reason of every rejected node, counted. */
+  public static String filters(int numAllNodes, Collection<Rejection> rejections) {
+    Map<String, Integer> reasons = new HashMap<>();
+    for (Rejection r : rejections) {
+      for (String reason : r.reasons()) {
+        reasons.merge(reason, 1, Integer::sum);
+      }
+    }
+    return histogram(numAllNodes, reasons);
+  }
+
+  static String histogram(int numAllNodes, Map<String, Integer> counts) {
     List<String> entries = new ArrayList<>(counts.size());
     counts.forEach((reason, count) -> entries.add(count + " " + reason));
     entries.sort(null);

@@ -1,7 +1,10 @@
 package io.streamplane.scheduler.framework;
 
 import io.streamplane.api.Pod;
+import io.streamplane.api.PodDisruptionBudget;
+import io.streamplane.log.PlacedPod;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -22,10 +25,10 @@ import java.util.SplittableRandom;
  * a process-global random source. Here both come from {@code seed}, so the same inputs give the
  * same decision (replay) and a caller varies the seed to spread start offsets.
  *
- * <p>Limits: no preemption, no nominated pods, no port, topology-spread or inter-pod affinity
- * plugins (VolumeBinding: {@link VolumeBinding}); filtering is sequential where Kubernetes uses 16
- * goroutines (so, unlike Kubernetes, the feasible set found is exactly the first ones in offset
- * order).
+ * <p>Limits: no nominated pods beyond a queue task's own, no port, topology-spread or inter-pod
+ * affinity plugins (VolumeBinding: {@link VolumeBinding}; preemption: {@link Preemption});
+ * filtering is sequential where Kubernetes uses 16 goroutines (so, unlike Kubernetes, the feasible
+ * set found is exactly the first ones in offset order).
  */
 public final class Scheduler {
 
@@ -56,17 +59,28 @@ public final class Scheduler {
    */
   public static ScheduleResult schedule(
       Pod pod, List<NodeInfo> nodes, SchedulerConfig config, long seed) {
-    return schedule(pod, nodes, config, seed, VolumeBinding.none());
+    return schedule(pod, nodes, null, List.of(), config, seed, VolumeBinding.none());
   }
 
   /**
    * Chooses a node for {@code pod} whose claims are {@code volumes} ({@link VolumeBinding}'s
    * PreFilter already run): a PreFilter failure makes the pod unschedulable everywhere with its
    * message, as kube-scheduler's {@code FitError} words it; otherwise VolumeBinding filters after
-   * NodeResourcesFit, as in the default profile.
+   * NodeResourcesFit, as in the default profile. When no node fits, runs {@link Preemption} (the
+   * PostFilter) over {@code placed}, the pods each node holds, and {@code budgets}; nodes a volume
+   * rules out are unresolvable, so preemption leaves them alone.
+   *
+   * @param placed the pods of each node, by node name; null: no preemption is attempted (the
+   *     message then says what kube-scheduler says when no victim is found)
    */
   public static ScheduleResult schedule(
-      Pod pod, List<NodeInfo> nodes, SchedulerConfig config, long seed, VolumeBinding volumes) {
+      Pod pod,
+      List<NodeInfo> nodes,
+      Map<String, List<PlacedPod>> placed,
+      List<PodDisruptionBudget> budgets,
+      SchedulerConfig config,
+      long seed,
+      VolumeBinding volumes) {
     if (!config.responsibleFor(pod)) {
       throw new IllegalArgumentException(
           "pod asks for scheduler '"
@@ -99,13 +113,23 @@ public final class Scheduler {
 
     if (feasible.isEmpty()) {
       // Every node was examined and rejected; only now are the reasons worth building.
-      List<Rejection> rejections = new ArrayList<>(all);
+      Map<String, Rejection> rejections = new LinkedHashMap<>(all * 2);
       for (NodeInfo node : nodes) {
         Rejection rejection = firstRejection(pod, requests, node);
-        rejections.add(rejection != null ? rejection : volumes.reject(node).orElseThrow());
+        rejections.put(
+            node.name(), rejection != null ? rejection : volumes.reject(node).orElseThrow());
       }
-      boolean never = pod.getSpec() != null && "Never".equals(pod.getSpec().getPreemptionPolicy());
-      return ScheduleResult.failed(requests, FitError.message(all, rejections, never));
+      if (placed == null) {
+        boolean never =
+            pod.getSpec() != null && "Never".equals(pod.getSpec().getPreemptionPolicy());
+        return ScheduleResult.failed(requests, FitError.message(all, rejections.values(), never));
+      }
+      String filters = FitError.filters(all, rejections.values());
+      Preemption.Outcome preemption =
+          Preemption.preempt(pod, nodes, rejections, placed, budgets, random.nextLong());
+      return preemption.preempts()
+          ? ScheduleResult.preempting(requests, filters, preemption.candidate())
+          : ScheduleResult.failed(requests, filters + " preemption: " + preemption.message());
     }
     if (feasible.size() == 1) {
       return ScheduleResult.placed(feasible.get(0).name(), requests);
@@ -114,7 +138,7 @@ public final class Scheduler {
     return ScheduleResult.placed(feasible.get(selectHost(totals, random)).name(), requests);
   }
 
-  private static boolean passes(Pod pod, PodRequests requests, NodeInfo node) {
+  static boolean passes(Pod pod, PodRequests requests, NodeInfo node) {
     // FILTERS in order, called on their own classes: this runs for every node examined, and calls
     // through one interface call site for five classes would not be inlined.
     return NODE_UNSCHEDULABLE.passes(pod, requests, node)
@@ -124,7 +148,7 @@ public final class Scheduler {
         && NODE_RESOURCES_FIT.passes(pod, requests, node);
   }
 
-  private static Rejection firstRejection(Pod pod, PodRequests requests, NodeInfo node) {
+  static Rejection firstRejection(Pod pod, PodRequests requests, NodeInfo node) {
     for (Filter filter : FILTERS) {
       var rejection = filter.reject(pod, requests, node);
       if (rejection.isPresent()) {

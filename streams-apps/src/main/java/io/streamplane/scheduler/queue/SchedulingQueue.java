@@ -5,6 +5,7 @@ import io.streamplane.api.PersistentVolume;
 import io.streamplane.api.PersistentVolumeClaim;
 import io.streamplane.api.Pod;
 import io.streamplane.api.PodCondition;
+import io.streamplane.api.PodDisruptionBudget;
 import io.streamplane.api.PodStatus;
 import io.streamplane.api.StorageClass;
 import io.streamplane.controller.Intent;
@@ -12,12 +13,14 @@ import io.streamplane.log.BindRejection;
 import io.streamplane.log.BindRequest;
 import io.streamplane.log.EventType;
 import io.streamplane.log.NodeUsage;
+import io.streamplane.log.PlacedPod;
 import io.streamplane.log.QueuedPod;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.scheduler.SchedulerEvents;
 import io.streamplane.scheduler.SchedulerMetrics;
 import io.streamplane.scheduler.framework.NodeInfo;
 import io.streamplane.scheduler.framework.PodRequests;
+import io.streamplane.scheduler.framework.Preemption;
 import io.streamplane.scheduler.framework.ScheduleResult;
 import io.streamplane.scheduler.framework.Scheduler;
 import io.streamplane.scheduler.framework.SchedulerConfig;
@@ -35,7 +38,9 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.streams.KeyValue;
@@ -63,7 +68,13 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * requests, so that a burst of replicas — even best-effort ones — spreads over the nodes instead of
  * piling onto the one the stale view makes look emptiest.
  *
- * <p>Limits: no preemption.
+ * <p>A pod that fits nowhere may preempt ({@link io.streamplane.scheduler.framework.Preemption},
+ * over the pods the view's {@code NodeUsage.pods} shows): the scheduler sets the pod's {@code
+ * status.nominatedNodeName} with its FailedScheduling condition, and sends the node's binder a
+ * {@link BindRequest} naming the victims, which the binder evicts. The pod is proposed again, as
+ * any failed pod, when the view changes — the victims gone — and the binder still grants it only a
+ * place that is free. Until then, the pods of this task nominated to a node count there for pods of
+ * lower or equal priority, as kube-scheduler's nominated pods do.
  */
 public final class SchedulingQueue
     implements Processor<String, SpecificRecord, String, SpecificRecord> {
@@ -73,6 +84,9 @@ public final class SchedulingQueue
 
   /** The global store of claims, volumes and StorageClasses ({@code storage-objects}). */
   public static final String VOLUMES = "storage-objects";
+
+  /** The PodDisruptionBudgets of this task's pod partitions, which preemption honours. */
+  public static final String BUDGETS = "scheduling-budgets";
 
   static final Duration TICK = Duration.ofMillis(50);
   static final Duration BIND_WAIT = Duration.ofSeconds(10);
@@ -89,7 +103,17 @@ public final class SchedulingQueue
   private KeyValueStore<String, QueuedPod> queue;
   private ReadOnlyKeyValueStore<String, NodeUsage> nodes;
   private VolumeBinding.Objects volumeObjects;
+  private KeyValueStore<String, PodDisruptionBudget> budgetStore;
   private final AssumedPods assumed;
+  private final Budgets budgets;
+
+  /** A queued pod nominated to a node by its preemption, counted there for lesser pods. */
+  private record Nominee(String node, int priority, PodRequests requests) {}
+
+  private final Map<String, Nominee> nominees = new HashMap<>();
+
+  /** The pods each node of the view holds, by node name (with the view). */
+  private Map<String, List<PlacedPod>> placed = Map.of();
 
   /** In-memory index of the queue store (pod key → notBefore), so a tick decodes only due pods. */
   private Map<String, Long> dueAt;
@@ -113,11 +137,14 @@ public final class SchedulingQueue
 
   /**
    * @param assumed the pods this scheduler instance has proposed, shared by all its queue tasks
+   * @param budgets the PodDisruptionBudgets known to this scheduler instance, shared by its tasks
    */
-  public SchedulingQueue(SchedulerConfig config, String schedulerId, AssumedPods assumed) {
+  public SchedulingQueue(
+      SchedulerConfig config, String schedulerId, AssumedPods assumed, Budgets budgets) {
     this.config = config;
     this.schedulerId = schedulerId;
     this.assumed = assumed;
+    this.budgets = budgets;
   }
 
   @Override
@@ -126,6 +153,10 @@ public final class SchedulingQueue
     this.queue = context.getStateStore(QUEUE);
     this.nodes = context.getStateStore(NODES);
     this.volumeObjects = volumeObjects(context.getStateStore(VOLUMES));
+    this.budgetStore = context.getStateStore(BUDGETS);
+    try (KeyValueIterator<String, PodDisruptionBudget> it = budgetStore.all()) {
+      it.forEachRemaining(entry -> budgets.put(entry.key, entry.value));
+    }
     this.pendingPods = SchedulerMetrics.pendingPods();
     this.timer = new WallClockTimer(context, this::tick);
     index();
@@ -163,7 +194,11 @@ public final class SchedulingQueue
       QueuedPod queued = queue.get(record.key());
       if (event.getType() != EventType.DELETED && pending(pod)) {
         QueuedPod.Builder entry =
-            queued == null ? QueuedPod.newBuilder().setNotBefore(0) : QueuedPod.newBuilder(queued);
+            queued == null
+                ? QueuedPod.newBuilder()
+                    .setNotBefore(0)
+                    .setEnqueuedAt(context.currentSystemTimeMs())
+                : QueuedPod.newBuilder(queued);
         if (queued == null) {
           enqueuedAt.put(record.key(), context.currentSystemTimeMs());
         }
@@ -183,6 +218,15 @@ public final class SchedulingQueue
         if (queued != null) {
           forget(record.key());
         }
+      }
+    } else if (record.value() instanceof ResourceEvent event
+        && KindObjects.of(event) instanceof PodDisruptionBudget budget) {
+      if (event.getType() == EventType.DELETED) {
+        budgetStore.delete(record.key());
+        budgets.remove(record.key());
+      } else {
+        budgetStore.put(record.key(), budget);
+        budgets.put(record.key(), budget);
       }
     } else if (record.value() instanceof BindRejection rejection) {
       QueuedPod queued = queue.get(record.key());
@@ -240,7 +284,7 @@ public final class SchedulingQueue
     if (view == null || nowMs - viewRefreshedAt >= VIEW_REFRESH.toMillis()) {
       view = nodeView();
       viewRefreshedAt = nowMs;
-      long fingerprint = fingerprint(view);
+      long fingerprint = fingerprint(view, placed);
       viewChanged = fingerprint != viewFingerprint;
       viewFingerprint = fingerprint;
     }
@@ -307,6 +351,13 @@ public final class SchedulingQueue
 
   private void remember(String podKey, QueuedPod queued) {
     dueAt.put(podKey, queued.getNotBefore());
+    Pod pod = queued.getPod();
+    String nominated = pod.getStatus() == null ? null : pod.getStatus().getNominatedNodeName();
+    if (nominated == null || nominated.isEmpty()) {
+      nominees.remove(podKey);
+    } else {
+      nominees.put(podKey, new Nominee(nominated, priority(pod), PodRequests.of(pod)));
+    }
     if (queued.getLastFailure() != null) {
       failed.add(podKey);
     } else {
@@ -319,6 +370,7 @@ public final class SchedulingQueue
     enqueuedAt.remove(podKey);
     dueAt.remove(podKey);
     failed.remove(podKey);
+    nominees.remove(podKey);
     if (dueAt.isEmpty()) {
       pendingPods.set(0, 0); // no tick follows an empty queue
     }
@@ -349,7 +401,15 @@ public final class SchedulingQueue
     VolumeBinding volumes;
     try {
       volumes = VolumeBinding.of(pod, volumeObjects);
-      result = Scheduler.schedule(pod, seen, config, seed(podKey, queued), volumes);
+      result =
+          Scheduler.schedule(
+              pod,
+              withNominees(podKey, pod, seen, index),
+              placed,
+              budgets.all(),
+              config,
+              seed(podKey, queued),
+              volumes);
     } catch (RuntimeException e) {
       SchedulerMetrics.attempted(config.schedulerName(), "error", seconds(started));
       throw e;
@@ -384,6 +444,25 @@ public final class SchedulingQueue
       preBind(pod, volumes, seen.get(at).node(), nowMs);
       return;
     }
+    SchedulerMetrics.preemptionAttempted(
+        result.preemption() == null ? 0 : result.preemption().victims().size());
+    String nominate = nomination(pod, result);
+    if (result.preemption() != null) {
+      BindRequest preempt =
+          BindRequest.newBuilder()
+              .setPodKey(podKey)
+              .setPodUid(pod.getMetadata().getUid())
+              .setNamespace(pod.getMetadata().getNamespace())
+              .setPodName(pod.getMetadata().getName())
+              .setNodeName(nominate)
+              .setRequests(result.requests().toMap())
+              .setSchedulerId(schedulerId)
+              .setAttempt(queued.getAttempts() + 1)
+              .setPreempt(result.preemption().victims().stream().map(PlacedPod::getKey).toList())
+              .setPriority(priority(pod))
+              .build();
+      context.forward(new Record<>(nominate, preempt, nowMs));
+    }
     int attempts = queued.getAttempts() + 1;
     long backoff =
         Math.min(MAX_BACKOFF.toMillis(), INITIAL_BACKOFF.toMillis() << Math.min(attempts - 1, 10));
@@ -394,8 +473,10 @@ public final class SchedulingQueue
             .setNotBefore(nowMs + backoff)
             .setLastFailure(result.failureMessage())
             .build());
-    if (!result.failureMessage().equals(queued.getLastFailure())) {
-      report(pod, result.failureMessage(), nowMs);
+    String nominatedNow = pod.getStatus() == null ? null : pod.getStatus().getNominatedNodeName();
+    if (!result.failureMessage().equals(queued.getLastFailure())
+        || !Objects.equals(emptyToNull(nominatedNow), nominate)) {
+      report(pod, result.failureMessage(), nominate, nowMs);
     }
   }
 
@@ -461,8 +542,58 @@ public final class SchedulingQueue
     return event == null ? null : (T) KindObjects.of(event);
   }
 
+  /**
+   * The node the pod is nominated to after a failed attempt: the one it preempts on; none when
+   * preemption found no candidate; unchanged while it waits for victims still terminating (as
+   * kube-scheduler's PostFilter result says).
+   */
+  private static String nomination(Pod pod, ScheduleResult result) {
+    if (result.preemption() != null) {
+      return result.preemption().nodeName();
+    }
+    String current = pod.getStatus() == null ? null : pod.getStatus().getNominatedNodeName();
+    return result.failureMessage().endsWith(Preemption.NOT_ELIGIBLE_TERMINATING)
+        ? emptyToNull(current)
+        : null;
+  }
+
+  private static String emptyToNull(String s) {
+    return s == null || s.isEmpty() ? null : s;
+  }
+
+  private static int priority(Pod pod) {
+    Integer priority = pod.getSpec() == null ? null : pod.getSpec().getPriority();
+    return priority == null ? 0 : priority;
+  }
+
+  /**
+   * The view for {@code pod}: with the pods of this task nominated to a node counted there when
+   * their priority is at least the pod's (kube-scheduler's {@code addNominatedPods}), so that a
+   * place preempted for a pod is not taken by a lesser one meanwhile.
+   */
+  private List<NodeInfo> withNominees(
+      String podKey, Pod pod, List<NodeInfo> seen, Map<String, Integer> index) {
+    if (nominees.isEmpty()) {
+      return seen;
+    }
+    int priority = priority(pod);
+    List<NodeInfo> view = null;
+    for (Map.Entry<String, Nominee> entry : nominees.entrySet()) {
+      Nominee nominee = entry.getValue();
+      Integer at = index.get(nominee.node());
+      if (entry.getKey().equals(podKey) || nominee.priority() < priority || at == null) {
+        continue;
+      }
+      if (view == null) {
+        view = new ArrayList<>(seen);
+      }
+      view.set(at, view.get(at).withPod(nominee.requests()));
+    }
+    return view == null ? seen : view;
+  }
+
   /** FailedScheduling: an Event, and the PodScheduled condition kubectl describe shows. */
-  private void report(Pod pod, String message, long nowMs) {
+  private void report(Pod pod, String message, String nominatedNodeName, long nowMs) {
     Instant now = Instant.ofEpochMilli(nowMs);
     context.forward(
         SchedulerEvents.command(
@@ -490,22 +621,29 @@ public final class SchedulingQueue
             .setLastTransitionTime(now.truncatedTo(ChronoUnit.SECONDS))
             .build());
     status.setConditions(conditions);
+    status.setNominatedNodeName(nominatedNodeName);
     unschedulable.setStatus(status);
     context.forward(
         SchedulerEvents.command(
             Intent.updateStatus("pods", "", unschedulable), nextId(pod), nowMs));
   }
 
+  /** The nodes of the view; {@link #placed} is set to the pods they hold. */
   private List<NodeInfo> nodeView() {
     List<NodeInfo> view = new ArrayList<>();
+    Map<String, List<PlacedPod>> pods = new HashMap<>();
     try (KeyValueIterator<String, NodeUsage> it = nodes.all()) {
       while (it.hasNext()) {
         NodeUsage usage = it.next().value;
         if (usage != null && usage.getNode() != null) {
           view.add(NodeInfo.of(usage.getNode(), PodRequests.fromMap(usage.getAllocated())));
+          if (!usage.getPods().isEmpty()) {
+            pods.put(usage.getNodeName(), usage.getPods());
+          }
         }
       }
     }
+    placed = pods;
     return view;
   }
 
@@ -516,6 +654,18 @@ public final class SchedulingQueue
       hash = hash * 31 + node.requested().hashCode();
       hash = hash * 31 + node.allocatable().hashCode();
       hash = hash * 31 + String.valueOf(node.node().getSpec()).hashCode();
+    }
+    return hash;
+  }
+
+  /** The view's fingerprint, with what preemption reads of the pods (a victim now terminating). */
+  private long fingerprint(List<NodeInfo> view, Map<String, List<PlacedPod>> pods) {
+    long hash = fingerprint(view);
+    for (List<PlacedPod> onNode : new TreeMap<>(pods).values()) {
+      for (PlacedPod p : onNode) {
+        hash = hash * 31 + p.getKey().hashCode();
+        hash = hash * 31 + (p.getTerminating() ? 1 : 0);
+      }
     }
     return hash;
   }
@@ -535,17 +685,20 @@ public final class SchedulingQueue
         .toString();
   }
 
-  /** Higher priority first, then older pods first. */
+  /**
+   * kube-scheduler's PrioritySort: higher priority first, then the pod that entered the queue first
+   * (pods queued before that time was kept count as entering at their creation).
+   */
   private static final Comparator<KeyValue<String, QueuedPod>> ORDER =
-      Comparator.<KeyValue<String, QueuedPod>>comparingInt(
-              e -> {
-                Integer priority = e.value.getPod().getSpec().getPriority();
-                return priority == null ? 0 : -priority;
-              })
-          .thenComparing(
-              e -> {
-                Instant created = e.value.getPod().getMetadata().getCreationTimestamp();
-                return created == null ? Instant.EPOCH : created;
-              })
+      Comparator.<KeyValue<String, QueuedPod>>comparingInt(e -> -priority(e.value.getPod()))
+          .thenComparingLong(SchedulingQueue::enteredAt)
           .thenComparing(e -> e.key);
+
+  static long enteredAt(KeyValue<String, QueuedPod> e) {
+    if (e.value.getEnqueuedAt() > 0) {
+      return e.value.getEnqueuedAt();
+    }
+    Instant created = e.value.getPod().getMetadata().getCreationTimestamp();
+    return created == null ? 0 : created.toEpochMilli();
+  }
 }

@@ -119,7 +119,8 @@ class VolumeBindingTest {
   }
 
   private static ScheduleResult schedule(Pod pod, Cluster cluster) {
-    return Scheduler.schedule(pod, nodes(), DEFAULTS, 3, VolumeBinding.of(pod, cluster));
+    return Scheduler.schedule(
+        pod, nodes(), null, List.of(), DEFAULTS, 3, VolumeBinding.of(pod, cluster));
   }
 
   @Test
@@ -159,7 +160,8 @@ class VolumeBindingTest {
     for (long seed = 0; seed < 5; seed++) {
       Pod pod = pod(DATA);
       assertThat(
-              Scheduler.schedule(pod, nodes(), DEFAULTS, seed, VolumeBinding.of(pod, cluster))
+              Scheduler.schedule(
+                      pod, nodes(), null, List.of(), DEFAULTS, seed, VolumeBinding.of(pod, cluster))
                   .nodeName())
           .isEqualTo("n1");
     }
@@ -184,7 +186,7 @@ class VolumeBindingTest {
             .claim("data", "", ",'storageClassName':'late'");
     Pod pod = pod(DATA);
     VolumeBinding volumes = VolumeBinding.of(pod, cluster);
-    ScheduleResult result = Scheduler.schedule(pod, nodes(), DEFAULTS, 3, volumes);
+    ScheduleResult result = Scheduler.schedule(pod, nodes(), null, List.of(), DEFAULTS, 3, volumes);
     assertThat(result.scheduled()).isTrue();
     NodeInfo chosen =
         nodes().stream().filter(n -> n.name().equals(result.nodeName())).findFirst().orElseThrow();
@@ -209,7 +211,7 @@ class VolumeBindingTest {
             .volume("local-a", ",'storageClassName':'local'" + ZONE_A, "Available");
     Pod pod = pod(DATA);
     VolumeBinding volumes = VolumeBinding.of(pod, cluster);
-    ScheduleResult result = Scheduler.schedule(pod, nodes(), DEFAULTS, 3, volumes);
+    ScheduleResult result = Scheduler.schedule(pod, nodes(), null, List.of(), DEFAULTS, 3, volumes);
     assertThat(result.nodeName()).isEqualTo("n1");
     VolumeBinding.Bindings bindings = volumes.bindings(nodes().get(0).node());
     assertThat(bindings.claims()).isEmpty();
