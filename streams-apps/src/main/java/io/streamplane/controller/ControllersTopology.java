@@ -7,6 +7,7 @@ import io.streamplane.controller.endpoints.EndpointsController;
 import io.streamplane.controller.job.JobController;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleConfig;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleController;
+import io.streamplane.controller.statefulset.StatefulSetController;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.topics.Topic;
 import io.streamplane.topics.Topics;
@@ -31,7 +32,9 @@ import org.apache.kafka.streams.Topology;
  *   <li>{@link JobController}, keyed by Job uid: the job and TTL-after-finished controllers, each
  *       Job seen with its pods;
  *   <li>{@link CronJobController}, keyed by CronJob uid: each CronJob seen with its Jobs, its
- *       schedule a due time in its queue.
+ *       schedule a due time in its queue;
+ *   <li>{@link StatefulSetController}, keyed by StatefulSet uid: each StatefulSet seen with its
+ *       pods and revisions.
  * </ul>
  *
  * <p>Scaling is by partitions of the re-keyed topics: owners spread over every partition and
@@ -67,7 +70,8 @@ public final class ControllersTopology {
         .register(new DaemonSetController())
         .register(new JobController())
         .register(new CronJobController(java.time.ZoneId.systemDefault()))
-        .register(new DisruptionController());
+        .register(new DisruptionController())
+        .register(new StatefulSetController());
     return builder.build();
   }
 }

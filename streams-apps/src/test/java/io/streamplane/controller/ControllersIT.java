@@ -57,8 +57,8 @@ class ControllersIT {
       Topics topics = new Topics(layout, catalog);
       new TopicInitializer(admin).ensure(topics.all());
       // the events source, the by-owner, by-namespace, endpoints, by-node, daemonset, job,
-      // cronjob and disruption repartitions
-      int total = 9 * layout.logPartitions();
+      // cronjob, disruption and statefulset repartitions
+      int total = 10 * layout.logPartitions();
 
       try (StreamsApp first =
           ControllersApp.start(

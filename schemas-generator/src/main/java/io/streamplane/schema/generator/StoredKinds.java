@@ -85,7 +85,8 @@ public final class StoredKinds {
         V1Apps.DaemonSet.getDescriptor(),
         V1Batch.Job.getDescriptor(),
         V1Batch.CronJob.getDescriptor(),
-        V1Policy.PodDisruptionBudget.getDescriptor());
+        V1Policy.PodDisruptionBudget.getDescriptor(),
+        V1Apps.StatefulSet.getDescriptor());
   }
 
   /** The descriptor of coordination.k8s.io/v1's {@code generated.proto}. */
