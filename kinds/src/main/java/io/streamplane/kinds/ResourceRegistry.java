@@ -25,6 +25,8 @@ import io.streamplane.api.MutatingWebhookConfiguration;
 import io.streamplane.api.Namespace;
 import io.streamplane.api.NetworkPolicy;
 import io.streamplane.api.Node;
+import io.streamplane.api.PersistentVolume;
+import io.streamplane.api.PersistentVolumeClaim;
 import io.streamplane.api.Pod;
 import io.streamplane.api.PodDisruptionBudget;
 import io.streamplane.api.PodTemplate;
@@ -59,6 +61,8 @@ import io.streamplane.kinds.core.EventStrategy;
 import io.streamplane.kinds.core.LimitRangeStrategy;
 import io.streamplane.kinds.core.NamespaceStrategy;
 import io.streamplane.kinds.core.NodeStrategy;
+import io.streamplane.kinds.core.PersistentVolumeClaimStrategy;
+import io.streamplane.kinds.core.PersistentVolumeStrategy;
 import io.streamplane.kinds.core.PodStrategy;
 import io.streamplane.kinds.core.PodTemplateStrategy;
 import io.streamplane.kinds.core.ReplicationControllerStrategy;
@@ -171,6 +175,34 @@ public final class ResourceRegistry {
                 List.of(proxy("NodeProxyOptions"), status("", "Node")),
                 Node.class))
             .withStrategy(new NodeStrategy()));
+    t.add(
+        (new ResourceType(
+                "",
+                "v1",
+                "PersistentVolumeClaim",
+                "persistentvolumeclaims",
+                "persistentvolumeclaim",
+                List.of("pvc"),
+                true,
+                List.of(),
+                ALL_VERBS,
+                PersistentVolumeClaim.class,
+                List.of(status("", "PersistentVolumeClaim"))))
+            .withStrategy(new PersistentVolumeClaimStrategy()));
+    t.add(
+        (new ResourceType(
+                "",
+                "v1",
+                "PersistentVolume",
+                "persistentvolumes",
+                "persistentvolume",
+                List.of("pv"),
+                false,
+                List.of(),
+                ALL_VERBS,
+                PersistentVolume.class,
+                List.of(status("", "PersistentVolume"))))
+            .withStrategy(new PersistentVolumeStrategy()));
     t.add(
         (new ResourceType(
                 "",

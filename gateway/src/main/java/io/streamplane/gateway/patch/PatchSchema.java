@@ -348,6 +348,25 @@ public final class PatchSchema {
             .nested("spec", builder().atomicStruct("selector").build())
             .nested("status", CONDITIONS_BY_TYPE)
             .build());
+    // PersistentVolumeSpec.nodeAffinity.required is a NodeSelector (+structType=atomic); claimRef
+    // is granular.
+    kinds.put(
+        "v1/PersistentVolume",
+        builder()
+            .nested("metadata", OBJECT_META)
+            .nested(
+                "spec",
+                builder()
+                    .nested("nodeAffinity", builder().atomicStruct("required").build())
+                    .build())
+            .build());
+    kinds.put(
+        "v1/PersistentVolumeClaim",
+        builder()
+            .nested("metadata", OBJECT_META)
+            .nested("spec", builder().atomicStruct("selector").build())
+            .nested("status", CONDITIONS_BY_TYPE)
+            .build());
     kinds.put(
         "v1/PodTemplate",
         builder().nested("metadata", OBJECT_META).nested("template", POD_TEMPLATE_SPEC).build());

@@ -4,16 +4,19 @@ import io.streamplane.gateway.admission.Admission;
 import io.streamplane.gateway.admission.CachedObjects;
 import io.streamplane.gateway.admission.CertificateSubjectRestriction;
 import io.streamplane.gateway.admission.ClusterObjects;
+import io.streamplane.gateway.admission.DefaultStorageClass;
 import io.streamplane.gateway.admission.DefaultTolerationSeconds;
 import io.streamplane.gateway.admission.LimitRanger;
 import io.streamplane.gateway.admission.MutatingAdmission;
 import io.streamplane.gateway.admission.NamespaceLifecycle;
 import io.streamplane.gateway.admission.NodeRestriction;
+import io.streamplane.gateway.admission.PersistentVolumeClaimResize;
 import io.streamplane.gateway.admission.PodSecurity;
 import io.streamplane.gateway.admission.PriorityClassAdmission;
 import io.streamplane.gateway.admission.ResourceQuotaAdmission;
 import io.streamplane.gateway.admission.ServiceAccountAdmission;
 import io.streamplane.gateway.admission.ServiceAllocation;
+import io.streamplane.gateway.admission.StorageObjectInUseProtection;
 import io.streamplane.gateway.admission.SystemWrites;
 import io.streamplane.gateway.admission.ValidatingAdmission;
 import io.streamplane.gateway.admission.Webhooks;
@@ -122,6 +125,8 @@ final class ClusterChain {
             limitRanger,
             serviceAccount,
             new DefaultTolerationSeconds(settings.defaultTolerationSeconds()),
+            new DefaultStorageClass(objects),
+            new StorageObjectInUseProtection(),
             Webhooks.mutating(objects));
     List<ValidatingAdmission> validating =
         List.of(
@@ -130,6 +135,7 @@ final class ClusterChain {
             new NodeRestriction(objects),
             new PodSecurity(objects),
             new PriorityClassAdmission(objects),
+            new PersistentVolumeClaimResize(objects),
             new CertificateSubjectRestriction(),
             Webhooks.validating(objects),
             new ResourceQuotaAdmission(objects, systemWrites, Clock.systemUTC()));

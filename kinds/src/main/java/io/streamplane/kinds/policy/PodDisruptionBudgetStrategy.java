@@ -120,7 +120,7 @@ public final class PodDisruptionBudgetStrategy implements KindStrategy {
   }
 
   /** {@code ValidateLabelSelector}: valid labels, and each expression's operator and values. */
-  static void selector(LabelSelector selector, String field, List<StatusCause> causes) {
+  public static void selector(LabelSelector selector, String field, List<StatusCause> causes) {
     if (selector == null) {
       return;
     }

@@ -86,6 +86,8 @@ public final class StoredKinds {
         V1Batch.Job.getDescriptor(),
         V1Batch.CronJob.getDescriptor(),
         V1Policy.PodDisruptionBudget.getDescriptor(),
+        V1.PersistentVolume.getDescriptor(),
+        V1.PersistentVolumeClaim.getDescriptor(),
         V1Apps.StatefulSet.getDescriptor());
   }
 
