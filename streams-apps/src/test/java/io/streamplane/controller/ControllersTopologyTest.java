@@ -379,6 +379,42 @@ class ControllersTopologyTest {
   }
 
   @Test
+  void aReplicationControllerRunsItsPodsAsAReplicaSetDoesAndIsScaled() {
+    LoopbackStore store = new LoopbackStore();
+    store.apply(
+        List.of(
+            command(CommandVerb.CREATE, "replicationcontrollers", "", replicationController(2))));
+    store.converge();
+
+    List<Pod> pods = store.objects(Pod.class);
+    assertThat(pods).hasSize(2);
+    OwnerReference ref = pods.get(0).getMetadata().getOwnerReferences().get(0);
+    assertThat(ref.getApiVersion()).isEqualTo("v1");
+    assertThat(ref.getKind()).isEqualTo("ReplicationController");
+    assertThat(ref.getController()).isTrue();
+    assertThat(pods.get(0).getMetadata().getName()).startsWith("nginx-");
+    io.streamplane.api.ReplicationController rc =
+        store.objects(io.streamplane.api.ReplicationController.class).get(0);
+    assertThat(rc.getStatus().getReplicas()).isEqualTo(2);
+    assertThat(rc.getStatus().getFullyLabeledReplicas()).isEqualTo(2);
+    assertThat(rc.getStatus().getReadyReplicas()).isEqualTo(2);
+    assertThat(rc.getStatus().getAvailableReplicas()).isEqualTo(2);
+    assertThat(rc.getStatus().getObservedGeneration()).isEqualTo(1L);
+    for (int second = 0; second < 60; second++) {
+      driver.advanceWallClockTime(Duration.ofSeconds(1));
+    }
+    assertThat(commands.readValuesToList()).as("a converged RC writes nothing").isEmpty();
+
+    io.streamplane.api.ReplicationController scaled =
+        io.streamplane.api.ReplicationController.newBuilder(rc).build();
+    scaled.getSpec().setReplicas(1);
+    scaled.getMetadata().setGeneration(2L);
+    store.apply(List.of(command(CommandVerb.UPDATE, "replicationcontrollers", "", scaled)));
+    store.converge();
+    assertThat(store.count(Pod.class)).isEqualTo(1);
+  }
+
+  @Test
   void podsOfADeletedOwnerAreDeletedInTheBackground() {
     ReplicaSet rs = replicaSet(1);
     send(EventType.ADDED, "replicasets", "apps", rs);
@@ -967,6 +1003,39 @@ class ControllersTopologyTest {
                         .setType("RollingUpdate")
                         .build())
                 .setSelector(LabelSelector.newBuilder().setMatchLabels(labels).build())
+                .setTemplate(
+                    PodTemplateSpec.newBuilder()
+                        .setMetadata(ObjectMeta.newBuilder().setLabels(labels).build())
+                        .setSpec(
+                            PodSpec.newBuilder()
+                                .setContainers(
+                                    List.of(
+                                        Container.newBuilder()
+                                            .setName("nginx")
+                                            .setImage("nginx")
+                                            .build()))
+                                .build())
+                        .build())
+                .build())
+        .build();
+  }
+
+  private static io.streamplane.api.ReplicationController replicationController(int replicas) {
+    Map<String, String> labels = Map.of("app", "nginx");
+    return io.streamplane.api.ReplicationController.newBuilder()
+        .setApiVersion("v1")
+        .setKind("ReplicationController")
+        .setMetadata(
+            ObjectMeta.newBuilder()
+                .setName("nginx")
+                .setNamespace("default")
+                .setResourceVersion("1")
+                .setGeneration(1L)
+                .build())
+        .setSpec(
+            io.streamplane.api.ReplicationControllerSpec.newBuilder()
+                .setReplicas(replicas)
+                .setSelector(labels)
                 .setTemplate(
                     PodTemplateSpec.newBuilder()
                         .setMetadata(ObjectMeta.newBuilder().setLabels(labels).build())
