@@ -34,6 +34,7 @@ public final class Topics {
   public static final String BIND_REJECTIONS = "bind-rejections";
   public static final String NODE_USAGE = "node-usage";
   public static final String CONTROLLER_REQUESTS = "controller-requests";
+  public static final String STORAGE_OBJECTS = "storage-objects";
 
   private static final long RESULTS_RETENTION_MS = Duration.ofHours(1).toMillis();
   private static final long AUDIT_RETENTION_MS = Duration.ofDays(30).toMillis();
@@ -51,6 +52,7 @@ public final class Topics {
   private final Topic<String, BindRejection> bindRejections;
   private final Topic<String, NodeUsage> nodeUsage;
   private final Topic<String, ResourceCommand> controllerRequests;
+  private final Topic<String, ResourceEvent> storageObjects;
 
   public Topics(TopicLayout layout, SchemaCatalog catalog) {
     this.layout = layout;
@@ -105,6 +107,11 @@ public final class Topics {
                 deletedAfter(CONTROLLER_REQUESTS_RETENTION_MS)),
             keys,
             new AvroSerde<>(ResourceCommand.class, catalog));
+    this.storageObjects =
+        new Topic<>(
+            spec(STORAGE_OBJECTS, layout.logPartitions(), compacted()),
+            keys,
+            new AvroSerde<>(ResourceEvent.class, catalog));
   }
 
   public TopicLayout layout() {
@@ -171,6 +178,16 @@ public final class Topics {
     return controllerRequests;
   }
 
+  /**
+   * The PersistentVolumeClaims, PersistentVolumes and StorageClasses as their last event, by {@code
+   * <resource>/<namespace>/<name>}; compacted, a tombstone once deleted. Written by the schedulers
+   * from the events of their partitions; every scheduler reads all of it (its volume binding's
+   * view).
+   */
+  public Topic<String, ResourceEvent> storageObjects() {
+    return storageObjects;
+  }
+
   public List<TopicSpec> all() {
     return List.of(
         commands.spec(),
@@ -182,7 +199,8 @@ public final class Topics {
         bindRequests.spec(),
         bindRejections.spec(),
         nodeUsage.spec(),
-        controllerRequests.spec());
+        controllerRequests.spec(),
+        storageObjects.spec());
   }
 
   /** The schemas topic's spec for a layout, needed before a catalog (and so Topics) exists. */

@@ -8,6 +8,8 @@ import io.streamplane.controller.job.JobController;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleConfig;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleController;
 import io.streamplane.controller.statefulset.StatefulSetController;
+import io.streamplane.controller.volume.PersistentVolumeController;
+import io.streamplane.controller.volume.VolumeClaimController;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.topics.Topic;
 import io.streamplane.topics.Topics;
@@ -21,7 +23,8 @@ import org.apache.kafka.streams.Topology;
  *
  * <ul>
  *   <li>{@link OwnerControllers}, keyed by owner uid ({@link ControllerRoutes#ownerKeys}): the
- *       ReplicaSet and Deployment controllers and the garbage collector, each owner seen with its
+ *       ReplicaSet (for ReplicaSets and ReplicationControllers) and Deployment controllers and the
+ *       garbage collector, each owner seen with its
  *       dependents;
  *   <li>{@link NamespaceControllers}, keyed by namespace ({@link ControllerRoutes#namespaceKey}):
  *       namespace teardown and ReplicaSet adoption of orphan pods;
@@ -71,7 +74,9 @@ public final class ControllersTopology {
         .register(new JobController())
         .register(new CronJobController(java.time.ZoneId.systemDefault()))
         .register(new DisruptionController())
-        .register(new StatefulSetController());
+        .register(new StatefulSetController())
+        .register(new PersistentVolumeController())
+        .register(new VolumeClaimController());
     return builder.build();
   }
 }

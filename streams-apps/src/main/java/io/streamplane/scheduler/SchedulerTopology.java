@@ -4,6 +4,7 @@ import io.streamplane.api.Node;
 import io.streamplane.api.Pod;
 import io.streamplane.log.BindRejection;
 import io.streamplane.log.BindRequest;
+import io.streamplane.log.EventType;
 import io.streamplane.log.NodeLedger;
 import io.streamplane.log.NodeUsage;
 import io.streamplane.log.QueuedPod;
@@ -18,6 +19,7 @@ import io.streamplane.schema.serde.AvroSerde;
 import io.streamplane.topics.Topics;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.kstream.Branched;
@@ -64,11 +66,31 @@ public final class SchedulerTopology {
             .withLoggingDisabled(),
         topics.nodeUsage().name(),
         Consumed.with(Serdes.String(), topics.nodeUsage().valueSerde()),
-        () -> new GlobalViewUpdater(SchedulingQueue.NODES));
-    KStream<String, SpecificRecord> pods =
+        () -> new GlobalViewUpdater<NodeUsage>(SchedulingQueue.NODES));
+    builder.addGlobalStore(
+        Stores.keyValueStoreBuilder(
+                Stores.inMemoryKeyValueStore(SchedulingQueue.VOLUMES),
+                Serdes.String(),
+                topics.storageObjects().valueSerde())
+            .withLoggingDisabled(),
+        topics.storageObjects().name(),
+        Consumed.with(Serdes.String(), topics.storageObjects().valueSerde()),
+        () -> new GlobalViewUpdater<ResourceEvent>(SchedulingQueue.VOLUMES));
+    KStream<String, ResourceEvent> events =
         builder.stream(
-                topics.events().name(),
-                Consumed.with(Serdes.String(), topics.events().valueSerde()))
+            topics.events().name(), Consumed.with(Serdes.String(), topics.events().valueSerde()));
+    // Claims, volumes and classes of this instance's partitions, for every scheduler's view.
+    events
+        .filter((key, event) -> event != null && STORAGE.contains(event.getResource()))
+        .map(
+            (key, event) ->
+                KeyValue.pair(
+                    storageKey(event), event.getType() == EventType.DELETED ? null : event))
+        .to(
+            topics.storageObjects().name(),
+            Produced.with(Serdes.String(), topics.storageObjects().valueSerde()));
+    KStream<String, SpecificRecord> pods =
+        events
             .filter((key, event) -> event != null && KindObjects.of(event) instanceof Pod)
             .mapValues(event -> (SpecificRecord) event);
     KStream<String, SpecificRecord> rejections =
@@ -168,10 +190,22 @@ public final class SchedulerTopology {
     return null;
   }
 
+  /** The resources of the volume binding's view (core group only). */
+  static final java.util.Set<String> STORAGE =
+      java.util.Set.of("persistentvolumeclaims", "persistentvolumes", "storageclasses");
+
+  /** The key of a claim, volume or class in {@code storage-objects}. */
+  static String storageKey(ResourceEvent event) {
+    return SchedulingQueue.volumeKey(
+        event.getResource(),
+        event.getNamespace() == null ? "" : event.getNamespace(),
+        event.getName());
+  }
+
   /** Keeps a global store equal to its compacted topic. */
-  static final class GlobalViewUpdater implements Processor<String, NodeUsage, Void, Void> {
+  static final class GlobalViewUpdater<V> implements Processor<String, V, Void, Void> {
     private final String store;
-    private KeyValueStore<String, NodeUsage> view;
+    private KeyValueStore<String, V> view;
 
     GlobalViewUpdater(String store) {
       this.store = store;
@@ -183,7 +217,7 @@ public final class SchedulerTopology {
     }
 
     @Override
-    public void process(Record<String, NodeUsage> record) {
+    public void process(Record<String, V> record) {
       if (record.value() == null) {
         view.delete(record.key());
       } else {

@@ -66,6 +66,23 @@ public final class FitError {
     return histogram(numAllNodes, reasons) + " preemption: " + preemption;
   }
 
+  /**
+   * The message for a pod a PreFilter plugin refused ({@code VolumeBinding}'s {@code pod has
+   * unbound immediate PersistentVolumeClaims}): that message in place of the nodes' reasons, every
+   * node then unresolvable for preemption.
+   */
+  public static String preFilterMessage(
+      int numAllNodes, String preFilterMessage, boolean preemptionNever) {
+    String preemption =
+        preemptionNever ? NOT_ELIGIBLE : histogram(numAllNodes, Map.of(NOT_HELPFUL, numAllNodes));
+    return "0/"
+        + numAllNodes
+        + " nodes are available: "
+        + preFilterMessage
+        + ". preemption: "
+        + preemption;
+  }
+
   private static String histogram(int numAllNodes, Map<String, Integer> counts) {
     List<String> entries = new ArrayList<>(counts.size());
     counts.forEach((reason, count) -> entries.add(count + " " + reason));

@@ -95,7 +95,7 @@ public final class NodeAffinityPlugin implements Filter, Score {
     Score.defaultNormalize(scores, false);
   }
 
-  static boolean matchesAnyTerm(List<NodeSelectorTerm> terms, Node node) {
+  public static boolean matchesAnyTerm(List<NodeSelectorTerm> terms, Node node) {
     if (terms != null) {
       for (NodeSelectorTerm term : terms) {
         if (matches(term, node)) {

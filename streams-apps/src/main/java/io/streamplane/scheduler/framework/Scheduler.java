@@ -22,9 +22,10 @@ import java.util.SplittableRandom;
  * a process-global random source. Here both come from {@code seed}, so the same inputs give the
  * same decision (replay) and a caller varies the seed to spread start offsets.
  *
- * <p>Limits: no preemption, no nominated pods, no volume, port, topology-spread or inter-pod
- * affinity plugins; filtering is sequential where Kubernetes uses 16 goroutines (so, unlike
- * Kubernetes, the feasible set found is exactly the first ones in offset order).
+ * <p>Limits: no preemption, no nominated pods, no port, topology-spread or inter-pod affinity
+ * plugins (VolumeBinding: {@link VolumeBinding}); filtering is sequential where Kubernetes uses 16
+ * goroutines (so, unlike Kubernetes, the feasible set found is exactly the first ones in offset
+ * order).
  */
 public final class Scheduler {
 
@@ -55,6 +56,17 @@ public final class Scheduler {
    */
   public static ScheduleResult schedule(
       Pod pod, List<NodeInfo> nodes, SchedulerConfig config, long seed) {
+    return schedule(pod, nodes, config, seed, VolumeBinding.none());
+  }
+
+  /**
+   * Chooses a node for {@code pod} whose claims are {@code volumes} ({@link VolumeBinding}'s
+   * PreFilter already run): a PreFilter failure makes the pod unschedulable everywhere with its
+   * message, as kube-scheduler's {@code FitError} words it; otherwise VolumeBinding filters after
+   * NodeResourcesFit, as in the default profile.
+   */
+  public static ScheduleResult schedule(
+      Pod pod, List<NodeInfo> nodes, SchedulerConfig config, long seed, VolumeBinding volumes) {
     if (!config.responsibleFor(pod)) {
       throw new IllegalArgumentException(
           "pod asks for scheduler '"
@@ -68,6 +80,11 @@ public final class Scheduler {
     if (all == 0) {
       return ScheduleResult.failed(requests, NO_NODES);
     }
+    if (volumes.preFilterFailure() != null) {
+      boolean never = pod.getSpec() != null && "Never".equals(pod.getSpec().getPreemptionPolicy());
+      return ScheduleResult.failed(
+          requests, FitError.preFilterMessage(all, volumes.preFilterFailure(), never));
+    }
     SplittableRandom random = new SplittableRandom(seed);
     int toFind = config.numFeasibleNodesToFind(all);
     int start = random.nextInt(all);
@@ -75,7 +92,7 @@ public final class Scheduler {
     List<NodeInfo> feasible = new ArrayList<>(Math.min(toFind, all));
     for (int i = 0; i < all && feasible.size() < toFind; i++) {
       NodeInfo node = nodes.get((start + i) % all);
-      if (passes(pod, requests, node)) {
+      if (passes(pod, requests, node) && volumes.reject(node).isEmpty()) {
         feasible.add(node);
       }
     }
@@ -84,7 +101,8 @@ public final class Scheduler {
       // Every node was examined and rejected; only now are the reasons worth building.
       List<Rejection> rejections = new ArrayList<>(all);
       for (NodeInfo node : nodes) {
-        rejections.add(firstRejection(pod, requests, node));
+        Rejection rejection = firstRejection(pod, requests, node);
+        rejections.add(rejection != null ? rejection : volumes.reject(node).orElseThrow());
       }
       boolean never = pod.getSpec() != null && "Never".equals(pod.getSpec().getPreemptionPolicy());
       return ScheduleResult.failed(requests, FitError.message(all, rejections, never));

@@ -1,8 +1,12 @@
 package io.streamplane.scheduler.queue;
 
+import io.streamplane.api.Node;
+import io.streamplane.api.PersistentVolume;
+import io.streamplane.api.PersistentVolumeClaim;
 import io.streamplane.api.Pod;
 import io.streamplane.api.PodCondition;
 import io.streamplane.api.PodStatus;
+import io.streamplane.api.StorageClass;
 import io.streamplane.controller.Intent;
 import io.streamplane.log.BindRejection;
 import io.streamplane.log.BindRequest;
@@ -17,6 +21,7 @@ import io.streamplane.scheduler.framework.PodRequests;
 import io.streamplane.scheduler.framework.ScheduleResult;
 import io.streamplane.scheduler.framework.Scheduler;
 import io.streamplane.scheduler.framework.SchedulerConfig;
+import io.streamplane.scheduler.framework.VolumeBinding;
 import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.KubeObjects;
 import io.streamplane.streams.WallClockTimer;
@@ -65,6 +70,10 @@ public final class SchedulingQueue
 
   public static final String QUEUE = "scheduling-queue";
   public static final String NODES = "nodes";
+
+  /** The global store of claims, volumes and StorageClasses ({@code storage-objects}). */
+  public static final String VOLUMES = "storage-objects";
+
   static final Duration TICK = Duration.ofMillis(50);
   static final Duration BIND_WAIT = Duration.ofSeconds(10);
   static final Duration MAX_BIND_WAIT = Duration.ofSeconds(160);
@@ -79,6 +88,7 @@ public final class SchedulingQueue
   private WallClockTimer timer;
   private KeyValueStore<String, QueuedPod> queue;
   private ReadOnlyKeyValueStore<String, NodeUsage> nodes;
+  private VolumeBinding.Objects volumeObjects;
   private final AssumedPods assumed;
 
   /** In-memory index of the queue store (pod key → notBefore), so a tick decodes only due pods. */
@@ -115,6 +125,7 @@ public final class SchedulingQueue
     this.context = context;
     this.queue = context.getStateStore(QUEUE);
     this.nodes = context.getStateStore(NODES);
+    this.volumeObjects = volumeObjects(context.getStateStore(VOLUMES));
     this.pendingPods = SchedulerMetrics.pendingPods();
     this.timer = new WallClockTimer(context, this::tick);
     index();
@@ -335,8 +346,10 @@ public final class SchedulingQueue
     Pod pod = queued.getPod();
     long started = System.nanoTime();
     ScheduleResult result;
+    VolumeBinding volumes;
     try {
-      result = Scheduler.schedule(pod, seen, config, seed(podKey, queued));
+      volumes = VolumeBinding.of(pod, volumeObjects);
+      result = Scheduler.schedule(pod, seen, config, seed(podKey, queued), volumes);
     } catch (RuntimeException e) {
       SchedulerMetrics.attempted(config.schedulerName(), "error", seconds(started));
       throw e;
@@ -368,6 +381,7 @@ public final class SchedulingQueue
               .setAttempt(queued.getAttempts() + 1)
               .build();
       context.forward(new Record<>(result.nodeName(), request, nowMs));
+      preBind(pod, volumes, seen.get(at).node(), nowMs);
       return;
     }
     int attempts = queued.getAttempts() + 1;
@@ -383,6 +397,68 @@ public final class SchedulingQueue
     if (!result.failureMessage().equals(queued.getLastFailure())) {
       report(pod, result.failureMessage(), nowMs);
     }
+  }
+
+  /**
+   * VolumeBinding's PreBind for the node proposed: the volumes matched to the pod's
+   * WaitForFirstConsumer claims are bound to them, the claims to provision are annotated with the
+   * node. Each write carries the resourceVersion it was read at.
+   */
+  private void preBind(Pod pod, VolumeBinding volumes, Node node, long nowMs) {
+    VolumeBinding.Bindings bindings = volumes.bindings(node);
+    if (bindings == null) {
+      return;
+    }
+    for (PersistentVolume pv : bindings.volumes()) {
+      context.forward(
+          SchedulerEvents.command(Intent.update("persistentvolumes", "", pv), nextId(pod), nowMs));
+    }
+    for (PersistentVolumeClaim claim : bindings.claims()) {
+      context.forward(
+          SchedulerEvents.command(
+              Intent.update("persistentvolumeclaims", "", claim), nextId(pod), nowMs));
+    }
+  }
+
+  /** Store keys of {@link #VOLUMES}: {@code <resource>/<namespace>/<name>}. */
+  public static String volumeKey(String resource, String namespace, String name) {
+    return resource + "/" + namespace + "/" + name;
+  }
+
+  private static VolumeBinding.Objects volumeObjects(
+      ReadOnlyKeyValueStore<String, ResourceEvent> store) {
+    return new VolumeBinding.Objects() {
+      @Override
+      public PersistentVolumeClaim claim(String namespace, String name) {
+        return object(store, volumeKey("persistentvolumeclaims", namespace, name));
+      }
+
+      @Override
+      public PersistentVolume volume(String name) {
+        return object(store, volumeKey("persistentvolumes", "", name));
+      }
+
+      @Override
+      public StorageClass storageClass(String name) {
+        return object(store, volumeKey("storageclasses", "", name));
+      }
+
+      @Override
+      public List<PersistentVolume> volumes() {
+        List<PersistentVolume> all = new ArrayList<>();
+        try (KeyValueIterator<String, ResourceEvent> it =
+            store.range("persistentvolumes/", "persistentvolumes/\uffff")) {
+          it.forEachRemaining(e -> all.add((PersistentVolume) KindObjects.of(e.value)));
+        }
+        return all;
+      }
+    };
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T> T object(ReadOnlyKeyValueStore<String, ResourceEvent> store, String key) {
+    ResourceEvent event = store.get(key);
+    return event == null ? null : (T) KindObjects.of(event);
   }
 
   /** FailedScheduling: an Event, and the PodScheduled condition kubectl describe shows. */
