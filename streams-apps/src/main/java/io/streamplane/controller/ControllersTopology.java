@@ -24,8 +24,7 @@ import org.apache.kafka.streams.Topology;
  * <ul>
  *   <li>{@link OwnerControllers}, keyed by owner uid ({@link ControllerRoutes#ownerKeys}): the
  *       ReplicaSet (for ReplicaSets and ReplicationControllers) and Deployment controllers and the
- *       garbage collector, each owner seen with its
- *       dependents;
+ *       garbage collector, each owner seen with its dependents;
  *   <li>{@link NamespaceControllers}, keyed by namespace ({@link ControllerRoutes#namespaceKey}):
  *       namespace teardown and ReplicaSet adoption of orphan pods;
  *   <li>{@link NodeLifecycleController}, keyed by node name: node health, unreachable taints, taint

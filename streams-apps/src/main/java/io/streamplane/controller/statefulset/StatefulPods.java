@@ -4,11 +4,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.api.ControllerRevision;
 import io.streamplane.api.ObjectMeta;
+import io.streamplane.api.OwnerReference;
+import io.streamplane.api.PersistentVolumeClaim;
+import io.streamplane.api.PersistentVolumeClaimVolumeSource;
 import io.streamplane.api.Pod;
 import io.streamplane.api.PodSpec;
 import io.streamplane.api.PodStatus;
 import io.streamplane.api.PodTemplateSpec;
 import io.streamplane.api.StatefulSet;
+import io.streamplane.api.Volume;
 import io.streamplane.controller.Owners;
 import io.streamplane.controller.PodReadiness;
 import io.streamplane.controller.history.ControllerHistory;
@@ -16,6 +20,7 @@ import io.streamplane.controller.replicaset.ReplicaSetReconciler;
 import io.streamplane.schema.convert.KubeJson;
 import io.streamplane.schema.objects.KubeObjects;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,7 +31,8 @@ import java.util.Map;
  * the template, a controller reference, the identity — the labels {@code
  * statefulset.kubernetes.io/pod-name} and {@code apps.kubernetes.io/pod-index}, hostname the pod's
  * name, subdomain the set's serviceName — and the {@code controller-revision-hash} label), the
- * template a revision holds, and the health predicates. Pure functions.
+ * template a revision holds, the claims of an ordinal ({@code getPersistentVolumeClaims}), and the
+ * health predicates. Pure functions.
  */
 public final class StatefulPods {
 
@@ -189,6 +195,7 @@ public final class StatefulPods {
     labels.put(POD_INDEX_LABEL, Integer.toString(ordinal));
     labels.put(ControllerHistory.REVISION_HASH, revision);
     PodSpec spec = KubeObjects.MODEL.deepCopy(template.getSpec().getSchema(), template.getSpec());
+    spec.setVolumes(withClaims(set, spec.getVolumes(), ordinal));
     spec.setHostname(name);
     String service = set.getSpec().getServiceName();
     spec.setSubdomain(service == null || service.isEmpty() ? null : service);
@@ -212,5 +219,108 @@ public final class StatefulPods {
             .setStatus(PodStatus.newBuilder().setPhase("Pending").build())
             .build();
     return ReplicaSetReconciler.withServiceAccount(pod);
+  }
+
+  /** {@code getPersistentVolumeClaimName}: {@code <template>-<set>-<ordinal>}. */
+  static String claimName(StatefulSet set, String template, int ordinal) {
+    return template + "-" + set.getMetadata().getName() + "-" + ordinal;
+  }
+
+  private static List<PersistentVolumeClaim> templates(StatefulSet set) {
+    var templates = set.getSpec().getVolumeClaimTemplates();
+    return templates == null ? List.of() : templates;
+  }
+
+  /**
+   * {@code updateStorage}: a volume of each claim template's name, on the ordinal's claim, before
+   * the template's other volumes (one of the same name is replaced).
+   */
+  private static List<Volume> withClaims(StatefulSet set, List<Volume> volumes, int ordinal) {
+    List<PersistentVolumeClaim> templates = templates(set);
+    if (templates.isEmpty()) {
+      return volumes;
+    }
+    List<Volume> updated = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    for (PersistentVolumeClaim template : templates) {
+      String name = template.getMetadata().getName();
+      names.add(name);
+      updated.add(
+          Volume.newBuilder()
+              .setName(name)
+              .setPersistentVolumeClaim(
+                  PersistentVolumeClaimVolumeSource.newBuilder()
+                      .setClaimName(claimName(set, name, ordinal))
+                      .build())
+              .build());
+    }
+    if (volumes != null) {
+      volumes.stream().filter(v -> !names.contains(v.getName())).forEach(updated::add);
+    }
+    return updated;
+  }
+
+  /**
+   * {@code getPersistentVolumeClaims} and, at creation, {@code updateClaimOwnerRefForSetAndPod}:
+   * the claims of an ordinal, made from the claim templates, labelled with the set's selector's
+   * matchLabels, and owned by the set when {@code whenDeleted} is Delete (so the garbage collector
+   * deletes them with it).
+   */
+  static List<PersistentVolumeClaim> claims(StatefulSet set, int ordinal) {
+    List<PersistentVolumeClaim> claims = new ArrayList<>();
+    for (PersistentVolumeClaim template : templates(set)) {
+      PersistentVolumeClaim claim = KubeObjects.copy(template);
+      ObjectMeta meta = claim.getMetadata();
+      meta.setName(claimName(set, template.getMetadata().getName(), ordinal));
+      meta.setNamespace(set.getMetadata().getNamespace());
+      Map<String, String> labels =
+          meta.getLabels() == null ? new HashMap<>() : new HashMap<>(meta.getLabels());
+      var selector = set.getSpec().getSelector();
+      if (selector != null && selector.getMatchLabels() != null) {
+        labels.putAll(selector.getMatchLabels());
+      }
+      meta.setLabels(labels.isEmpty() ? null : labels);
+      meta.setOwnerReferences(
+          "Delete".equals(retention(set, true))
+              ? List.of(
+                  OwnerReference.newBuilder()
+                      .setApiVersion("apps/v1")
+                      .setKind("StatefulSet")
+                      .setName(set.getMetadata().getName())
+                      .setUid(set.getMetadata().getUid())
+                      .build())
+              : null);
+      claim.setApiVersion("v1");
+      claim.setKind("PersistentVolumeClaim");
+      claim.setStatus(null);
+      claims.add(claim);
+    }
+    return claims;
+  }
+
+  /** The claims of an ordinal as names only, for their deletes. */
+  static List<PersistentVolumeClaim> claimRefs(StatefulSet set, int ordinal) {
+    List<PersistentVolumeClaim> refs = new ArrayList<>();
+    for (PersistentVolumeClaim template : templates(set)) {
+      refs.add(
+          PersistentVolumeClaim.newBuilder()
+              .setApiVersion("v1")
+              .setKind("PersistentVolumeClaim")
+              .setMetadata(
+                  ObjectMeta.newBuilder()
+                      .setName(claimName(set, template.getMetadata().getName(), ordinal))
+                      .setNamespace(set.getMetadata().getNamespace())
+                      .build())
+              .build());
+    }
+    return refs;
+  }
+
+  /** persistentVolumeClaimRetentionPolicy's whenDeleted (or whenScaled); Retain unless set. */
+  static String retention(StatefulSet set, boolean whenDeleted) {
+    var policy = set.getSpec().getPersistentVolumeClaimRetentionPolicy();
+    String value =
+        policy == null ? null : whenDeleted ? policy.getWhenDeleted() : policy.getWhenScaled();
+    return value == null ? "Retain" : value;
   }
 }

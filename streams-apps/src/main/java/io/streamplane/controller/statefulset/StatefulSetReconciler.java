@@ -29,10 +29,12 @@ import java.util.TreeMap;
  *       is {@code status.currentRevision} while its ControllerRevision exists, the update revision
  *       the current template's;
  *   <li>each ordinal in {@code [start, start + replicas)} has a pod {@code <set>-<ordinal>} ({@link
- *       StatefulPods}), made from the current revision below the partition of a RollingUpdate and
- *       from the update revision otherwise; a failed or succeeded pod is deleted and made again
- *       under the same name once it is gone;
- *   <li>pods of ordinals beyond the range are deleted, highest first;
+ *       StatefulPods}), its claims {@code <template>-<set>-<ordinal>} created with it, made from
+ *       the current revision below the partition of a RollingUpdate and from the update revision
+ *       otherwise; a failed or succeeded pod is deleted and made again under the same name once it
+ *       is gone;
+ *   <li>pods of ordinals beyond the range are deleted, highest first, and with them their claims
+ *       when {@code whenScaled} is Delete;
  *   <li>OrderedReady: ordinal i is created only once every lower ordinal is Running and Ready (and
  *       available for minReadySeconds), one pod at a time, and a pod is deleted only while every
  *       other pod is healthy and none is terminating; Parallel: all at once;
@@ -49,8 +51,12 @@ import java.util.TreeMap;
  * (expectations): then only the revision and the status are decided, so a view that lags behind the
  * controller's writes never creates or deletes twice, nor two ordinals at once.
  *
- * <p>Limits: orphan pods matching the selector are not adopted and pods that stop matching are not
- * released; a pod whose identity (labels, hostname) was changed by hand is not repaired.
+ * <p>Limits: a claim is created with its pod, not when only the claim is missing; a claim of a
+ * scaled-down pod is deleted with the pod (its pvc-protection finalizer keeps it until the pod is
+ * gone) where Kubernetes gives it the pod as owner; changing the retention policy does not change
+ * the owners of existing claims; orphan pods matching the selector are not adopted and pods that
+ * stop matching are not released; a pod whose identity (labels, hostname) was changed by hand is
+ * not repaired.
  */
 public final class StatefulSetReconciler {
 
@@ -170,6 +176,8 @@ public final class StatefulSetReconciler {
         Pod pod = members.get(ordinal);
         if (pod == null) {
           Pod made = newVersionedPod(ordinal);
+          StatefulPods.claims(set, ordinal)
+              .forEach(c -> intents.add(Intent.create("persistentvolumeclaims", "", c)));
           intents.add(Intent.create("pods", "", made));
           created.add(made);
           if (monotonic) {
@@ -201,6 +209,10 @@ public final class StatefulSetReconciler {
           return;
         }
         intents.add(Intent.delete("pods", "", pod, null));
+        if ("Delete".equals(StatefulPods.retention(set, false))) {
+          StatefulPods.claimRefs(set, StatefulPods.ordinal(set, pod))
+              .forEach(c -> intents.add(Intent.delete("persistentvolumeclaims", "", c, null)));
+        }
         if (monotonic) {
           return;
         }

@@ -60,6 +60,8 @@ class StatefulSetReconcilerTest {
     final Map<String, ControllerRevision> revisions = new TreeMap<>();
     final List<String> createdInOrder = new ArrayList<>();
     final List<String> deletedInOrder = new ArrayList<>();
+    final List<String> writes = new ArrayList<>();
+    final Map<String, io.streamplane.api.PersistentVolumeClaim> claims = new TreeMap<>();
     Instant now = NOW;
     int uids;
 
@@ -77,7 +79,12 @@ class StatefulSetReconcilerTest {
     List<Intent> step() {
       List<Intent> intents = decide();
       for (Intent intent : intents) {
+        writes.add(intent.resource() + " " + intent.verb() + " " + intent.name());
         switch (intent.resource() + " " + intent.verb()) {
+          case "persistentvolumeclaims CREATE" ->
+              claims.putIfAbsent(
+                  intent.name(), (io.streamplane.api.PersistentVolumeClaim) intent.object());
+          case "persistentvolumeclaims DELETE" -> claims.remove(intent.name());
           case "pods CREATE" -> {
             Pod pod = KubeObjects.copy((Pod) intent.object());
             pod.getMetadata().setUid("pod-" + ++uids);
@@ -339,6 +346,58 @@ class StatefulSetReconcilerTest {
     world.converge();
     assertThat(world.image("web-1")).isEqualTo("nginx:2");
     assertThat(world.image("web-0")).isEqualTo("nginx:1");
+  }
+
+  private static final String CLAIM_TEMPLATE =
+      "'volumeClaimTemplates':[{'metadata':{'name':'www','labels':{'tier':'data'}},'spec':{"
+          + "'accessModes':['ReadWriteOnce'],'resources':{'requests':{'storage':'1Gi'}}}}],";
+
+  @Test
+  void eachPodGetsItsClaimsMadeBeforeItAndMountedInPlaceOfTheTemplatesVolume() {
+    World world = new World(set(2, CLAIM_TEMPLATE));
+    world.converge();
+
+    assertThat(world.claims).containsOnlyKeys("www-web-0", "www-web-1");
+    assertThat(world.writes)
+        .containsSubsequence(
+            "persistentvolumeclaims CREATE www-web-0",
+            "pods CREATE web-0",
+            "persistentvolumeclaims CREATE www-web-1",
+            "pods CREATE web-1");
+    var claim = world.claims.get("www-web-0");
+    assertThat(claim.getMetadata().getLabels())
+        .containsEntry("app", "web")
+        .containsEntry("tier", "data");
+    assertThat(claim.getMetadata().getOwnerReferences()).as("Retain: no owner").isNull();
+    var volume = world.pods.get("web-1").getSpec().getVolumes().get(0);
+    assertThat(volume.getName()).isEqualTo("www");
+    assertThat(volume.getPersistentVolumeClaim().getClaimName()).isEqualTo("www-web-1");
+  }
+
+  @Test
+  void claimsAreKeptOnScaleDownUnlessWhenScaledIsDeleteAndOwnedByTheSetWhenWhenDeletedIsDelete() {
+    World retained = new World(set(2, CLAIM_TEMPLATE));
+    retained.converge();
+    retained.scale(1);
+    retained.converge();
+    assertThat(retained.claims).containsOnlyKeys("www-web-0", "www-web-1");
+
+    World deleted =
+        new World(
+            set(
+                2,
+                CLAIM_TEMPLATE
+                    + "'persistentVolumeClaimRetentionPolicy':{'whenDeleted':'Delete',"
+                    + "'whenScaled':'Delete'},"));
+    deleted.converge();
+    var owner = deleted.claims.get("www-web-0").getMetadata().getOwnerReferences().get(0);
+    assertThat(owner.getKind()).isEqualTo("StatefulSet");
+    assertThat(owner.getUid()).isEqualTo("sts-uid");
+    deleted.scale(1);
+    deleted.converge();
+    assertThat(deleted.claims).containsOnlyKeys("www-web-0");
+    assertThat(deleted.writes)
+        .containsSubsequence("pods DELETE web-1", "persistentvolumeclaims DELETE www-web-1");
   }
 
   @Test
