@@ -2,6 +2,7 @@ package io.streamplane.controller.statefulset;
 
 import io.streamplane.api.ControllerRevision;
 import io.streamplane.api.Pod;
+import io.streamplane.api.PodTemplateSpec;
 import io.streamplane.api.StatefulSet;
 import io.streamplane.api.StatefulSetSpec;
 import io.streamplane.api.StatefulSetStatus;
@@ -124,7 +125,7 @@ public final class StatefulSetReconciler {
 
   /** The current and update revisions: their names and the templates they hold. */
   record Revisions(
-      String current, io.streamplane.api.PodTemplateSpec currentTemplate, String update) {
+      String current, PodTemplateSpec currentTemplate, String update) {
 
     static Revisions of(StatefulSet set, String update, List<ControllerRevision> revisions) {
       String named = set.getStatus() == null ? null : set.getStatus().getCurrentRevision();
