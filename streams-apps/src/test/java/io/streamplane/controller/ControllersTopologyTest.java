@@ -379,7 +379,7 @@ class ControllersTopologyTest {
   }
 
   @Test
-  void aReplicationControllerRunsItsPodsAsAReplicaSetDoesAndIsScaled() {
+  void aReplicationControllerAdoptsAndRunsItsPodsAsAReplicaSetDoesAndIsScaled() {
     LoopbackStore store = new LoopbackStore();
     store.apply(
         List.of(
@@ -388,11 +388,13 @@ class ControllersTopologyTest {
 
     List<Pod> pods = store.objects(Pod.class);
     assertThat(pods).hasSize(2);
-    OwnerReference ref = pods.get(0).getMetadata().getOwnerReferences().get(0);
-    assertThat(ref.getApiVersion()).isEqualTo("v1");
-    assertThat(ref.getKind()).isEqualTo("ReplicationController");
-    assertThat(ref.getController()).isTrue();
-    assertThat(pods.get(0).getMetadata().getName()).startsWith("nginx-");
+    for (Pod pod : pods) {
+      OwnerReference ref = pod.getMetadata().getOwnerReferences().get(0);
+      assertThat(ref.getApiVersion()).isEqualTo("v1");
+      assertThat(ref.getKind()).isEqualTo("ReplicationController");
+      assertThat(ref.getController()).isTrue();
+      assertThat(pod.getMetadata().getName()).startsWith("nginx-");
+    }
     io.streamplane.api.ReplicationController rc =
         store.objects(io.streamplane.api.ReplicationController.class).get(0);
     assertThat(rc.getStatus().getReplicas()).isEqualTo(2);
@@ -405,8 +407,27 @@ class ControllersTopologyTest {
     }
     assertThat(commands.readValuesToList()).as("a converged RC writes nothing").isEmpty();
 
+    Pod orphan = orphan("by-hand", Map.of("app", "nginx"));
+    orphan.getMetadata().setUid(null);
+    store.apply(List.of(command(CommandVerb.CREATE, "pods", "", orphan)));
+    List<ResourceCommand> adoption = commands.readValuesToList();
+    assertThat(adoption)
+        .anySatisfy(
+            c -> {
+              assertThat(c.getName()).isEqualTo("by-hand");
+              assertThat(c.getVerb()).isEqualTo(CommandVerb.UPDATE);
+              OwnerReference ref =
+                  ((Pod) KindObjects.of(c)).getMetadata().getOwnerReferences().get(0);
+              assertThat(ref.getKind()).isEqualTo("ReplicationController");
+            });
+    store.apply(adoption);
+    store.converge();
+    assertThat(store.count(Pod.class)).as("the adopted pod counts, one is deleted").isEqualTo(2);
+
     io.streamplane.api.ReplicationController scaled =
-        io.streamplane.api.ReplicationController.newBuilder(rc).build();
+        io.streamplane.api.ReplicationController.newBuilder(
+                store.objects(io.streamplane.api.ReplicationController.class).get(0))
+            .build();
     scaled.getSpec().setReplicas(1);
     scaled.getMetadata().setGeneration(2L);
     store.apply(List.of(command(CommandVerb.UPDATE, "replicationcontrollers", "", scaled)));

@@ -283,9 +283,14 @@ public final class ReplicaSetReconciler {
 
   /** The pod with a controller reference to {@code owner} added, as the ReplicaSet adopts it. */
   public static Pod adopt(Pod pod, ObjectMeta owner) {
+    return adopt(pod, owner, REPLICA_SET);
+  }
+
+  /** The pod with a controller reference to {@code owner}, of {@code kind}, added. */
+  public static Pod adopt(Pod pod, ObjectMeta owner, OwnerKind kind) {
     Pod adopted = KubeObjects.copy(pod);
     List<OwnerReference> refs = new ArrayList<>(Owners.refs(adopted.getMetadata()));
-    refs.add(Owners.controllerRef("apps/v1", "ReplicaSet", owner));
+    refs.add(Owners.controllerRef(kind.apiVersion(), kind.kind(), owner));
     adopted.getMetadata().setOwnerReferences(refs);
     return adopted;
   }

@@ -24,8 +24,8 @@ import java.util.Map;
  * reference to the {@code v1} ReplicationController, and its status update becomes the RC's
  * (replicas, fullyLabeledReplicas, readyReplicas, availableReplicas, observedGeneration).
  *
- * <p>Limits: pods are adopted by ReplicaSets only, not by ReplicationControllers (an orphan pod
- * matching an RC's selector is left alone).
+ * <p>Orphan pods matching an RC are adopted by the namespace's index ({@code
+ * NamespaceControllers}), as a ReplicaSet's are.
  */
 public final class ReplicationControllers {
 
@@ -73,7 +73,7 @@ public final class ReplicationControllers {
   }
 
   /** {@code Convert_v1_ReplicationController_To_apps_ReplicaSet}. */
-  static ReplicaSet asReplicaSet(ReplicationController rc) {
+  public static ReplicaSet asReplicaSet(ReplicationController rc) {
     Map<String, String> selector = rc.getSpec().getSelector();
     ReplicationControllerStatus status = rc.getStatus();
     return ReplicaSet.newBuilder()

@@ -124,8 +124,7 @@ public final class StatefulSetReconciler {
   }
 
   /** The current and update revisions: their names and the templates they hold. */
-  record Revisions(
-      String current, PodTemplateSpec currentTemplate, String update) {
+  record Revisions(String current, PodTemplateSpec currentTemplate, String update) {
 
     static Revisions of(StatefulSet set, String update, List<ControllerRevision> revisions) {
       String named = set.getStatus() == null ? null : set.getStatus().getCurrentRevision();
