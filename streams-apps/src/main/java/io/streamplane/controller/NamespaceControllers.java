@@ -197,7 +197,6 @@ final class NamespaceControllers implements Controller<NamespaceControllers.Name
    */
   @Override
   public Result reconcile(String name, NamespaceView view, Expectations expectations, Instant now) {
-    List<Intent> adoptions = new ArrayList<>();
     Set<String> adopted = new HashSet<>();
     List<Decision> decisions = new ArrayList<>();
     for (Pod pod : view.arrivedOrphans()) {
