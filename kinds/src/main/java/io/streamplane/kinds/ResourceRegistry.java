@@ -42,6 +42,7 @@ import io.streamplane.api.Secret;
 import io.streamplane.api.Service;
 import io.streamplane.api.ServiceAccount;
 import io.streamplane.api.ServiceCIDR;
+import io.streamplane.api.StatefulSet;
 import io.streamplane.api.StorageClass;
 import io.streamplane.api.ValidatingWebhookConfiguration;
 import io.streamplane.api.VolumeAttachment;
@@ -49,6 +50,7 @@ import io.streamplane.kinds.apps.ControllerRevisionStrategy;
 import io.streamplane.kinds.apps.DaemonSetStrategy;
 import io.streamplane.kinds.apps.DeploymentStrategy;
 import io.streamplane.kinds.apps.ReplicaSetStrategy;
+import io.streamplane.kinds.apps.StatefulSetStrategy;
 import io.streamplane.kinds.batch.CronJobStrategy;
 import io.streamplane.kinds.batch.JobStrategy;
 import io.streamplane.kinds.certificates.CertificateSigningRequestStrategy;
@@ -303,6 +305,20 @@ public final class ResourceRegistry {
                 DaemonSet.class,
                 List.of(status("apps", "DaemonSet"))))
             .withStrategy(new DaemonSetStrategy()));
+    t.add(
+        (new ResourceType(
+                "apps",
+                "v1",
+                "StatefulSet",
+                "statefulsets",
+                "statefulset",
+                List.of("sts"),
+                true,
+                List.of("all"),
+                ALL_VERBS,
+                StatefulSet.class,
+                List.of(scale(), status("apps", "StatefulSet"))))
+            .withStrategy(new StatefulSetStrategy()));
     t.add(
         (new ResourceType(
                 "apps",

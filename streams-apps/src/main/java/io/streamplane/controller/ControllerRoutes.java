@@ -8,6 +8,7 @@ import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.OwnerReference;
 import io.streamplane.api.Pod;
 import io.streamplane.api.ReplicaSet;
+import io.streamplane.api.ReplicationController;
 import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.schema.objects.KindObjects;
@@ -35,8 +36,9 @@ public final class ControllerRoutes {
   /**
    * The owner keys of an event: the uids of the owners the object refers to, and of those it
    * stopped referring to in this change (so their keys forget it); and its own uid for the owners
-   * the controllers manage (Deployments, ReplicaSets) and for any object being deleted or gone (the
-   * garbage collector acts on deleted owners), except for kinds that own nothing here.
+   * the controllers manage (Deployments, ReplicaSets, ReplicationControllers) and for any object
+   * being deleted or gone (the garbage collector acts on deleted owners), except for kinds that own
+   * nothing here.
    */
   public static List<String> ownerKeys(ResourceEvent event) {
     SpecificRecord object = KindObjects.of(event);
@@ -65,7 +67,9 @@ public final class ControllerRoutes {
 
   private static boolean routesToItself(
       ResourceEvent event, SpecificRecord object, ObjectMeta meta) {
-    if (object instanceof Deployment || object instanceof ReplicaSet) {
+    if (object instanceof Deployment
+        || object instanceof ReplicaSet
+        || object instanceof ReplicationController) {
       return true;
     }
     if (object instanceof Pod || object instanceof Event || object instanceof Lease) {

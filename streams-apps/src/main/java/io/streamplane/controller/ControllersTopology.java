@@ -7,6 +7,7 @@ import io.streamplane.controller.endpoints.EndpointsController;
 import io.streamplane.controller.job.JobController;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleConfig;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleController;
+import io.streamplane.controller.statefulset.StatefulSetController;
 import io.streamplane.controller.volume.PersistentVolumeController;
 import io.streamplane.controller.volume.VolumeClaimController;
 import io.streamplane.log.ResourceCommand;
@@ -22,8 +23,8 @@ import org.apache.kafka.streams.Topology;
  *
  * <ul>
  *   <li>{@link OwnerControllers}, keyed by owner uid ({@link ControllerRoutes#ownerKeys}): the
- *       ReplicaSet and Deployment controllers and the garbage collector, each owner seen with its
- *       dependents;
+ *       ReplicaSet (for ReplicaSets and ReplicationControllers) and Deployment controllers and the
+ *       garbage collector, each owner seen with its dependents;
  *   <li>{@link NamespaceControllers}, keyed by namespace ({@link ControllerRoutes#namespaceKey}):
  *       namespace teardown and ReplicaSet adoption of orphan pods;
  *   <li>{@link NodeLifecycleController}, keyed by node name: node health, unreachable taints, taint
@@ -33,7 +34,9 @@ import org.apache.kafka.streams.Topology;
  *   <li>{@link JobController}, keyed by Job uid: the job and TTL-after-finished controllers, each
  *       Job seen with its pods;
  *   <li>{@link CronJobController}, keyed by CronJob uid: each CronJob seen with its Jobs, its
- *       schedule a due time in its queue.
+ *       schedule a due time in its queue;
+ *   <li>{@link StatefulSetController}, keyed by StatefulSet uid: each StatefulSet seen with its
+ *       pods and revisions.
  * </ul>
  *
  * <p>Scaling is by partitions of the re-keyed topics: owners spread over every partition and
@@ -70,6 +73,7 @@ public final class ControllersTopology {
         .register(new JobController())
         .register(new CronJobController(java.time.ZoneId.systemDefault()))
         .register(new DisruptionController())
+        .register(new StatefulSetController())
         .register(new PersistentVolumeController())
         .register(new VolumeClaimController());
     return builder.build();

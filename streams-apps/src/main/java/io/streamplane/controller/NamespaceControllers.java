@@ -4,8 +4,10 @@ import io.streamplane.api.Namespace;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.Pod;
 import io.streamplane.api.ReplicaSet;
+import io.streamplane.api.ReplicationController;
 import io.streamplane.controller.namespace.NamespaceReconciler;
 import io.streamplane.controller.replicaset.ReplicaSetReconciler;
+import io.streamplane.controller.replication.ReplicationControllers;
 import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.log.UserInfo;
@@ -22,15 +24,17 @@ import org.apache.avro.specific.SpecificRecord;
  * The controllers that need a whole namespace as one {@link Controller}, keyed by namespace name
  * and fed only what they need ({@link ControllerRoutes#namespaceKey}): the namespace controller (a
  * Terminating namespace is emptied, then finalized) over the namespace's members, and ReplicaSet
- * adoption over an index of the namespace's ReplicaSets and orphan pods. Neither sees pod status
- * changes, so a busy namespace costs them one store write per creation and deletion.
+ * adoption over an index of the namespace's ReplicaSets, ReplicationControllers and orphan pods.
+ * Neither sees pod status changes, so a busy namespace costs them one store write per creation and
+ * deletion.
  *
  * <p>Cache layout: {@code <ns>/~ns} → the Namespace's last event; {@code <ns>/m/<target>} → each
  * member's creation (or deletion-marking) event; {@code <ns>/o/<pod>} → each orphan pod that may be
  * adopted. ReplicaSets are found among the members, their selectors being immutable. What arrived
  * since the last reconcile and asks for an adoption: {@code <ns>/a/pod/<pod>} → an orphan pod's
- * event (the first matching ReplicaSet adopts it), {@code <ns>/a/rs/<rs>} → a new ReplicaSet's (it
- * adopts the matching orphans); a reconcile decides on them and forgets them.
+ * event (the first matching ReplicaSet adopts it), {@code <ns>/a/rs/<rs>} → a new ReplicaSet's,
+ * {@code <ns>/a/rc/<rc>} a new ReplicationController's (it adopts the matching orphans); a
+ * reconcile decides on them and forgets them.
  *
  * <p>Adoption is decided for what arrived, not for every orphan of the namespace at each reconcile:
  * a namespace of many pods without a controller (pods created by hand) would otherwise re-examine
@@ -45,6 +49,27 @@ final class NamespaceControllers implements Controller<NamespaceControllers.Name
   private static final String NAMESPACE = "/~ns";
   private static final String ADOPT_POD = "/a/pod/";
   private static final String ADOPT_BY_RS = "/a/rs/";
+  private static final String ADOPT_BY_RC = "/a/rc/";
+  private static final List<String> OWNER_MEMBERS =
+      List.of("/m/replicasets.apps/", "/m/replicationcontrollers./");
+
+  /**
+   * A ReplicaSet or a ReplicationController as the ReplicaSet controller sees it, with the kind its
+   * pods' controller reference names.
+   */
+  record Adopter(ReplicaSet rs, ReplicaSetReconciler.OwnerKind kind) {
+
+    static Adopter of(Object object) {
+      if (object instanceof ReplicaSet rs) {
+        return new Adopter(rs, ReplicaSetReconciler.REPLICA_SET);
+      }
+      if (object instanceof ReplicationController rc && rc.getSpec() != null) {
+        return new Adopter(
+            ReplicationControllers.asReplicaSet(rc), ReplicationControllers.REPLICATION_CONTROLLER);
+      }
+      return null;
+    }
+  }
 
   /**
    * What the namespace controllers know of one namespace: the Namespace (null if unseen or gone);
@@ -56,8 +81,8 @@ final class NamespaceControllers implements Controller<NamespaceControllers.Name
       Namespace namespace,
       List<ResourceEvent> members,
       List<Pod> arrivedOrphans,
-      List<ReplicaSet> replicaSets,
-      List<ReplicaSet> arrivedReplicaSets,
+      List<Adopter> replicaSets,
+      List<Adopter> arrivedReplicaSets,
       List<Pod> orphans) {}
 
   @Override
@@ -98,10 +123,11 @@ final class NamespaceControllers implements Controller<NamespaceControllers.Name
       }
       if (object instanceof Pod pod) {
         adopting = indexOrphan(cache, namespace, event, pod);
-      } else if (object instanceof ReplicaSet
+      } else if ((object instanceof ReplicaSet || object instanceof ReplicationController)
           && event.getType() == EventType.ADDED
           && meta.getDeletionTimestamp() == null) {
-        cache.put(namespace + ADOPT_BY_RS + event.getName(), event);
+        String prefix = object instanceof ReplicaSet ? ADOPT_BY_RS : ADOPT_BY_RC;
+        cache.put(namespace + prefix + event.getName(), event);
         adopting = true;
       }
     }
@@ -126,9 +152,7 @@ final class NamespaceControllers implements Controller<NamespaceControllers.Name
       return false;
     }
     cache.put(key, event);
-    boolean adoptable =
-        objects(cache.values(namespace + "/m/replicasets.apps/"), ReplicaSet.class).stream()
-            .anyMatch(rs -> adopts(rs, pod));
+    boolean adoptable = adopters(cache, namespace).stream().anyMatch(a -> adopts(a, pod));
     if (adoptable) {
       cache.put(namespace + ADOPT_POD + event.getName(), event);
     } else {
@@ -150,12 +174,16 @@ final class NamespaceControllers implements Controller<NamespaceControllers.Name
     List<ResourceEvent> members =
         NamespaceReconciler.terminating(namespace) ? cache.values(name + "/m/") : List.of();
     List<Pod> arrivedOrphans = objects(cache.values(name + ADOPT_POD), Pod.class);
-    List<ReplicaSet> replicaSets =
-        arrivedOrphans.isEmpty()
-            ? List.of()
-            : objects(cache.values(name + "/m/replicasets.apps/"), ReplicaSet.class);
-    List<ReplicaSet> arrivedReplicaSets =
-        objects(cache.values(name + ADOPT_BY_RS), ReplicaSet.class);
+    List<Adopter> replicaSets = arrivedOrphans.isEmpty() ? List.of() : adopters(cache, name);
+    List<Adopter> arrivedReplicaSets = new ArrayList<>();
+    for (String prefix : List.of(ADOPT_BY_RS, ADOPT_BY_RC)) {
+      for (ResourceEvent event : cache.values(name + prefix)) {
+        Adopter adopter = Adopter.of(KindObjects.of(event));
+        if (adopter != null) {
+          arrivedReplicaSets.add(adopter);
+        }
+      }
+    }
     List<Pod> orphans =
         arrivedReplicaSets.isEmpty() ? List.of() : objects(cache.values(name + "/o/"), Pod.class);
     return new NamespaceView(
@@ -169,26 +197,24 @@ final class NamespaceControllers implements Controller<NamespaceControllers.Name
    */
   @Override
   public Result reconcile(String name, NamespaceView view, Expectations expectations, Instant now) {
-    List<Intent> adoptions = new ArrayList<>();
     Set<String> adopted = new HashSet<>();
+    List<Decision> decisions = new ArrayList<>();
     for (Pod pod : view.arrivedOrphans()) {
-      for (ReplicaSet rs : view.replicaSets()) {
-        if (adopts(rs, pod)) {
-          adoptions.add(adoption(pod, rs));
+      for (Adopter adopter : view.replicaSets()) {
+        if (adopts(adopter, pod)) {
+          decisions.add(adoption(pod, adopter));
           adopted.add(pod.getMetadata().getName());
           break;
         }
       }
     }
-    for (ReplicaSet rs : view.arrivedReplicaSets()) {
+    for (Adopter adopter : view.arrivedReplicaSets()) {
       for (Pod pod : view.orphans()) {
-        if (adopts(rs, pod) && adopted.add(pod.getMetadata().getName())) {
-          adoptions.add(adoption(pod, rs));
+        if (adopts(adopter, pod) && adopted.add(pod.getMetadata().getName())) {
+          decisions.add(adoption(pod, adopter));
         }
       }
     }
-    List<Decision> decisions =
-        new ArrayList<>(Result.by(OwnerReconciler.REPLICASET_CONTROLLER, adoptions));
     decisions.addAll(
         Result.by(
             NAMESPACE_CONTROLLER, NamespaceReconciler.reconcile(view.namespace(), view.members())));
@@ -201,19 +227,41 @@ final class NamespaceControllers implements Controller<NamespaceControllers.Name
   /** Forgets the orphan pods and ReplicaSets that asked for an adoption: it has been decided. */
   @Override
   public void forget(String name, ControllerCache cache) {
-    for (String prefix : List.of(name + ADOPT_POD, name + ADOPT_BY_RS)) {
+    for (String prefix : List.of(name + ADOPT_POD, name + ADOPT_BY_RS, name + ADOPT_BY_RC)) {
       cache.scan(prefix).forEach(entry -> cache.delete(entry.key));
     }
   }
 
-  private static boolean adopts(ReplicaSet rs, Pod pod) {
+  /** The namespace's ReplicaSets, then its ReplicationControllers, each in name order. */
+  private static List<Adopter> adopters(ControllerCache cache, String namespace) {
+    List<Adopter> adopters = new ArrayList<>();
+    for (String prefix : OWNER_MEMBERS) {
+      for (ResourceEvent event : cache.values(namespace + prefix)) {
+        Adopter adopter = Adopter.of(KindObjects.of(event));
+        if (adopter != null) {
+          adopters.add(adopter);
+        }
+      }
+    }
+    return adopters;
+  }
+
+  private static boolean adopts(Adopter adopter, Pod pod) {
+    ReplicaSet rs = adopter.rs();
     return rs.getMetadata().getDeletionTimestamp() == null
         && rs.getSpec() != null
         && ReplicaSetReconciler.matches(rs, pod);
   }
 
-  private static Intent adoption(Pod pod, ReplicaSet rs) {
-    return Intent.update("pods", "", ReplicaSetReconciler.adopt(pod, rs.getMetadata()));
+  private static Decision adoption(Pod pod, Adopter adopter) {
+    return new Decision(
+        Intent.update(
+            "pods",
+            "",
+            ReplicaSetReconciler.adopt(pod, adopter.rs().getMetadata(), adopter.kind())),
+        adopter.kind() == ReplicaSetReconciler.REPLICA_SET
+            ? OwnerReconciler.REPLICASET_CONTROLLER
+            : OwnerReconciler.REPLICATION_CONTROLLER);
   }
 
   private static <T> List<T> objects(List<ResourceEvent> events, Class<T> type) {

@@ -3,10 +3,12 @@ package io.streamplane.controller;
 import io.streamplane.api.Deployment;
 import io.streamplane.api.Pod;
 import io.streamplane.api.ReplicaSet;
+import io.streamplane.api.ReplicationController;
 import io.streamplane.controller.Controller.Decision;
 import io.streamplane.controller.deployment.DeploymentReconciler;
 import io.streamplane.controller.gc.GarbageCollector;
 import io.streamplane.controller.replicaset.ReplicaSetReconciler;
+import io.streamplane.controller.replication.ReplicationControllers;
 import io.streamplane.log.UserInfo;
 import io.streamplane.schema.objects.KubeObjects;
 import java.time.Duration;
@@ -21,9 +23,9 @@ import org.apache.avro.specific.SpecificRecord;
 /**
  * The controllers of one owner key as a pure function: given what is known of the owner and its
  * dependents and which writes are still pending, decide the commands to send (ReplicaSet,
- * Deployment, garbage collector) and when to look again if only time can change the answer. The
- * {@link ControllerProcessor} leaves out intents whose write is already pending: a write is sent
- * once and then waited for.
+ * ReplicationController, Deployment, garbage collector) and when to look again if only time can
+ * change the answer. The {@link ControllerProcessor} leaves out intents whose write is already
+ * pending: a write is sent once and then waited for.
  */
 public final class OwnerReconciler {
 
@@ -32,6 +34,8 @@ public final class OwnerReconciler {
 
   static final UserInfo REPLICASET_CONTROLLER =
       ControllerActors.serviceAccount("replicaset-controller");
+  static final UserInfo REPLICATION_CONTROLLER =
+      ControllerActors.serviceAccount("replication-controller");
   static final UserInfo DEPLOYMENT_CONTROLLER =
       ControllerActors.serviceAccount("deployment-controller");
   static final UserInfo GARBAGE_COLLECTOR =
@@ -50,6 +54,12 @@ public final class OwnerReconciler {
       ReplicaSetReconciler.reconcile(rs, pods, manage, expectations.creating("pods"), now)
           .forEach(i -> decisions.add(new Decision(i, REPLICASET_CONTROLLER)));
       requeueAt = ReplicaSetReconciler.nextAvailable(rs, pods, now);
+    } else if (owner instanceof ReplicationController rc) {
+      List<Pod> pods = view.controlled(Pod.class);
+      boolean manage = !expectations.creatingOrDeleting("pods");
+      ReplicationControllers.reconcile(rc, pods, manage, expectations.creating("pods"), now)
+          .forEach(i -> decisions.add(new Decision(i, REPLICATION_CONTROLLER)));
+      requeueAt = ReplicationControllers.nextAvailable(rc, pods, now);
     } else if (owner instanceof Deployment deployment) {
       String self = target(view);
       // Kubernetes' deployment controller waits for its ReplicaSet writes to be observed: a view

@@ -57,8 +57,8 @@ class ControllersIT {
       Topics topics = new Topics(layout, catalog);
       new TopicInitializer(admin).ensure(topics.all());
       // the events source, the by-owner, by-namespace, endpoints, by-node, daemonset, job,
-      // cronjob, disruption, persistentvolume and volumeclaims repartitions
-      int total = 11 * layout.logPartitions();
+      // cronjob, disruption, statefulset, persistentvolume and volumeclaims repartitions
+      int total = 12 * layout.logPartitions();
 
       try (StreamsApp first =
           ControllersApp.start(

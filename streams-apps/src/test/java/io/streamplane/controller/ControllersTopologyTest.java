@@ -340,6 +340,102 @@ class ControllersTopologyTest {
   }
 
   @Test
+  void aStatefulSetComesUpInOrderAndAPodEventCostsTheWorkOfItsSetWhateverTheSizeOfItsNamespace() {
+    LoopbackStore store = new LoopbackStore();
+    ReplicaSet big = replicaSet(300);
+    big.getMetadata().setName("big");
+    store.apply(
+        List.of(
+            command(CommandVerb.CREATE, "replicasets", "apps", big),
+            command(CommandVerb.CREATE, "statefulsets", "apps", statefulSet(3))));
+    store.converge();
+    List<Pod> setPods =
+        store.objects(Pod.class).stream()
+            .filter(p -> p.getMetadata().getName().startsWith("web-"))
+            .toList();
+    assertThat(setPods)
+        .extracting(p -> p.getMetadata().getName())
+        .containsExactly("web-0", "web-1", "web-2");
+    assertThat(store.creates).containsSubsequence("pods/web-0", "pods/web-1", "pods/web-2");
+    io.streamplane.api.StatefulSet set = store.objects(io.streamplane.api.StatefulSet.class).get(0);
+    assertThat(set.getStatus().getReadyReplicas()).isEqualTo(3);
+    assertThat(set.getStatus().getCurrentRevision()).isEqualTo(set.getStatus().getUpdateRevision());
+    double before = objectsRead();
+
+    Pod touched = Pod.newBuilder(setPods.get(1)).build();
+    touched.getMetadata().setAnnotations(Map.of("touched", "yes"));
+    store.apply(List.of(command(CommandVerb.UPDATE, "pods", "", touched)));
+
+    assertThat(objectsRead() - before)
+        .as(
+            "the set, its three pods and its revision, read by the StatefulSet controller, and"
+                + " the pods and revision read by the garbage collector at the set's owner key,"
+                + " not the namespace's 303 pods")
+        .isEqualTo(9.0);
+    for (int second = 0; second < 60; second++) {
+      driver.advanceWallClockTime(Duration.ofSeconds(1));
+    }
+    assertThat(commands.readValuesToList()).as("a converged StatefulSet writes nothing").isEmpty();
+  }
+
+  @Test
+  void aReplicationControllerAdoptsAndRunsItsPodsAsAReplicaSetDoesAndIsScaled() {
+    LoopbackStore store = new LoopbackStore();
+    store.apply(
+        List.of(
+            command(CommandVerb.CREATE, "replicationcontrollers", "", replicationController(2))));
+    store.converge();
+
+    List<Pod> pods = store.objects(Pod.class);
+    assertThat(pods).hasSize(2);
+    for (Pod pod : pods) {
+      OwnerReference ref = pod.getMetadata().getOwnerReferences().get(0);
+      assertThat(ref.getApiVersion()).isEqualTo("v1");
+      assertThat(ref.getKind()).isEqualTo("ReplicationController");
+      assertThat(ref.getController()).isTrue();
+      assertThat(pod.getMetadata().getName()).startsWith("nginx-");
+    }
+    io.streamplane.api.ReplicationController rc =
+        store.objects(io.streamplane.api.ReplicationController.class).get(0);
+    assertThat(rc.getStatus().getReplicas()).isEqualTo(2);
+    assertThat(rc.getStatus().getFullyLabeledReplicas()).isEqualTo(2);
+    assertThat(rc.getStatus().getReadyReplicas()).isEqualTo(2);
+    assertThat(rc.getStatus().getAvailableReplicas()).isEqualTo(2);
+    assertThat(rc.getStatus().getObservedGeneration()).isEqualTo(1L);
+    for (int second = 0; second < 60; second++) {
+      driver.advanceWallClockTime(Duration.ofSeconds(1));
+    }
+    assertThat(commands.readValuesToList()).as("a converged RC writes nothing").isEmpty();
+
+    Pod orphan = orphan("by-hand", Map.of("app", "nginx"));
+    orphan.getMetadata().setUid(null);
+    store.apply(List.of(command(CommandVerb.CREATE, "pods", "", orphan)));
+    List<ResourceCommand> adoption = commands.readValuesToList();
+    assertThat(adoption)
+        .anySatisfy(
+            c -> {
+              assertThat(c.getName()).isEqualTo("by-hand");
+              assertThat(c.getVerb()).isEqualTo(CommandVerb.UPDATE);
+              OwnerReference ref =
+                  ((Pod) KindObjects.of(c)).getMetadata().getOwnerReferences().get(0);
+              assertThat(ref.getKind()).isEqualTo("ReplicationController");
+            });
+    store.apply(adoption);
+    store.converge();
+    assertThat(store.count(Pod.class)).as("the adopted pod counts, one is deleted").isEqualTo(2);
+
+    io.streamplane.api.ReplicationController scaled =
+        io.streamplane.api.ReplicationController.newBuilder(
+                store.objects(io.streamplane.api.ReplicationController.class).get(0))
+            .build();
+    scaled.getSpec().setReplicas(1);
+    scaled.getMetadata().setGeneration(2L);
+    store.apply(List.of(command(CommandVerb.UPDATE, "replicationcontrollers", "", scaled)));
+    store.converge();
+    assertThat(store.count(Pod.class)).isEqualTo(1);
+  }
+
+  @Test
   void podsOfADeletedOwnerAreDeletedInTheBackground() {
     ReplicaSet rs = replicaSet(1);
     send(EventType.ADDED, "replicasets", "apps", rs);
@@ -736,6 +832,7 @@ class ControllersTopologyTest {
    */
   private final class LoopbackStore {
     private final Map<String, SpecificRecord> objects = new java.util.TreeMap<>();
+    private final List<String> creates = new java.util.ArrayList<>();
     private int uids;
 
     void converge() {
@@ -765,6 +862,7 @@ class ControllersTopologyTest {
                 pod.setStatus(runningAndReady());
                 pod.getStatus().setPodIP("127.1.0." + uids);
               }
+              creates.add(command.getResource() + "/" + command.getName());
               store(EventType.ADDED, command, object);
             }
           }
@@ -897,6 +995,78 @@ class ControllersTopologyTest {
                                         Container.newBuilder()
                                             .setName("pi")
                                             .setImage("busybox")
+                                            .build()))
+                                .build())
+                        .build())
+                .build())
+        .build();
+  }
+
+  private static io.streamplane.api.StatefulSet statefulSet(int replicas) {
+    Map<String, String> labels = Map.of("app", "web");
+    return io.streamplane.api.StatefulSet.newBuilder()
+        .setApiVersion("apps/v1")
+        .setKind("StatefulSet")
+        .setMetadata(
+            ObjectMeta.newBuilder()
+                .setName("web")
+                .setNamespace("default")
+                .setResourceVersion("1")
+                .setGeneration(1L)
+                .build())
+        .setSpec(
+            io.streamplane.api.StatefulSetSpec.newBuilder()
+                .setReplicas(replicas)
+                .setServiceName("web")
+                .setPodManagementPolicy("OrderedReady")
+                .setUpdateStrategy(
+                    io.streamplane.api.StatefulSetUpdateStrategy.newBuilder()
+                        .setType("RollingUpdate")
+                        .build())
+                .setSelector(LabelSelector.newBuilder().setMatchLabels(labels).build())
+                .setTemplate(
+                    PodTemplateSpec.newBuilder()
+                        .setMetadata(ObjectMeta.newBuilder().setLabels(labels).build())
+                        .setSpec(
+                            PodSpec.newBuilder()
+                                .setContainers(
+                                    List.of(
+                                        Container.newBuilder()
+                                            .setName("nginx")
+                                            .setImage("nginx")
+                                            .build()))
+                                .build())
+                        .build())
+                .build())
+        .build();
+  }
+
+  private static io.streamplane.api.ReplicationController replicationController(int replicas) {
+    Map<String, String> labels = Map.of("app", "nginx");
+    return io.streamplane.api.ReplicationController.newBuilder()
+        .setApiVersion("v1")
+        .setKind("ReplicationController")
+        .setMetadata(
+            ObjectMeta.newBuilder()
+                .setName("nginx")
+                .setNamespace("default")
+                .setResourceVersion("1")
+                .setGeneration(1L)
+                .build())
+        .setSpec(
+            io.streamplane.api.ReplicationControllerSpec.newBuilder()
+                .setReplicas(replicas)
+                .setSelector(labels)
+                .setTemplate(
+                    PodTemplateSpec.newBuilder()
+                        .setMetadata(ObjectMeta.newBuilder().setLabels(labels).build())
+                        .setSpec(
+                            PodSpec.newBuilder()
+                                .setContainers(
+                                    List.of(
+                                        Container.newBuilder()
+                                            .setName("nginx")
+                                            .setImage("nginx")
                                             .build()))
                                 .build())
                         .build())

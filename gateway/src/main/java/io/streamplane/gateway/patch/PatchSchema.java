@@ -311,6 +311,15 @@ public final class PatchSchema {
                 builder().atomicStruct("selector").nested("template", POD_TEMPLATE_SPEC).build())
             .nested("status", CONDITIONS_BY_TYPE)
             .build());
+    kinds.put(
+        "apps/v1/StatefulSet",
+        builder()
+            .nested("metadata", OBJECT_META)
+            .nested(
+                "spec",
+                builder().atomicStruct("selector").nested("template", POD_TEMPLATE_SPEC).build())
+            .nested("status", CONDITIONS_BY_TYPE)
+            .build());
     PatchSchema jobSpec = builder().nested("template", POD_TEMPLATE_SPEC).build();
     kinds.put(
         "batch/v1/Job",

@@ -28,7 +28,7 @@ import java.util.function.Function;
 import org.apache.avro.specific.SpecificRecord;
 
 /**
- * core/v1 ReplicationController, stored and printed (no controller acts on it yet): {@code
+ * core/v1 ReplicationController, stored and printed (the ReplicaSet controller runs it): {@code
  * SetDefaults_ReplicationController} (selector and labels from the template's labels, one replica),
  * its selector map required to select the template, whose pods must restart Always; a generation
  * raised by every spec change; selectable by {@code status.replicas}.

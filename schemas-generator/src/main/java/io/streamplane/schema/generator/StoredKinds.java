@@ -87,7 +87,8 @@ public final class StoredKinds {
         V1Batch.CronJob.getDescriptor(),
         V1Policy.PodDisruptionBudget.getDescriptor(),
         V1.PersistentVolume.getDescriptor(),
-        V1.PersistentVolumeClaim.getDescriptor());
+        V1.PersistentVolumeClaim.getDescriptor(),
+        V1Apps.StatefulSet.getDescriptor());
   }
 
   /** The descriptor of coordination.k8s.io/v1's {@code generated.proto}. */

@@ -15,6 +15,7 @@ import io.streamplane.api.Taint;
 import io.streamplane.api.Toleration;
 import io.streamplane.controller.Owners;
 import io.streamplane.controller.PodReadiness;
+import io.streamplane.controller.history.ControllerHistory;
 import io.streamplane.controller.replicaset.ReplicaSetReconciler;
 import io.streamplane.scheduler.framework.NodeAffinityPlugin;
 import io.streamplane.scheduler.framework.TaintTolerationPlugin;
@@ -42,7 +43,7 @@ import java.util.zip.CRC32;
 public final class DaemonPods {
 
   /** The label that carries a pod's (and a ControllerRevision's) template hash. */
-  public static final String REVISION_HASH = "controller-revision-hash";
+  public static final String REVISION_HASH = ControllerHistory.REVISION_HASH;
 
   private static final String ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 

@@ -58,10 +58,29 @@ public final class ReplicaSetReconciler {
 
   private static final KubeJson KUBE_JSON = new KubeJson();
 
+  /**
+   * The kind of the owner whose controller reference the pods get: a ReplicaSet, or a
+   * ReplicationController run through this same reconciler as a ReplicaSet.
+   */
+  public record OwnerKind(String apiVersion, String kind) {}
+
+  public static final OwnerKind REPLICA_SET = new OwnerKind("apps/v1", "ReplicaSet");
+
   private ReplicaSetReconciler() {}
 
   public static List<Intent> reconcile(
       ReplicaSet rs,
+      List<Pod> controlledPods,
+      boolean manageReplicas,
+      int podsBeingCreated,
+      Instant now) {
+    return reconcile(rs, REPLICA_SET, controlledPods, manageReplicas, podsBeingCreated, now);
+  }
+
+  /** The decision for {@code rs}, whose pods are controlled by an owner of {@code kind}. */
+  public static List<Intent> reconcile(
+      ReplicaSet rs,
+      OwnerKind kind,
       List<Pod> controlledPods,
       boolean manageReplicas,
       int podsBeingCreated,
@@ -96,7 +115,7 @@ public final class ReplicaSetReconciler {
         for (int slot = 0; toCreate > 0; slot++) {
           String name = podName(meta.getName(), meta.getUid(), slot);
           if (taken.add(name)) {
-            intents.add(Intent.create("pods", "", newPod(rs, name)));
+            intents.add(Intent.create("pods", "", newPod(rs, kind, name)));
             creating++;
             toCreate--;
           }
@@ -215,7 +234,7 @@ public final class ReplicaSetReconciler {
     return count == 0 ? null : count;
   }
 
-  private static Pod newPod(ReplicaSet rs, String name) {
+  private static Pod newPod(ReplicaSet rs, OwnerKind kind, String name) {
     ObjectMeta rsMeta = rs.getMetadata();
     var template = rs.getSpec().getTemplate();
     ObjectMeta templateMeta =
@@ -231,7 +250,8 @@ public final class ReplicaSetReconciler {
                 templateMeta.getAnnotations() == null
                     ? null
                     : new HashMap<>(templateMeta.getAnnotations()))
-            .setOwnerReferences(List.of(Owners.controllerRef("apps/v1", "ReplicaSet", rsMeta)))
+            .setOwnerReferences(
+                List.of(Owners.controllerRef(kind.apiVersion(), kind.kind(), rsMeta)))
             .build();
     Pod pod =
         Pod.newBuilder()
@@ -263,9 +283,14 @@ public final class ReplicaSetReconciler {
 
   /** The pod with a controller reference to {@code owner} added, as the ReplicaSet adopts it. */
   public static Pod adopt(Pod pod, ObjectMeta owner) {
+    return adopt(pod, owner, REPLICA_SET);
+  }
+
+  /** The pod with a controller reference to {@code owner}, of {@code kind}, added. */
+  public static Pod adopt(Pod pod, ObjectMeta owner, OwnerKind kind) {
     Pod adopted = KubeObjects.copy(pod);
     List<OwnerReference> refs = new ArrayList<>(Owners.refs(adopted.getMetadata()));
-    refs.add(Owners.controllerRef("apps/v1", "ReplicaSet", owner));
+    refs.add(Owners.controllerRef(kind.apiVersion(), kind.kind(), owner));
     adopted.getMetadata().setOwnerReferences(refs);
     return adopted;
   }
