@@ -114,7 +114,7 @@ public final class NodeApi {
     List<PodWorker.Running> pods = node.running();
     long machineBefore = machineCpuNanos();
     Map<String, Map<String, ContainerUsage>> before = new HashMap<>();
-    pods.forEach(p -> before.put(key(p.pod()), runtime.usage(p.sandbox())));
+    pods.forEach(p -> before.put(key(p.pod()), runtime.usage(p.pod(), p.sandbox())));
     long wallBefore = System.nanoTime();
     try {
       Thread.sleep(SAMPLE_MILLIS);
@@ -140,7 +140,7 @@ public final class NodeApi {
     ArrayNode podStats = summary.putArray("pods");
     for (PodWorker.Running running : pods) {
       Pod pod = running.pod();
-      Map<String, ContainerUsage> after = runtime.usage(running.sandbox());
+      Map<String, ContainerUsage> after = runtime.usage(pod, running.sandbox());
       Map<String, ContainerUsage> earlier = before.getOrDefault(key(pod), Map.of());
       ObjectNode p = podStats.addObject();
       p.putObject("podRef")

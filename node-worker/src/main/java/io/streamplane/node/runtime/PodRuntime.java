@@ -107,9 +107,9 @@ public interface PodRuntime extends AutoCloseable {
   /**
    * What each running container of the sandbox uses now, by container name: CPU time and resident
    * memory of its processes, as the kubelet's stats provider reads them for {@code /stats/summary}.
-   * Empty for a runtime that runs no processes.
+   * {@code pod} is the pod as the node last saw it. Empty for a runtime that measures nothing.
    */
-  default Map<String, ContainerUsage> usage(PodSandbox sandbox) {
+  default Map<String, ContainerUsage> usage(Pod pod, PodSandbox sandbox) {
     return Map.of();
   }
 
