@@ -565,6 +565,10 @@ public final class ResourceRegistry {
                 List.of(status(flowcontrol, "PriorityLevelConfiguration")),
                 PriorityLevelConfiguration.class))
             .withStrategy(new PriorityLevelConfigurationStrategy()));
+    // metrics.k8s.io/v1beta1: what metrics-server serves through the aggregation layer, measured by
+    // the gateway and never stored; aggregated groups come last in discovery.
+    t.add(measured("NodeMetrics", "nodes", false));
+    t.add(measured("PodMetrics", "pods", true));
     return new ResourceRegistry(t);
   }
 
@@ -637,6 +641,21 @@ public final class ResourceRegistry {
         namespaced,
         List.of(),
         List.of("create"),
+        null,
+        List.of());
+  }
+
+  private static ResourceType measured(String kind, String plural, boolean namespaced) {
+    return new ResourceType(
+        "metrics.k8s.io",
+        "v1beta1",
+        kind,
+        plural,
+        "",
+        List.of(),
+        namespaced,
+        List.of(),
+        List.of("get", "list"),
         null,
         List.of());
   }

@@ -27,6 +27,9 @@ import io.streamplane.gateway.controller.GatewayPeers;
 import io.streamplane.gateway.history.HistoryIndex;
 import io.streamplane.gateway.pki.CertificateAuthority;
 import io.streamplane.gateway.pki.Pem;
+import io.streamplane.gateway.resourcemetrics.MetricsScraper;
+import io.streamplane.gateway.resourcemetrics.MetricsStorage;
+import io.streamplane.gateway.resourcemetrics.ResourceMetricsApi;
 import io.streamplane.gateway.storage.ResourceService;
 import io.streamplane.gateway.storage.WriteOptions;
 import io.streamplane.gateway.write.CommandClient;
@@ -160,6 +163,7 @@ public final class GatewayServer implements AutoCloseable {
   private volatile ControllerRequestsConsumer controllerRequests;
   private volatile GatewayPeers peers;
   private volatile CertificateSigningController signer;
+  private volatile MetricsScraper metricsScraper;
   private final Auditor auditor;
   private final ScheduledExecutorService systemNamespaces =
       Executors.newSingleThreadScheduledExecutor(
@@ -681,17 +685,34 @@ public final class GatewayServer implements AutoCloseable {
     } catch (Exception e) {
       throw new IOException("cannot serve on " + host + ":" + port + ": " + e.getMessage(), e);
     }
-    return new GatewayServer(
-        server,
-        connector,
-        tls,
-        cache,
-        history,
-        commands,
-        service,
-        registry,
-        auditor,
-        handler.health());
+    GatewayServer gateway =
+        new GatewayServer(
+            server,
+            connector,
+            tls,
+            cache,
+            history,
+            commands,
+            service,
+            registry,
+            auditor,
+            handler.health());
+    if (commands != null) {
+      // A gateway of the present measures the nodes; a read-only one serving the past has none.
+      MetricsStorage metrics = new MetricsStorage();
+      handler.serveResourceMetrics(
+          new ResourceMetricsApi(registry, cache, metrics, Clock.systemUTC()));
+      gateway.metricsScraper =
+          new MetricsScraper(
+                  cache,
+                  metrics,
+                  PodLogs.NODES,
+                  PodLogs::hostPort,
+                  MetricsScraper.configuredResolution(),
+                  Clock.systemUTC())
+              .start();
+    }
+    return gateway;
   }
 
   /**
@@ -1173,6 +1194,9 @@ public final class GatewayServer implements AutoCloseable {
     }
     if (signer != null) {
       signer.close();
+    }
+    if (metricsScraper != null) {
+      metricsScraper.close();
     }
     try {
       http.stop();

@@ -66,7 +66,8 @@ class DiscoveryTest {
             "coordination.k8s.io",
             "node.k8s.io",
             "discovery.k8s.io",
-            "flowcontrol.apiserver.k8s.io");
+            "flowcontrol.apiserver.k8s.io",
+            "metrics.k8s.io");
   }
 
   @Test
