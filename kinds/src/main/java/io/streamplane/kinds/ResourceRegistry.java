@@ -15,6 +15,7 @@ import io.streamplane.api.EndpointSlice;
 import io.streamplane.api.Endpoints;
 import io.streamplane.api.Event;
 import io.streamplane.api.FlowSchema;
+import io.streamplane.api.HorizontalPodAutoscaler;
 import io.streamplane.api.IPAddress;
 import io.streamplane.api.Ingress;
 import io.streamplane.api.IngressClass;
@@ -47,6 +48,8 @@ import io.streamplane.kinds.apps.ControllerRevisionStrategy;
 import io.streamplane.kinds.apps.DaemonSetStrategy;
 import io.streamplane.kinds.apps.DeploymentStrategy;
 import io.streamplane.kinds.apps.ReplicaSetStrategy;
+import io.streamplane.kinds.autoscaling.HorizontalPodAutoscalerStrategy;
+import io.streamplane.kinds.autoscaling.HorizontalPodAutoscalerV1Conversion;
 import io.streamplane.kinds.batch.CronJobStrategy;
 import io.streamplane.kinds.batch.JobStrategy;
 import io.streamplane.kinds.certificates.CertificateSigningRequestStrategy;
@@ -313,6 +316,37 @@ public final class ResourceRegistry {
     t.add(review(authorization, "SelfSubjectAccessReview", "selfsubjectaccessreviews", false));
     t.add(review(authorization, "SelfSubjectRulesReview", "selfsubjectrulesreviews", false));
     t.add(review(authorization, "SubjectAccessReview", "subjectaccessreviews", false));
+    // autoscaling: v2 stored and preferred, v1 its view (targetCPUUtilizationPercentage).
+    ResourceType hpa =
+        new ResourceType(
+                "autoscaling",
+                "v2",
+                "HorizontalPodAutoscaler",
+                "horizontalpodautoscalers",
+                "horizontalpodautoscaler",
+                List.of("hpa"),
+                true,
+                List.of("all"),
+                ALL_VERBS,
+                HorizontalPodAutoscaler.class,
+                List.of(status("autoscaling", "v2", "HorizontalPodAutoscaler")))
+            .withStrategy(new HorizontalPodAutoscalerStrategy());
+    t.add(hpa);
+    t.add(
+        new ResourceType(
+                "autoscaling",
+                "v1",
+                "HorizontalPodAutoscaler",
+                "horizontalpodautoscalers",
+                "horizontalpodautoscaler",
+                List.of("hpa"),
+                true,
+                List.of("all"),
+                ALL_VERBS,
+                null,
+                List.of(status("autoscaling", "v1", "HorizontalPodAutoscaler")))
+            .withStrategy(hpa.strategy())
+            .viewOf(hpa, new HorizontalPodAutoscalerV1Conversion()));
     // batch/v1
     t.add(
         (new ResourceType(
@@ -715,7 +749,10 @@ public final class ResourceRegistry {
    * that version or never stored (the access reviews).
    */
   public Optional<ResourceType> served(String group, String version, String plural) {
-    return byResource(group, plural).filter(t -> t.version().equals(version) && t.stored());
+    return types.stream()
+        .filter(t -> t.group().equals(group) && t.plural().equals(plural))
+        .filter(t -> t.version().equals(version) && t.stored())
+        .findFirst();
   }
 
   /** The stored resource whose objects are of this generated class. */

@@ -210,6 +210,7 @@ public final class NodeApi {
               + escape(pod.getMetadata().getName())
               + "\"";
       Map<String, ContainerUsage> usage = runtime.usage(pod, running.sandbox());
+      long read = clock.millis();
       long cpu = 0;
       long memory = 0;
       for (RuntimeContainer c : running.sandbox().containers()) {
@@ -218,10 +219,12 @@ public final class NodeApi {
           continue;
         }
         String labels = "{container=\"" + escape(c.name()) + "\"," + podLabels + "}";
+        // A simulated container's CPU time is exact at its own moment: stamped with it, two
+        // scrapes give exactly the annotated rate.
+        long at = use.at() == null ? read : use.at().toEpochMilli();
+        sample(containerCpu, "container_cpu_usage_seconds_total", labels, use.cpuNanos() / 1e9, at);
         sample(
-            containerCpu, "container_cpu_usage_seconds_total", labels, use.cpuNanos() / 1e9, now);
-        sample(
-            containerMemory, "container_memory_working_set_bytes", labels, use.memoryBytes(), now);
+            containerMemory, "container_memory_working_set_bytes", labels, use.memoryBytes(), at);
         Instant started = c.startedAt() == null ? running.sandbox().createdAt() : c.startedAt();
         sample(
             containerStart,
@@ -232,8 +235,8 @@ public final class NodeApi {
         cpu += use.cpuNanos();
         memory += use.memoryBytes();
       }
-      sample(podCpu, "pod_cpu_usage_seconds_total", "{" + podLabels + "}", cpu / 1e9, now);
-      sample(podMemory, "pod_memory_working_set_bytes", "{" + podLabels + "}", memory, now);
+      sample(podCpu, "pod_cpu_usage_seconds_total", "{" + podLabels + "}", cpu / 1e9, read);
+      sample(podMemory, "pod_memory_working_set_bytes", "{" + podLabels + "}", memory, read);
     }
     family(
         text,

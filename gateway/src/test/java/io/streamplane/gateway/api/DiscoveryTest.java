@@ -55,6 +55,7 @@ class DiscoveryTest {
             "events.k8s.io",
             "authentication.k8s.io",
             "authorization.k8s.io",
+            "autoscaling",
             "batch",
             "certificates.k8s.io",
             "networking.k8s.io",
@@ -167,7 +168,7 @@ class DiscoveryTest {
     assertThat(scale.path("group").asText()).isEqualTo("autoscaling");
     assertThat(scale.path("version").asText()).isEqualTo("v1");
     assertThat(scale.path("kind").asText()).isEqualTo("Scale");
-    assertThat(discovery.apiResourceList("autoscaling", "v2")).isEmpty();
+    assertThat(discovery.apiResourceList("autoscaling", "v2beta2")).isEmpty();
   }
 
   @Test

@@ -100,7 +100,7 @@ class OpenApiV3Test {
 
   @Test
   void unknownGroupVersionHasNoDocument() {
-    assertThat(openApi.document("apis/autoscaling/v2")).isEmpty();
+    assertThat(openApi.document("apis/autoscaling/v2beta2")).isEmpty();
   }
 
   @Test

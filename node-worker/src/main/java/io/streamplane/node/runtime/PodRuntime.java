@@ -113,8 +113,15 @@ public interface PodRuntime extends AutoCloseable {
     return Map.of();
   }
 
-  /** One container's use: CPU time in nanoseconds (all cores), resident memory in bytes. */
-  record ContainerUsage(long cpuNanos, long memoryBytes) {}
+  /**
+   * One container's use: CPU time in nanoseconds (all cores), resident memory in bytes, and the
+   * moment they are of when the runtime knows it exactly (null: when read).
+   */
+  record ContainerUsage(long cpuNanos, long memoryBytes, java.time.Instant at) {
+    public ContainerUsage(long cpuNanos, long memoryBytes) {
+      this(cpuNanos, memoryBytes, null);
+    }
+  }
 
   /** Why this runtime refuses a stream. */
   default String streamsRefused(String what) {

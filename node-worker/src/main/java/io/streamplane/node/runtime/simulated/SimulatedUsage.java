@@ -51,7 +51,7 @@ final class SimulatedUsage {
                       * meter.nanoCores()
                       / 1000;
       meters.put(key, new Meter(total, rate.nanoCores(), now));
-      usage.put(name, new ContainerUsage(total, rate.memoryBytes()));
+      usage.put(name, new ContainerUsage(total, rate.memoryBytes(), now));
     }
     return usage;
   }

@@ -37,7 +37,7 @@ class SimulatedUsageTest {
     Instant t0 = Instant.parse("2026-01-01T00:00:00Z");
     List<String> web = List.of("web");
     assertEquals(
-        new ContainerUsage(0, 32 << 20),
+        new ContainerUsage(0, 32 << 20, t0),
         usage.read("s", pod(null, TWO_CONTAINERS), web, t0).get("web"));
     // 10 s at 100m: one core-second.
     Pod busier = pod("cpu=500m", TWO_CONTAINERS);
