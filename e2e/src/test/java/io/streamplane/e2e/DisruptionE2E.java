@@ -20,7 +20,10 @@ import org.junit.jupiter.api.TestInstance;
  * A PodDisruptionBudget judged with kubectl on two simulated nodes: its status kept by the
  * disruption controller, one eviction accepted and the next refused with 429 while the budget is
  * spent, and {@code kubectl drain} evicting a node's pods one at a time as the Deployment replaces
- * them on the other node, then {@code kubectl uncordon}.
+ * them on the other node, then {@code kubectl uncordon}. And a HorizontalPodAutoscaler made with
+ * {@code kubectl autoscale} scaling a Deployment up and back down as its pods' simulated use
+ * ({@code streamplane.io/simulated-usage}) rises and falls; the gateway scrapes the nodes and the
+ * autoscaler looks every 2 s here, rather than 15.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DisruptionE2E {
@@ -67,7 +70,14 @@ class DisruptionE2E {
   @BeforeAll
   void startCluster() throws Exception {
     home = Files.createTempDirectory("disruption-e2e");
-    cluster = new LocalCluster(home, "--nodes", "2", "--runtime", "simulated").start();
+    String javaOptions = System.getenv().getOrDefault("STREAMPLANE_JAVA_OPTS", "");
+    cluster =
+        new LocalCluster(home, "--nodes", "2", "--runtime", "simulated")
+            .javaOptions(
+                javaOptions
+                    + " -Dstreamplane.metric-resolution=PT2S"
+                    + " -Dstreamplane.horizontal-pod-autoscaler-sync-period=PT2S")
+            .start();
     kubectl = cluster.kubectl;
   }
 
@@ -194,5 +204,132 @@ class DisruptionE2E {
 
   private JsonNode json(String... args) throws Exception {
     return JSON.readTree(kubectl.run(args).expectSuccess().out());
+  }
+
+  @Test
+  void anAutoscalerScalesADeploymentUpUnderLoadAndBackDownWhenItStops() throws Exception {
+    kubectl
+        .runWithInput(
+            """
+            apiVersion: v1
+            kind: Namespace
+            metadata:
+              name: autoscaled
+            ---
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata:
+              name: burner
+              namespace: autoscaled
+            spec:
+              replicas: 1
+              selector:
+                matchLabels:
+                  app: burner
+              template:
+                metadata:
+                  labels:
+                    app: burner
+                  annotations:
+                    streamplane.io/simulated-usage: cpu=100m
+                spec:
+                  terminationGracePeriodSeconds: 1
+                  containers:
+                  - name: burn
+                    image: busybox
+                    command: ["sh", "-c", "while true; do :; done"]
+                    resources: {requests: {cpu: 100m}}
+            """,
+            "apply",
+            "-f",
+            "-")
+        .expectSuccess();
+    kubectl
+        .run(
+            "autoscale",
+            "deployment",
+            "burner",
+            "-n",
+            "autoscaled",
+            "--cpu-percent=50",
+            "--min=1",
+            "--max=4")
+        .expectSuccess();
+    // A short scale-down window, so that the test takes seconds rather than five minutes.
+    kubectl
+        .run(
+            "patch",
+            "hpa",
+            "burner",
+            "-n",
+            "autoscaled",
+            "--type=merge",
+            "-p",
+            "{\"spec\":{\"behavior\":{\"scaleDown\":{\"stabilizationWindowSeconds\":4}}}}")
+        .expectSuccess();
+
+    // 100m used of 100m requested is 100% against 50%: up to maxReplicas.
+    await("the autoscaler to scale the Deployment up to 4")
+        .atMost(LONG)
+        .until(() -> replicas("burner"), r -> r == 4);
+    await("kubectl get hpa to show the use against the target")
+        .atMost(LONG)
+        .until(
+            () -> kubectl.run("get", "hpa", "-n", "autoscaled", "--no-headers").out(),
+            out ->
+                out.matches(
+                    "(?s)burner\\s+Deployment/burner\\s+cpu: 100%/50%\\s+1\\s+4\\s+4\\s+.*"));
+    JsonNode hpa = json("get", "hpa", "burner", "-n", "autoscaled", "-o", "json");
+    assertThat(hpa.at("/spec/behavior/scaleUp/policies").size()).isEqualTo(2);
+    assertThat(hpa.at("/status/lastScaleTime").asText()).isNotEmpty();
+    assertThat(kubectl.run("top", "pods", "-n", "autoscaled").expectSuccess().out())
+        .containsPattern("burner-\\S+\\s+100m");
+
+    // At maxReplicas and still busy, once its new pods are Ready and measured, the autoscaler
+    // writes nothing more: its resourceVersion holds over three passes.
+    await("the converged autoscaler to write nothing for 6 s")
+        .atMost(LONG)
+        .until(
+            () -> {
+              String before = resourceVersion("burner");
+              Thread.sleep(6_000);
+              return resourceVersion("burner").equals(before);
+            });
+
+    kubectl
+        .run(
+            "annotate",
+            "pods",
+            "-n",
+            "autoscaled",
+            "-l",
+            "app=burner",
+            "--overwrite",
+            "streamplane.io/simulated-usage=cpu=0")
+        .expectSuccess();
+    await("the autoscaler to scale the Deployment back down to 1")
+        .atMost(LONG)
+        .until(() -> replicas("burner"), r -> r == 1);
+    JsonNode v1 =
+        json(
+            "get",
+            "--raw",
+            "/apis/autoscaling/v1/namespaces/autoscaled/horizontalpodautoscalers/burner");
+    assertThat(v1.at("/spec/targetCPUUtilizationPercentage").asInt()).isEqualTo(50);
+    assertThat(v1.at("/metadata/annotations").toString())
+        .contains("autoscaling.alpha.kubernetes.io/conditions");
+    kubectl.run("delete", "namespace", "autoscaled", "--wait=false").expectSuccess();
+  }
+
+  private String resourceVersion(String hpa) throws Exception {
+    return json("get", "hpa", hpa, "-n", "autoscaled", "-o", "json")
+        .at("/metadata/resourceVersion")
+        .asText();
+  }
+
+  private int replicas(String deployment) throws Exception {
+    return json("get", "deployment", deployment, "-n", "autoscaled", "-o", "json")
+        .at("/spec/replicas")
+        .asInt();
   }
 }

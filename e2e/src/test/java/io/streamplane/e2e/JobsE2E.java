@@ -15,7 +15,8 @@ import org.junit.jupiter.api.TestInstance;
  * Jobs run to completion on {@code ./streamplane up --nodes 1 --runtime process}, with the real
  * kubectl: {@code kubectl create job} runs once and its log is there, a Job whose pods keep failing
  * ends Failed past its backoffLimit, an Indexed Job completes every index, a CronJob runs a Job at
- * its next minute.
+ * its next minute. The node's use of CPU and memory reaches {@code kubectl top} (the gateway
+ * scrapes every 2 s here rather than 15).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JobsE2E {
@@ -29,7 +30,11 @@ class JobsE2E {
   @BeforeAll
   void startCluster() throws Exception {
     home = Files.createTempDirectory("jobs-e2e");
-    cluster = new LocalCluster(home, "--nodes", "1", "--runtime", "process").start();
+    String javaOptions = System.getenv().getOrDefault("STREAMPLANE_JAVA_OPTS", "");
+    cluster =
+        new LocalCluster(home, "--nodes", "1", "--runtime", "process")
+            .javaOptions(javaOptions + " -Dstreamplane.metric-resolution=PT2S")
+            .start();
     kubectl = cluster.kubectl;
     await("a Ready node")
         .atMost(WAIT)
@@ -173,5 +178,90 @@ class JobsE2E {
             .expectSuccess()
             .out();
     assertThat(logs).contains("index 3");
+  }
+
+  @Test
+  void kubectlTopPrintsWhatTheNodeAndItsPodsUse() throws Exception {
+    kubectl
+        .runWithInput(
+            """
+            apiVersion: v1
+            kind: Pod
+            metadata:
+              name: idle
+              labels: {app: idle}
+            spec:
+              containers:
+              - name: main
+                image: busybox
+                command: ["sleep", "3600"]
+                resources: {requests: {cpu: 50m, memory: 16Mi}}
+            """,
+            "apply",
+            "-f",
+            "-")
+        .expectSuccess();
+    kubectl.run("wait", "--for=condition=Ready", "pod/idle", "--timeout=120s").expectSuccess();
+
+    await("kubectl top nodes to print the node's figures")
+        .atMost(WAIT)
+        .until(
+            () -> kubectl.run("top", "nodes").out(),
+            out ->
+                out.contains("CPU(cores)")
+                    && out.matches("(?s).*\\n\\S+\\s+\\d+m\\s+\\d+%\\s+\\d+Mi\\s+\\d+%.*"));
+    await("kubectl top pods to print the pod's figures")
+        .atMost(WAIT)
+        .until(
+            () -> kubectl.run("top", "pods", "-l", "app=idle").out(),
+            out -> out.matches("(?s).*\\nidle\\s+\\d+m\\s+\\d+Mi.*"));
+    assertThat(kubectl.run("top", "pods", "--containers").expectSuccess().out())
+        .containsPattern("POD\\s+NAME\\s+CPU\\(cores\\)\\s+MEMORY\\(bytes\\)")
+        .containsPattern("idle\\s+main\\s+\\d+m\\s+\\d+Mi");
+    assertThat(kubectl.run("top", "pods", "-A").expectSuccess().out())
+        .containsPattern("default\\s+idle\\s+\\d+m\\s+\\d+Mi");
+    assertThat(
+            kubectl
+                .run("get", "--raw", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/idle")
+                .expectSuccess()
+                .out())
+        .contains("\"kind\":\"PodMetrics\"")
+        .contains("\"window\"")
+        .contains("\"app\":\"idle\"");
+    // A view user reads the metrics, through the aggregated metrics-reader role.
+    assertThat(
+            kubectl
+                .run(
+                    "auth",
+                    "can-i",
+                    "list",
+                    "pods.metrics.k8s.io",
+                    "--as=system:serviceaccount:default:default")
+                .out()
+                .trim())
+        .isEqualTo("no");
+    kubectl
+        .run(
+            "create",
+            "rolebinding",
+            "viewer",
+            "--clusterrole=view",
+            "--serviceaccount=default:default")
+        .expectSuccess();
+    await("the view role to let its holder read pod metrics")
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () ->
+                kubectl
+                    .run(
+                        "auth",
+                        "can-i",
+                        "list",
+                        "pods.metrics.k8s.io",
+                        "--as=system:serviceaccount:default:default")
+                    .out()
+                    .trim()
+                    .equals("yes"));
+    kubectl.run("delete", "pod", "idle", "--grace-period=1").expectSuccess();
   }
 }

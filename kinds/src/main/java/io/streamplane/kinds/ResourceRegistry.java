@@ -15,6 +15,7 @@ import io.streamplane.api.EndpointSlice;
 import io.streamplane.api.Endpoints;
 import io.streamplane.api.Event;
 import io.streamplane.api.FlowSchema;
+import io.streamplane.api.HorizontalPodAutoscaler;
 import io.streamplane.api.IPAddress;
 import io.streamplane.api.Ingress;
 import io.streamplane.api.IngressClass;
@@ -51,6 +52,8 @@ import io.streamplane.kinds.apps.DaemonSetStrategy;
 import io.streamplane.kinds.apps.DeploymentStrategy;
 import io.streamplane.kinds.apps.ReplicaSetStrategy;
 import io.streamplane.kinds.apps.StatefulSetStrategy;
+import io.streamplane.kinds.autoscaling.HorizontalPodAutoscalerStrategy;
+import io.streamplane.kinds.autoscaling.HorizontalPodAutoscalerV1Conversion;
 import io.streamplane.kinds.batch.CronJobStrategy;
 import io.streamplane.kinds.batch.JobStrategy;
 import io.streamplane.kinds.certificates.CertificateSigningRequestStrategy;
@@ -361,6 +364,37 @@ public final class ResourceRegistry {
     t.add(review(authorization, "SelfSubjectAccessReview", "selfsubjectaccessreviews", false));
     t.add(review(authorization, "SelfSubjectRulesReview", "selfsubjectrulesreviews", false));
     t.add(review(authorization, "SubjectAccessReview", "subjectaccessreviews", false));
+    // autoscaling: v2 stored and preferred, v1 its view (targetCPUUtilizationPercentage).
+    ResourceType hpa =
+        new ResourceType(
+                "autoscaling",
+                "v2",
+                "HorizontalPodAutoscaler",
+                "horizontalpodautoscalers",
+                "horizontalpodautoscaler",
+                List.of("hpa"),
+                true,
+                List.of("all"),
+                ALL_VERBS,
+                HorizontalPodAutoscaler.class,
+                List.of(status("autoscaling", "v2", "HorizontalPodAutoscaler")))
+            .withStrategy(new HorizontalPodAutoscalerStrategy());
+    t.add(hpa);
+    t.add(
+        new ResourceType(
+                "autoscaling",
+                "v1",
+                "HorizontalPodAutoscaler",
+                "horizontalpodautoscalers",
+                "horizontalpodautoscaler",
+                List.of("hpa"),
+                true,
+                List.of("all"),
+                ALL_VERBS,
+                null,
+                List.of(status("autoscaling", "v1", "HorizontalPodAutoscaler")))
+            .withStrategy(hpa.strategy())
+            .viewOf(hpa, new HorizontalPodAutoscalerV1Conversion()));
     // batch/v1
     t.add(
         (new ResourceType(
@@ -613,6 +647,10 @@ public final class ResourceRegistry {
                 List.of(status(flowcontrol, "PriorityLevelConfiguration")),
                 PriorityLevelConfiguration.class))
             .withStrategy(new PriorityLevelConfigurationStrategy()));
+    // metrics.k8s.io/v1beta1: what metrics-server serves through the aggregation layer, measured by
+    // the gateway and never stored; aggregated groups come last in discovery.
+    t.add(measured("NodeMetrics", "nodes", false));
+    t.add(measured("PodMetrics", "pods", true));
     return new ResourceRegistry(t);
   }
 
@@ -689,6 +727,21 @@ public final class ResourceRegistry {
         List.of());
   }
 
+  private static ResourceType measured(String kind, String plural, boolean namespaced) {
+    return new ResourceType(
+        "metrics.k8s.io",
+        "v1beta1",
+        kind,
+        plural,
+        "",
+        List.of(),
+        namespaced,
+        List.of(),
+        List.of("get", "list"),
+        null,
+        List.of());
+  }
+
   private static ResourceType.Subresource status(String group, String kind) {
     return status(group, "v1", kind);
   }
@@ -744,7 +797,10 @@ public final class ResourceRegistry {
    * that version or never stored (the access reviews).
    */
   public Optional<ResourceType> served(String group, String version, String plural) {
-    return byResource(group, plural).filter(t -> t.version().equals(version) && t.stored());
+    return types.stream()
+        .filter(t -> t.group().equals(group) && t.plural().equals(plural))
+        .filter(t -> t.version().equals(version) && t.stored())
+        .findFirst();
   }
 
   /** The stored resource whose objects are of this generated class. */

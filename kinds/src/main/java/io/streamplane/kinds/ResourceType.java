@@ -180,6 +180,14 @@ public record ResourceType(
     return avroClass != null;
   }
 
+  /**
+   * Whether it is only read, never stored nor created: the resource metrics of {@code
+   * metrics.k8s.io}, which the gateway measures (metrics-server's API in Kubernetes).
+   */
+  public boolean measured() {
+    return avroClass == null && !verbs.contains("create");
+  }
+
   /** Whether it serves another row's objects under its own names ({@link View}). */
   public boolean isView() {
     return view != null;

@@ -31,9 +31,11 @@ import java.util.TreeSet;
  * The kubelet's read-only API besides logs and streams, on the node server, which the gateway's
  * {@code nodes/{name}/proxy} reaches: {@code /stats/summary} (the Summary API: the node's and each
  * running pod's and container's CPU and memory, as the kubelet's stats provider reports them),
- * {@code /metrics} (the node process's Prometheus metrics), {@code /configz} (the node's
- * configuration as a {@code KubeletConfiguration}) and {@code /logs/} (the host's {@code /var/log},
- * as the kubelet serves it).
+ * {@code /metrics/resource} (the same figures as cumulative counters and gauges in the Prometheus
+ * text format, the kubelet's resource metrics endpoint that metrics-server and the gateway's
+ * resource metrics scrape), {@code /metrics} (the node process's Prometheus metrics), {@code
+ * /configz} (the node's configuration as a {@code KubeletConfiguration}) and {@code /logs/} (the
+ * host's {@code /var/log}, as the kubelet serves it).
  *
  * <p>Which node: one server serves every node of its process, so a request names its node in {@code
  * X-Streamplane-Node} (the gateway sets it); without it, a server of one node answers for that
@@ -44,7 +46,8 @@ import java.util.TreeSet;
 public final class NodeApi {
 
   static final String NODE_HEADER = "X-Streamplane-Node";
-  private static final Set<String> PATHS = Set.of("/stats/summary", "/metrics", "/configz");
+  private static final Set<String> PATHS =
+      Set.of("/stats/summary", "/metrics", "/metrics/resource", "/configz");
   private static final Path LOGS = Path.of("/var/log");
   private static final long SAMPLE_MILLIS = 200;
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -91,6 +94,15 @@ public final class NodeApi {
           "name the node in " + NODE_HEADER + ": one of " + new TreeSet<>(agents.keySet()) + "\n");
       return;
     }
+    if (path.equals("/metrics/resource")) {
+      byte[] bytes = resourceMetrics(node.get()).getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+      exchange.sendResponseHeaders(200, bytes.length);
+      try (OutputStream out = exchange.getResponseBody()) {
+        out.write(bytes);
+      }
+      return;
+    }
     ObjectNode body = path.equals("/configz") ? configz(node.get()) : summary(node.get());
     byte[] bytes = JSON.writeValueAsBytes(body);
     exchange.getResponseHeaders().set("Content-Type", "application/json");
@@ -114,7 +126,7 @@ public final class NodeApi {
     List<PodWorker.Running> pods = node.running();
     long machineBefore = machineCpuNanos();
     Map<String, Map<String, ContainerUsage>> before = new HashMap<>();
-    pods.forEach(p -> before.put(key(p.pod()), runtime.usage(p.sandbox())));
+    pods.forEach(p -> before.put(key(p.pod()), runtime.usage(p.pod(), p.sandbox())));
     long wallBefore = System.nanoTime();
     try {
       Thread.sleep(SAMPLE_MILLIS);
@@ -140,7 +152,7 @@ public final class NodeApi {
     ArrayNode podStats = summary.putArray("pods");
     for (PodWorker.Running running : pods) {
       Pod pod = running.pod();
-      Map<String, ContainerUsage> after = runtime.usage(running.sandbox());
+      Map<String, ContainerUsage> after = runtime.usage(pod, running.sandbox());
       Map<String, ContainerUsage> earlier = before.getOrDefault(key(pod), Map.of());
       ObjectNode p = podStats.addObject();
       p.putObject("podRef")
@@ -172,6 +184,141 @@ public final class NodeApi {
       p.set("memory", memory(now, podMemory));
     }
     return summary;
+  }
+
+  // ---------------------------------------------------------------- /metrics/resource
+
+  /**
+   * The kubelet's {@code /metrics/resource}: the node's and each running container's cumulative CPU
+   * time and working set, each sample stamped with the time it was read (milliseconds), as
+   * metrics-server reads them; no sampling wait, since a reader takes the rate between two scrapes.
+   */
+  String resourceMetrics(NodeAgent node) {
+    long now = clock.millis();
+    StringBuilder text = new StringBuilder();
+    StringBuilder containerCpu = new StringBuilder();
+    StringBuilder containerMemory = new StringBuilder();
+    StringBuilder containerStart = new StringBuilder();
+    StringBuilder podCpu = new StringBuilder();
+    StringBuilder podMemory = new StringBuilder();
+    for (PodWorker.Running running : node.running()) {
+      Pod pod = running.pod();
+      String podLabels =
+          "namespace=\""
+              + escape(pod.getMetadata().getNamespace())
+              + "\",pod=\""
+              + escape(pod.getMetadata().getName())
+              + "\"";
+      Map<String, ContainerUsage> usage = runtime.usage(pod, running.sandbox());
+      long read = clock.millis();
+      long cpu = 0;
+      long memory = 0;
+      for (RuntimeContainer c : running.sandbox().containers()) {
+        ContainerUsage use = usage.get(c.name());
+        if (use == null) {
+          continue;
+        }
+        String labels = "{container=\"" + escape(c.name()) + "\"," + podLabels + "}";
+        // A simulated container's CPU time is exact at its own moment: stamped with it, two
+        // scrapes give exactly the annotated rate.
+        long at = use.at() == null ? read : use.at().toEpochMilli();
+        sample(containerCpu, "container_cpu_usage_seconds_total", labels, use.cpuNanos() / 1e9, at);
+        sample(
+            containerMemory, "container_memory_working_set_bytes", labels, use.memoryBytes(), at);
+        Instant started = c.startedAt() == null ? running.sandbox().createdAt() : c.startedAt();
+        sample(
+            containerStart,
+            "container_start_time_seconds",
+            labels,
+            started.toEpochMilli() / 1e3,
+            started.toEpochMilli());
+        cpu += use.cpuNanos();
+        memory += use.memoryBytes();
+      }
+      sample(podCpu, "pod_cpu_usage_seconds_total", "{" + podLabels + "}", cpu / 1e9, read);
+      sample(podMemory, "pod_memory_working_set_bytes", "{" + podLabels + "}", memory, read);
+    }
+    family(
+        text,
+        "container_cpu_usage_seconds_total",
+        "counter",
+        "Cumulative cpu time consumed by the container in core-seconds",
+        containerCpu);
+    family(
+        text,
+        "container_memory_working_set_bytes",
+        "gauge",
+        "Current working set of the container in bytes",
+        containerMemory);
+    family(
+        text,
+        "container_start_time_seconds",
+        "gauge",
+        "Start time of the container since unix epoch in seconds",
+        containerStart);
+    StringBuilder nodeCpu = new StringBuilder();
+    sample(nodeCpu, "node_cpu_usage_seconds_total", "", machineCpuNanos() / 1e9, now);
+    family(
+        text,
+        "node_cpu_usage_seconds_total",
+        "counter",
+        "Cumulative cpu time consumed by the node in core-seconds",
+        nodeCpu);
+    Map<String, Long> meminfo = meminfo();
+    StringBuilder nodeMemory = new StringBuilder();
+    sample(
+        nodeMemory,
+        "node_memory_working_set_bytes",
+        "",
+        meminfo.getOrDefault("MemTotal", 0L) - meminfo.getOrDefault("MemAvailable", 0L),
+        now);
+    family(
+        text,
+        "node_memory_working_set_bytes",
+        "gauge",
+        "Current working set of the node in bytes",
+        nodeMemory);
+    family(
+        text,
+        "pod_cpu_usage_seconds_total",
+        "counter",
+        "Cumulative cpu time consumed by the pod in core-seconds",
+        podCpu);
+    family(
+        text,
+        "pod_memory_working_set_bytes",
+        "gauge",
+        "Current working set of the pod in bytes",
+        podMemory);
+    StringBuilder error = new StringBuilder();
+    sample(error, "resource_scrape_error", "", 0, -1);
+    family(
+        text,
+        "resource_scrape_error",
+        "gauge",
+        "1 if there was an error while getting container metrics, 0 otherwise",
+        error);
+    return text.toString();
+  }
+
+  private static void family(
+      StringBuilder text, String name, String type, String help, StringBuilder samples) {
+    text.append("# HELP ").append(name).append(" [STABLE] ").append(help).append('\n');
+    text.append("# TYPE ").append(name).append(' ').append(type).append('\n');
+    text.append(samples);
+  }
+
+  private static void sample(
+      StringBuilder into, String name, String labels, double value, long timestampMillis) {
+    into.append(name).append(labels).append(' ').append(value);
+    if (timestampMillis >= 0) {
+      into.append(' ').append(timestampMillis);
+    }
+    into.append('\n');
+  }
+
+  private static String escape(String label) {
+    return label.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
   }
 
   private static String key(Pod pod) {

@@ -168,7 +168,9 @@ public final class KubernetesDefinitions {
     d.nameSharedModels();
     // Kinds with a proto message first: they name the shared definitions (ObjectMeta, ...) by
     // their proto package, which a kind without one could only guess.
-    List<ResourceType> ordered = new ArrayList<>(types);
+    // The measured kinds (metrics.k8s.io) have no definitions: metrics-server publishes none.
+    List<ResourceType> ordered =
+        new ArrayList<>(types.stream().filter(t -> !t.measured()).toList());
     ordered.sort(
         Comparator.comparing(t -> PROTOS.containsKey(protoName(definitionName(t))) ? 0 : 1));
     for (ResourceType t : ordered) {

@@ -46,7 +46,7 @@ public final class OpenApiV2 {
   /** The document; callers must not change it. */
   public synchronized ObjectNode document() {
     if (document == null) {
-      document = build(registry.all());
+      document = build(registry.all().stream().filter(t -> !t.measured()).toList());
     }
     return document;
   }

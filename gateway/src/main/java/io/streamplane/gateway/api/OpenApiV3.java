@@ -87,6 +87,9 @@ public final class OpenApiV3 {
       Map<String, String> sums = new LinkedHashMap<>();
       for (String group : registry.groups()) {
         for (String version : registry.versions(group)) {
+          if (registry.inGroupVersion(group, version).stream().allMatch(ResourceType::measured)) {
+            continue; // metrics.k8s.io: metrics-server publishes no OpenAPI of its own either
+          }
           String path = group.isEmpty() ? "api/" + version : "apis/" + group + "/" + version;
           ObjectNode doc = build(registry.inGroupVersion(group, version));
           docs.put(path, doc);

@@ -367,6 +367,11 @@ public final class PatchSchema {
             .nested("spec", builder().atomicStruct("selector").build())
             .nested("status", CONDITIONS_BY_TYPE)
             .build());
+    // HorizontalPodAutoscalerStatus.conditions merges by type; spec.metrics is atomic.
+    kinds.put(
+        "autoscaling/v2/HorizontalPodAutoscaler",
+        builder().nested("metadata", OBJECT_META).nested("status", CONDITIONS_BY_TYPE).build());
+    kinds.put("autoscaling/v1/HorizontalPodAutoscaler", METADATA_ONLY);
     kinds.put(
         "v1/PodTemplate",
         builder().nested("metadata", OBJECT_META).nested("template", POD_TEMPLATE_SPEC).build());

@@ -26,6 +26,7 @@ import io.streamplane.gateway.codec.ProtobufBodies;
 import io.streamplane.gateway.eviction.PodEviction;
 import io.streamplane.gateway.request.QueryBooleans;
 import io.streamplane.gateway.request.RequestInfo;
+import io.streamplane.gateway.resourcemetrics.ResourceMetricsApi;
 import io.streamplane.gateway.storage.ReadAt;
 import io.streamplane.gateway.storage.ResourceService;
 import io.streamplane.gateway.storage.WriteOptions;
@@ -87,6 +88,7 @@ final class ApiHandler implements HttpHandler {
   private final AuthenticationApi authenticationApi;
   private final HttpHandler metrics = new MetricsHandler(PrometheusRegistry.defaultRegistry);
   private final HealthChecks health = new HealthChecks().add("ping", java.util.Optional::empty);
+  private volatile ResourceMetricsApi resourceMetrics;
 
   ApiHandler(
       RequestChain chain,
@@ -109,6 +111,12 @@ final class ApiHandler implements HttpHandler {
     this.podLogs = new PodLogs(registry, service);
     this.evictions = new PodEviction(service, registry, Clock.systemUTC());
     this.reviews = new AccessReviews(chain.authorization());
+  }
+
+  /** Serves {@code metrics.k8s.io} from {@code api}; without it that group answers 503. */
+  ApiHandler serveResourceMetrics(ResourceMetricsApi api) {
+    this.resourceMetrics = api;
+    return this;
   }
 
   /** The checks of {@code /livez}, {@code /readyz} and {@code /healthz}. */
@@ -347,6 +355,20 @@ final class ApiHandler implements HttpHandler {
       throws IOException {
     if (AccessReviews.isReview(info.group(), info.resource()) && "v1".equals(info.version())) {
       review(exchange, info, user);
+      return;
+    }
+    if (ResourceMetricsApi.serves(info)) {
+      ResourceMetricsApi api = resourceMetrics;
+      if (api == null) {
+        // kube-apiserver's answer when the aggregated API behind a group is unavailable.
+        throw new ApiException(
+            Statuses.failure(
+                503,
+                "ServiceUnavailable",
+                "the server is currently unable to handle the request",
+                null));
+      }
+      Responses.json(exchange, 200, api.answer(info, query));
       return;
     }
     if (AuthenticationApi.serves(info)) {

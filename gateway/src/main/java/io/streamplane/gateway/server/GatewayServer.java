@@ -27,6 +27,10 @@ import io.streamplane.gateway.controller.GatewayPeers;
 import io.streamplane.gateway.history.HistoryIndex;
 import io.streamplane.gateway.pki.CertificateAuthority;
 import io.streamplane.gateway.pki.Pem;
+import io.streamplane.gateway.podautoscaler.HorizontalPodAutoscalerController;
+import io.streamplane.gateway.resourcemetrics.MetricsScraper;
+import io.streamplane.gateway.resourcemetrics.MetricsStorage;
+import io.streamplane.gateway.resourcemetrics.ResourceMetricsApi;
 import io.streamplane.gateway.storage.ResourceService;
 import io.streamplane.gateway.storage.WriteOptions;
 import io.streamplane.gateway.write.CommandClient;
@@ -132,6 +136,30 @@ public final class GatewayServer implements AutoCloseable {
           .setGroups(List.of("system:masters", "system:authenticated"))
           .build();
 
+  /** Whom the horizontal pod autoscaler's writes are recorded as, as kube-controller-manager's. */
+  static final UserInfo HPA_CONTROLLER =
+      UserInfo.newBuilder()
+          .setUsername("system:serviceaccount:kube-system:horizontal-pod-autoscaler")
+          .setGroups(
+              List.of(
+                  "system:serviceaccounts",
+                  "system:serviceaccounts:kube-system",
+                  "system:authenticated"))
+          .build();
+
+  /**
+   * Whether this gateway runs the autoscalers: the live gateway whose address sorts first does, so
+   * each autoscaler is decided in one place; alone, or before the group is known, this one does.
+   */
+  boolean leadsAutoscaling() {
+    GatewayPeers known = peers;
+    Optional<java.util.Set<String>> live = known == null ? Optional.empty() : known.addresses();
+    if (live.isEmpty() || live.get().isEmpty()) {
+      return true;
+    }
+    return new java.util.TreeSet<>(live.get()).first().equals(advertisedHost() + ":" + port());
+  }
+
   /** Whom the admission controllers' writes are recorded as. */
   private static final UserInfo CONTROLLER_MANAGER =
       UserInfo.newBuilder()
@@ -160,6 +188,9 @@ public final class GatewayServer implements AutoCloseable {
   private volatile ControllerRequestsConsumer controllerRequests;
   private volatile GatewayPeers peers;
   private volatile CertificateSigningController signer;
+  private volatile MetricsScraper metricsScraper;
+  private volatile MetricsStorage metricsStorage;
+  private volatile HorizontalPodAutoscalerController autoscalers;
   private final Auditor auditor;
   private final ScheduledExecutorService systemNamespaces =
       Executors.newSingleThreadScheduledExecutor(
@@ -510,6 +541,17 @@ public final class GatewayServer implements AutoCloseable {
             new ControllerRequests(service, registry, json, Clock.systemUTC()),
             gateway.advertisedHost() + ":" + gateway.port());
     gateway.peers = new GatewayPeers(bootstrapServers, topics);
+    gateway.autoscalers =
+        new HorizontalPodAutoscalerController(
+                cache,
+                service,
+                registry,
+                gateway.metricsStorage,
+                new WriteOptions(
+                    HPA_CONTROLLER, false, "Strict", null, "kube-controller-manager", null, null),
+                Clock.systemUTC(),
+                gateway::leadsAutoscaling)
+            .start(HorizontalPodAutoscalerController.configuredSyncPeriod());
     if (security == null) {
       gateway.publishRootCa(unverifiedRootCa());
     }
@@ -681,17 +723,35 @@ public final class GatewayServer implements AutoCloseable {
     } catch (Exception e) {
       throw new IOException("cannot serve on " + host + ":" + port + ": " + e.getMessage(), e);
     }
-    return new GatewayServer(
-        server,
-        connector,
-        tls,
-        cache,
-        history,
-        commands,
-        service,
-        registry,
-        auditor,
-        handler.health());
+    GatewayServer gateway =
+        new GatewayServer(
+            server,
+            connector,
+            tls,
+            cache,
+            history,
+            commands,
+            service,
+            registry,
+            auditor,
+            handler.health());
+    if (commands != null) {
+      // A gateway of the present measures the nodes; a read-only one serving the past has none.
+      MetricsStorage metrics = new MetricsStorage();
+      gateway.metricsStorage = metrics;
+      handler.serveResourceMetrics(
+          new ResourceMetricsApi(registry, cache, metrics, Clock.systemUTC()));
+      gateway.metricsScraper =
+          new MetricsScraper(
+                  cache,
+                  metrics,
+                  PodLogs.NODES,
+                  PodLogs::hostPort,
+                  MetricsScraper.configuredResolution(),
+                  Clock.systemUTC())
+              .start();
+    }
+    return gateway;
   }
 
   /**
@@ -1173,6 +1233,12 @@ public final class GatewayServer implements AutoCloseable {
     }
     if (signer != null) {
       signer.close();
+    }
+    if (autoscalers != null) {
+      autoscalers.close();
+    }
+    if (metricsScraper != null) {
+      metricsScraper.close();
     }
     try {
       http.stop();

@@ -55,6 +55,7 @@ class DiscoveryTest {
             "events.k8s.io",
             "authentication.k8s.io",
             "authorization.k8s.io",
+            "autoscaling",
             "batch",
             "certificates.k8s.io",
             "networking.k8s.io",
@@ -66,7 +67,8 @@ class DiscoveryTest {
             "coordination.k8s.io",
             "node.k8s.io",
             "discovery.k8s.io",
-            "flowcontrol.apiserver.k8s.io");
+            "flowcontrol.apiserver.k8s.io",
+            "metrics.k8s.io");
   }
 
   @Test
@@ -166,7 +168,7 @@ class DiscoveryTest {
     assertThat(scale.path("group").asText()).isEqualTo("autoscaling");
     assertThat(scale.path("version").asText()).isEqualTo("v1");
     assertThat(scale.path("kind").asText()).isEqualTo("Scale");
-    assertThat(discovery.apiResourceList("autoscaling", "v2")).isEmpty();
+    assertThat(discovery.apiResourceList("autoscaling", "v2beta2")).isEmpty();
   }
 
   @Test

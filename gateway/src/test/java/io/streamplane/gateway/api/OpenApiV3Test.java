@@ -85,6 +85,7 @@ class OpenApiV3Test {
             .flatMap(
                 g ->
                     ResourceRegistry.kubernetes().versions(g).stream()
+                        .filter(v -> !g.equals("metrics.k8s.io"))
                         .map(v -> g.isEmpty() ? "api/" + v : "apis/" + g + "/" + v))
             .toList()) {
       ObjectNode doc = openApi.document(path).orElseThrow();
@@ -99,7 +100,7 @@ class OpenApiV3Test {
 
   @Test
   void unknownGroupVersionHasNoDocument() {
-    assertThat(openApi.document("apis/autoscaling/v2")).isEmpty();
+    assertThat(openApi.document("apis/autoscaling/v2beta2")).isEmpty();
   }
 
   @Test

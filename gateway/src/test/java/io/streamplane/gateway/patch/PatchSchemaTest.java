@@ -86,7 +86,7 @@ class PatchSchemaTest {
 
   @Test
   void aKindStreamplaneDoesNotServeHasNoSchema() {
-    assertThat(PatchSchema.forKind("autoscaling/v2", "HorizontalPodAutoscaler")).isEmpty();
+    assertThat(PatchSchema.forKind("autoscaling/v2beta2", "HorizontalPodAutoscaler")).isEmpty();
     assertThat(PatchSchema.forKind("example.com/v1", "Widget")).isEmpty();
   }
 

@@ -73,6 +73,7 @@ class OpenApiHandlerTest {
     assertThat(unhashed.statusCode()).isEqualTo(200);
     assertThat(unhashed.headers().firstValue("Cache-Control")).hasValue("no-cache, private");
 
-    assertThat(handler.send("GET", "/openapi/v3/apis/autoscaling/v2").statusCode()).isEqualTo(404);
+    assertThat(handler.send("GET", "/openapi/v3/apis/autoscaling/v2beta2").statusCode())
+        .isEqualTo(404);
   }
 }

@@ -117,14 +117,21 @@ public interface PodRuntime extends AutoCloseable {
   /**
    * What each running container of the sandbox uses now, by container name: CPU time and resident
    * memory of its processes, as the kubelet's stats provider reads them for {@code /stats/summary}.
-   * Empty for a runtime that runs no processes.
+   * {@code pod} is the pod as the node last saw it. Empty for a runtime that measures nothing.
    */
-  default Map<String, ContainerUsage> usage(PodSandbox sandbox) {
+  default Map<String, ContainerUsage> usage(Pod pod, PodSandbox sandbox) {
     return Map.of();
   }
 
-  /** One container's use: CPU time in nanoseconds (all cores), resident memory in bytes. */
-  record ContainerUsage(long cpuNanos, long memoryBytes) {}
+  /**
+   * One container's use: CPU time in nanoseconds (all cores), resident memory in bytes, and the
+   * moment they are of when the runtime knows it exactly (null: when read).
+   */
+  record ContainerUsage(long cpuNanos, long memoryBytes, java.time.Instant at) {
+    public ContainerUsage(long cpuNanos, long memoryBytes) {
+      this(cpuNanos, memoryBytes, null);
+    }
+  }
 
   /** Why this runtime refuses a stream. */
   default String streamsRefused(String what) {

@@ -31,7 +31,8 @@ import java.util.List;
  * networking.k8s.io/v1beta1's IPAddress and ServiceCIDR, which that artifact does not ship: their
  * messages are read from {@code coordination-v1.textproto}, {@code node-v1.textproto}, {@code
  * flowcontrol-v1.textproto}, {@code discovery-v1.textproto} and {@code
- * networking-v1beta1.textproto}, transcriptions of the same release's {@code generated.proto}.
+ * networking-v1beta1.textproto}, transcriptions of the same release's {@code generated.proto}; and
+ * autoscaling/v2, derived from autoscaling/v2beta2's ({@link #autoscalingV2()}).
  */
 public final class StoredKinds {
 
@@ -88,7 +89,32 @@ public final class StoredKinds {
         V1Policy.PodDisruptionBudget.getDescriptor(),
         V1.PersistentVolume.getDescriptor(),
         V1.PersistentVolumeClaim.getDescriptor(),
-        V1Apps.StatefulSet.getDescriptor());
+        V1Apps.StatefulSet.getDescriptor(),
+        autoscalingV2().findMessageTypeByName("HorizontalPodAutoscaler"));
+  }
+
+  /**
+   * The descriptor of autoscaling/v2's {@code generated.proto}, which client-java-proto does not
+   * ship: in Kubernetes 1.32 it declares the same messages, fields and field numbers as
+   * autoscaling/v2beta2's (v2 is v2beta2 made GA; the fields added since, {@code tolerance} of
+   * HPAScalingRules and {@code observedGeneration} of conditions, came in later releases), so it is
+   * v2beta2's descriptor under v2's package and file name.
+   */
+  static FileDescriptor autoscalingV2() {
+    FileDescriptor v2beta2 = io.kubernetes.client.proto.V2beta2Autoscaling.getDescriptor();
+    try {
+      String text =
+          TextFormat.printer()
+              .printToString(v2beta2.toProto())
+              .replace("k8s.io.api.autoscaling.v2beta2", "k8s.io.api.autoscaling.v2")
+              .replace("k8s.io/api/autoscaling/v2beta2", "k8s.io/api/autoscaling/v2");
+      var proto = com.google.protobuf.DescriptorProtos.FileDescriptorProto.newBuilder();
+      TextFormat.merge(text, proto);
+      return FileDescriptor.buildFrom(
+          proto.build(), v2beta2.getDependencies().toArray(FileDescriptor[]::new));
+    } catch (TextFormat.ParseException | DescriptorValidationException e) {
+      throw new IllegalStateException("autoscaling/v2: " + e.getMessage(), e);
+    }
   }
 
   /** The descriptor of coordination.k8s.io/v1's {@code generated.proto}. */

@@ -336,9 +336,14 @@ class KubernetesSchemasTest {
 
   /** The client-java-api model of a record, by the client's name for it, or null. */
   private static Class<?> modelOf(Schema record) {
-    for (String name :
-        List.of(
-            "V1" + record.getName(), "CoreV1" + record.getName(), "RbacV1" + record.getName())) {
+    // A record of autoscaling/v2 has its own models (V2MetricSpec); V1HorizontalPodAutoscalerSpec
+    // is autoscaling/v1's, another shape.
+    List<String> candidates =
+        record.getDoc() != null && record.getDoc().contains(".v2.")
+            ? List.of("V2" + record.getName())
+            : List.of(
+                "V1" + record.getName(), "CoreV1" + record.getName(), "RbacV1" + record.getName());
+    for (String name : candidates) {
       try {
         return Class.forName(KubernetesModels.MODELS + name);
       } catch (ClassNotFoundException e) {

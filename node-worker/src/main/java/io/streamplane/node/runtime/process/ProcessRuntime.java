@@ -360,7 +360,7 @@ public final class ProcessRuntime implements PodRuntime {
   }
 
   @Override
-  public Map<String, ContainerUsage> usage(PodSandbox sandbox) {
+  public Map<String, ContainerUsage> usage(Pod pod, PodSandbox sandbox) {
     Sandbox running = sandboxes.get(sandbox.id());
     if (running == null) {
       return Map.of();

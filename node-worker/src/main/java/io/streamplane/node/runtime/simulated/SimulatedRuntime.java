@@ -33,6 +33,9 @@ import java.util.function.UnaryOperator;
  * forgets the sandbox. The delays run on the shared scheduler the caller passes in, which this
  * class never shuts down.
  *
+ * <p>Containers use what the pod's {@code streamplane.io/simulated-usage} annotation or their
+ * requests say ({@link SimulatedUsage}), which the node's Summary API reports.
+ *
  * <p>Limits: every container starts and keeps running unless the node stops it; probes and hooks
  * always pass ({@link #runsProcesses()} is false); nothing is left to adopt when a node restarts.
  */
@@ -47,6 +50,7 @@ public final class SimulatedRuntime implements PodRuntime {
   private final Duration stopDelay;
   private final Clock clock;
   private final Map<String, PodSandbox> sandboxes = new ConcurrentHashMap<>();
+  private final SimulatedUsage usage = new SimulatedUsage();
 
   public SimulatedRuntime(
       ScheduledExecutorService scheduler, Duration startDelay, Duration stopDelay, Clock clock) {
@@ -113,6 +117,7 @@ public final class SimulatedRuntime implements PodRuntime {
     scheduler.schedule(
         () -> {
           sandboxes.remove(sandbox.id());
+          usage.forget(sandbox.id());
           stopped.complete(null);
         },
         delay,
@@ -175,6 +180,24 @@ public final class SimulatedRuntime implements PodRuntime {
   public CompletableFuture<Integer> exec(
       PodSandbox sandbox, String container, List<String> command, Duration timeout) {
     return CompletableFuture.completedFuture(0);
+  }
+
+  /**
+   * What each running container uses, as the pod's {@value SimulatedUsage#ANNOTATION} annotation or
+   * its requests say ({@link SimulatedUsage}).
+   */
+  @Override
+  public Map<String, ContainerUsage> usage(Pod pod, PodSandbox sandbox) {
+    PodSandbox current = sandboxes.get(sandbox.id());
+    if (current == null) {
+      return Map.of();
+    }
+    List<String> running =
+        current.containers().stream()
+            .filter(c -> c.state() == RuntimeContainer.State.RUNNING)
+            .map(RuntimeContainer::name)
+            .toList();
+    return usage.read(current.id(), pod, running, clock.instant());
   }
 
   private static PodSandbox replace(
