@@ -176,8 +176,9 @@ class CustomResourcesE2E {
     assertThat(refused.exitCode()).isNotZero();
     assertThat(refused.err())
         .contains(
-            "CronTab.stable.example.com \"my-cron\" is invalid: spec.cronSpec: Invalid value:"
-                + " \"bad\": spec.cronSpec in body should match");
+            "The CronTab \"my-cron\" is invalid: spec.cronSpec: Invalid value: \"bad\":"
+                + " spec.cronSpec in body should match '^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)"
+                + "(/\\d+)?){4}$'");
     Kubectl.Result tooMany =
         kubectl.run("patch", "ct", "my-cron", "--type=merge", "-p", "{\"spec\":{\"replicas\":11}}");
     assertThat(tooMany.err())
@@ -187,7 +188,10 @@ class CustomResourcesE2E {
     Kubectl.Result strategic =
         kubectl.run(
             "patch", "ct", "my-cron", "--type=strategic", "-p", "{\"spec\":{\"replicas\":2}}");
-    assertThat(strategic.err()).contains("UnsupportedMediaType", "application/merge-patch+json");
+    assertThat(strategic.err())
+        .contains(
+            "accepted media types include: application/json-patch+json,"
+                + " application/merge-patch+json, application/apply-patch+yaml");
 
     String unknown = CRON_TAB.replace("my-cron", "other").replace("image:", "bogus: 1\n  image:");
     Kubectl.Result strict = kubectl.runWithInput(unknown, "create", "-f", "-");
