@@ -370,7 +370,8 @@ class StoreLogicTest {
     io.streamplane.log.CustomObject scaled =
         (io.streamplane.log.CustomObject) KindObjects.of(spec.state());
     assertThat(scaled.getMetadata().getGeneration()).isEqualTo(2L);
-    assertThat(scaled.getStatus()).as("the main resource does not write status")
+    assertThat(scaled.getStatus())
+        .as("the main resource does not write status")
         .isEqualTo("{\"replicas\":1}");
   }
 }
