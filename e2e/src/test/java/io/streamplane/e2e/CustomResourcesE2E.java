@@ -54,6 +54,10 @@ class CustomResourcesE2E {
               properties:
                 spec:
                   type: object
+                  x-kubernetes-validations:
+                  - rule: "!has(self.image) || !self.image.startsWith('forbidden')"
+                    message: image must not be a forbidden one
+                    fieldPath: .image
                   properties:
                     cronSpec:
                       type: string
@@ -185,6 +189,16 @@ class CustomResourcesE2E {
         .contains(
             "spec.replicas: Invalid value: 11: spec.replicas in body should be less than or"
                 + " equal to 10");
+    Kubectl.Result ruled =
+        kubectl.run(
+            "patch",
+            "ct",
+            "my-cron",
+            "--type=merge",
+            "-p",
+            "{\"spec\":{\"image\":\"forbidden-1\"}}");
+    assertThat(ruled.err())
+        .contains("spec.image: Invalid value: \"object\": image must not be a forbidden one");
     Kubectl.Result strategic =
         kubectl.run(
             "patch", "ct", "my-cron", "--type=strategic", "-p", "{\"spec\":{\"replicas\":2}}");

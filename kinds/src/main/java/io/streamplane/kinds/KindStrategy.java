@@ -177,9 +177,10 @@ public interface KindStrategy {
 
   /**
    * The gateway's validation of a write's object against the kind's schema (a custom resource's
-   * {@code openAPIV3Schema}), before the command is written: the causes of a 422 Invalid.
+   * {@code openAPIV3Schema} and its validation rules), before the command is written, against the
+   * object it replaces ({@code old}, null on a create): the causes of a 422 Invalid.
    */
-  default List<StatusCause> validateSchema(JsonNode object) {
+  default List<StatusCause> validateSchema(JsonNode object, JsonNode old) {
     return List.of();
   }
 

@@ -352,7 +352,7 @@ public final class ResourceService {
         name = generateName + randomSuffix();
         metadata.put("name", name);
       }
-      Decoded<? extends SpecificRecord> decoded = decode(type, object, options);
+      Decoded<? extends SpecificRecord> decoded = decode(type, object, null, options);
       CommandResult result =
           execute(command(CommandVerb.CREATE, type, namespace, name, decoded.record(), options));
       if (generated && result.getCode() == 409 && attempt < GENERATE_NAME_ATTEMPTS) {
@@ -504,7 +504,7 @@ public final class ResourceService {
               scope(type, subresource),
               writer(type, subresource, options));
     }
-    Decoded<? extends SpecificRecord> decoded = decode(type, object, options);
+    Decoded<? extends SpecificRecord> decoded = decode(type, object, live, options);
     ResourceCommand command =
         command(
             status ? CommandVerb.UPDATE_STATUS : CommandVerb.UPDATE,
@@ -975,8 +975,9 @@ public final class ResourceService {
     }
   }
 
+  /** The object as the command carries it; {@code live}: the object it replaces, or null. */
   private Decoded<? extends SpecificRecord> decode(
-      ResourceType type, ObjectNode object, WriteOptions options) {
+      ResourceType type, ObjectNode object, ObjectNode live, WriteOptions options) {
     // A custom resource's schema: its unknown fields pruned (reported as any kind's unknown
     // fields), then the object validated against it, before it is encoded.
     List<UnknownField> pruned =
@@ -992,7 +993,7 @@ public final class ResourceService {
                   + ": strict decoding error: "
                   + String.join(", ", pruned.stream().map(UnknownField::warning).toList())));
     }
-    List<StatusCause> invalid = type.strategy().validateSchema(object);
+    List<StatusCause> invalid = type.strategy().validateSchema(object, live);
     if (!invalid.isEmpty()) {
       String name = object.path("metadata").path("name").asText("");
       throw new ApiException(

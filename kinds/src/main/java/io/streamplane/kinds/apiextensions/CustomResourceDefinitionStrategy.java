@@ -27,9 +27,9 @@ import org.apache.avro.specific.SpecificRecord;
  * server's default columns, NAME and CREATED AT.
  *
  * <p>The definition is stored as a {@link CustomObject} (see docs/custom-resources.md), so the
- * validation reads its JSON. Limits: conversion webhooks are refused (only {@code None}); {@code
- * x-kubernetes-validations}, {@code allOf}/{@code anyOf}/{@code oneOf} and the structural rules
- * about them are not checked.
+ * validation reads its JSON. The rules of {@code x-kubernetes-validations} must compile. Limits:
+ * conversion webhooks are refused (only {@code None}); the rules' cost is not estimated; {@code
+ * allOf}/{@code anyOf}/{@code oneOf} and the structural rules about them are not checked.
  */
 public final class CustomResourceDefinitionStrategy implements KindStrategy {
 
@@ -320,6 +320,7 @@ public final class CustomResourceDefinitionStrategy implements KindStrategy {
     if (type.equals("array") && !schema.has("items")) {
       causes.add(FieldErrors.required(path + ".items", "must be specified"));
     }
+    causes.addAll(ValidationRules.compileErrors(schema, path));
     if (schema.has("pattern") && StructuralSchema.pattern(schema.get("pattern").asText()) == null) {
       causes.add(
           FieldErrors.invalid(

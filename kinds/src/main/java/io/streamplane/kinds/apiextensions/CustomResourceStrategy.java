@@ -49,8 +49,8 @@ public final class CustomResourceStrategy implements KindStrategy {
   }
 
   @Override
-  public List<StatusCause> validateSchema(JsonNode object) {
-    return schema.validate(object);
+  public List<StatusCause> validateSchema(JsonNode object, JsonNode old) {
+    return schema.validate(object, old);
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.streamplane.kinds.apiextensions;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.kinds.validation.FieldErrors;
 import io.streamplane.log.StatusCause;
@@ -27,7 +28,7 @@ import java.util.regex.PatternSyntaxException;
  * x-kubernetes-preserve-unknown-fields} and {@code x-kubernetes-embedded-resource}, with the field
  * paths and wording of kube-openapi's validator as apiextensions turns them into field errors
  * ({@code spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal to
- * 10}).
+ * 10}), and the CEL rules of {@code x-kubernetes-validations} ({@link ValidationRules}).
  *
  * <p>Contract: immutable and thread-safe; {@link #prune} and {@link #applyDefaults} change the
  * given object in place. The root's {@code apiVersion}, {@code kind} and {@code metadata} are the
@@ -188,18 +189,29 @@ public final class StructuralSchema {
 
   // ------------------------------------------------------------------------------ validation
 
-  /** Everything wrong with the object, as the causes of a 422 Invalid; empty when valid. */
+  /** Everything wrong with a new object, as the causes of a 422 Invalid; empty when valid. */
   public List<StatusCause> validate(JsonNode object) {
+    return validate(object, null);
+  }
+
+  /**
+   * Everything wrong with the object, as the causes of a 422 Invalid; empty when valid. {@code
+   * old}: the object it replaces (null on a create), for the transition rules ({@code oldSelf}).
+   */
+  public List<StatusCause> validate(JsonNode object, JsonNode old) {
     List<StatusCause> causes = new ArrayList<>();
     if (!object.isObject()) {
       causes.add(FieldErrors.invalid("<root>", goType(object), "must be of type object"));
       return causes;
     }
-    validateObjectMembers(object, schema, "", true, causes);
+    JsonNode previous = old == null ? MissingNode.getInstance() : old;
+    validateObjectMembers(object, previous, schema, "", true, causes);
+    ValidationRules.check(schema, object, previous, "", causes);
     return causes;
   }
 
-  private void validate(JsonNode value, JsonNode s, String path, List<StatusCause> causes) {
+  private void validate(
+      JsonNode value, JsonNode old, JsonNode s, String path, List<StatusCause> causes) {
     if (value.isNull()) {
       if (!s.path("nullable").asBoolean(false) && s.has("type")) {
         causes.add(typeError(path, "null", s.path("type").asText()));
@@ -244,8 +256,9 @@ public final class StructuralSchema {
       validateArray((ArrayNode) value, s, path, causes);
     } else if (value.isObject()) {
       validateObjectMembers(
-          value, s, path, s.path("x-kubernetes-embedded-resource").asBoolean(false), causes);
+          value, old, s, path, s.path("x-kubernetes-embedded-resource").asBoolean(false), causes);
     }
+    ValidationRules.check(s, value, old, path, causes);
   }
 
   private void validateString(String text, JsonNode s, String path, List<StatusCause> causes) {
@@ -353,13 +366,19 @@ public final class StructuralSchema {
     }
     if (s.has("items")) {
       for (int i = 0; i < array.size(); i++) {
-        validate(array.get(i), s.get("items"), path + "[" + i + "]", causes);
+        validate(
+            array.get(i), MissingNode.getInstance(), s.get("items"), path + "[" + i + "]", causes);
       }
     }
   }
 
   private void validateObjectMembers(
-      JsonNode object, JsonNode s, String path, boolean typeMeta, List<StatusCause> causes) {
+      JsonNode object,
+      JsonNode old,
+      JsonNode s,
+      String path,
+      boolean typeMeta,
+      List<StatusCause> causes) {
     for (JsonNode required : s.path("required")) {
       String name = required.asText();
       if (!object.has(name)) {
@@ -395,10 +414,11 @@ public final class StructuralSchema {
         continue;
       }
       String fieldPath = path.isEmpty() ? field.getKey() : path + "." + field.getKey();
+      JsonNode previous = old.path(field.getKey());
       if (properties.has(field.getKey())) {
-        validate(field.getValue(), properties.get(field.getKey()), fieldPath, causes);
+        validate(field.getValue(), previous, properties.get(field.getKey()), fieldPath, causes);
       } else if (additional != null && additional.isObject()) {
-        validate(field.getValue(), additional, path + "[" + field.getKey() + "]", causes);
+        validate(field.getValue(), previous, additional, path + "[" + field.getKey() + "]", causes);
       }
     }
   }

@@ -136,4 +136,20 @@ class CustomResourceDefinitionStrategyTest {
         .isEqualTo("{\"spec\":{\"a\":2,\"b\":1},\"status\":{\"ok\":true}}");
     assertThat(kubeJson.toJson(stored).path("status").path("ok").asBoolean()).isTrue();
   }
+
+  @Test
+  void aRuleThatDoesNotCompileRefusesTheDefinition() {
+    ObjectNode json =
+        json(
+            CRD.replace(
+                "\"spec\": {\"type\": \"object\", \"properties\"",
+                "\"spec\": {\"type\": \"object\", \"x-kubernetes-validations\":"
+                    + " [{\"rule\": \"self.replicas >\"}], \"properties\""));
+    assertThat(messages(strategy.validate(stored(json))))
+        .singleElement()
+        .asString()
+        .startsWith(
+            "spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0]"
+                + ".rule: Invalid value: \"self.replicas >\": compilation failed: ");
+  }
 }

@@ -139,4 +139,55 @@ class StructuralSchemaTest {
     assertThat(given.path("spec").path("replicas").asInt()).isEqualTo(5);
     assertThat(given.path("spec").path("limits").path("cpu").asText()).isEqualTo("2");
   }
+
+  private static final StructuralSchema RULES =
+      new StructuralSchema(
+          json(
+              """
+              {"type": "object", "properties": {"spec": {"type": "object",
+                "x-kubernetes-validations": [
+                  {"rule": "self.replicas <= self.maxReplicas",
+                   "message": "replicas must not exceed maxReplicas"},
+                  {"rule": "self.minReplicas <= self.replicas",
+                   "messageExpression": "'replicas ' + string(self.replicas) + ' below ' + string(self.minReplicas)",
+                   "fieldPath": ".replicas", "reason": "FieldValueForbidden"},
+                  {"rule": "!has(self.mode) || self.mode != 'off'"}],
+                "properties": {
+                  "replicas": {"type": "integer"}, "minReplicas": {"type": "integer"},
+                  "maxReplicas": {"type": "integer"}, "mode": {"type": "string"},
+                  "name": {"type": "string",
+                    "x-kubernetes-validations": [
+                      {"rule": "self == oldSelf", "message": "Value is immutable"}]}}}}}
+              """));
+
+  @Test
+  void validationRulesReportTheirMessageAtTheirPathWithTheirReason() {
+    ObjectNode valid =
+        json("{\"spec\": {\"replicas\": 2, \"minReplicas\": 1, \"maxReplicas\": 3}}");
+    assertThat(RULES.validate(valid)).isEmpty();
+
+    ObjectNode invalid =
+        json(
+            "{\"spec\": {\"replicas\": 5, \"minReplicas\": 6, \"maxReplicas\": 3,"
+                + " \"mode\": \"off\"}}");
+    assertThat(messages(RULES.validate(invalid)))
+        .containsExactly(
+            "spec: Invalid value: \"object\": replicas must not exceed maxReplicas",
+            "spec.replicas: Forbidden: replicas 5 below 6",
+            "spec: Invalid value: \"object\": failed rule: !has(self.mode) || self.mode != 'off'");
+  }
+
+  @Test
+  void aTransitionRuleComparesWithTheObjectReplacedAndNotOnCreate() {
+    ObjectNode created =
+        json(
+            "{\"spec\": {\"replicas\": 1, \"minReplicas\": 1, \"maxReplicas\": 1,"
+                + " \"name\": \"a\"}}");
+    assertThat(RULES.validate(created, null)).isEmpty();
+    ObjectNode renamed = created.deepCopy();
+    ((ObjectNode) renamed.get("spec")).put("name", "b");
+    assertThat(messages(RULES.validate(renamed, created)))
+        .containsExactly("spec.name: Invalid value: \"string\": Value is immutable");
+    assertThat(RULES.validate(created, created)).isEmpty();
+  }
 }
