@@ -8,7 +8,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Comparator;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -135,7 +137,6 @@ class CustomResourcesE2E {
   @Test
   @Order(1)
   void aDefinitionIsEstablishedWithinASecondAndItsKindServedWithItsColumns() throws Exception {
-    long start = System.nanoTime();
     kubectl.runWithInput(CRD, "apply", "-f", "-").expectSuccess();
     kubectl
         .run(
@@ -144,16 +145,28 @@ class CustomResourcesE2E {
             "crd/crontabs.stable.example.com",
             "--timeout=10s")
         .expectSuccess();
-    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
     JsonNode crd =
         JSON.readTree(
             kubectl
                 .run("get", "crd", "crontabs.stable.example.com", "-o", "json")
                 .expectSuccess()
                 .out());
-    assertThat(crd.path("status").path("conditions").toString())
-        .contains("\"NamesAccepted\"")
-        .contains("\"Established\"");
+    Instant created = Instant.parse(crd.path("metadata").path("creationTimestamp").asText());
+    for (String type : List.of("NamesAccepted", "Established")) {
+      JsonNode condition = null;
+      for (JsonNode c : crd.path("status").path("conditions")) {
+        condition = c.path("type").asText().equals(type) ? c : condition;
+      }
+      assertThat(condition).as(type).isNotNull();
+      assertThat(condition.path("status").asText()).isEqualTo("True");
+      // Both times are in whole seconds, as Kubernetes writes them. On a quiet machine the
+      // conditions carry the creation's own second; the bound leaves room for a loaded one.
+      assertThat(
+              Duration.between(
+                  created, Instant.parse(condition.path("lastTransitionTime").asText())))
+          .as("%s set soon after the definition's creation", type)
+          .isLessThanOrEqualTo(Duration.ofSeconds(5));
+    }
     assertThat(crd.path("metadata").path("finalizers").toString())
         .contains("customresourcecleanup.apiextensions.k8s.io");
     assertThat(kubectl.run("get", "crd").expectSuccess().out())

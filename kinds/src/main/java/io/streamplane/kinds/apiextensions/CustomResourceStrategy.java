@@ -102,7 +102,7 @@ public final class CustomResourceStrategy implements KindStrategy {
    * The object's autoscaling/v1 Scale: replicas read at {@code specReplicasPath} and {@code
    * statusReplicasPath}, the selector string at {@code labelSelectorPath}.
    */
-  public ObjectNode toScale(ObjectNode object) {
+  private ObjectNode toScale(ObjectNode object) {
     ObjectNode result = JsonNodeFactory.instance.objectNode();
     result.put("kind", "Scale").put("apiVersion", "autoscaling/v1");
     ObjectNode metadata = result.putObject("metadata");
@@ -129,7 +129,7 @@ public final class CustomResourceStrategy implements KindStrategy {
   }
 
   /** The object with {@code replicas} at the version's {@code specReplicasPath}. */
-  public ObjectNode withReplicas(ObjectNode object, int replicas) {
+  private ObjectNode withReplicas(ObjectNode object, int replicas) {
     ObjectNode updated = object.deepCopy();
     String[] parts = scale.path("specReplicasPath").asText().substring(1).split("\\.");
     ObjectNode at = updated;
