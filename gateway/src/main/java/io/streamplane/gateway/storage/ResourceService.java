@@ -978,38 +978,18 @@ public final class ResourceService {
   /** The object as the command carries it; {@code live}: the object it replaces, or null. */
   private Decoded<? extends SpecificRecord> decode(
       ResourceType type, ObjectNode object, ObjectNode live, WriteOptions options) {
-    // A custom resource's schema: its unknown fields pruned (reported as any kind's unknown
-    // fields), then the object validated against it, before it is encoded.
+    // A custom resource's schema prunes what it does not specify: reported as any kind's unknown
+    // fields, then the object is validated against it (below).
     List<UnknownField> pruned =
         type.strategy().prune(object).stream().map(UnknownField::new).toList();
-    if (options.strict() && !pruned.isEmpty()) {
-      throw new ApiException(
-          Statuses.badRequest(
-              type.kind()
-                  + " in version \""
-                  + type.version()
-                  + "\" cannot be handled as a "
-                  + type.kind()
-                  + ": strict decoding error: "
-                  + String.join(", ", pruned.stream().map(UnknownField::warning).toList())));
-    }
-    List<StatusCause> invalid = type.strategy().validateSchema(object, live);
-    if (!invalid.isEmpty()) {
-      String name = object.path("metadata").path("name").asText("");
-      throw new ApiException(
-          Statuses.failure(
-              422,
-              "Invalid",
-              FieldErrors.message(type.qualifiedKind(), name, invalid),
-              details(type, name, 422, invalid)));
-    }
     Decoded<? extends SpecificRecord> decoded;
     try {
       decoded = json.toAvro(type.toStorage(object), type.storage().avroClass());
-      if (!pruned.isEmpty() || type.strategy().stored(decoded.record()) != decoded.record()) {
+      SpecificRecord stored = type.strategy().stored(decoded.record());
+      if (!pruned.isEmpty() || stored != decoded.record()) {
         List<UnknownField> unknown = new ArrayList<>(pruned);
         unknown.addAll(decoded.unknownFields());
-        decoded = new Decoded<>(type.strategy().stored(decoded.record()), unknown);
+        decoded = new Decoded<>(stored, unknown);
       }
     } catch (ConversionException e) {
       ApiException failure =
@@ -1039,6 +1019,16 @@ public final class ResourceService {
                   + type.kind()
                   + ": strict decoding error: "
                   + String.join(", ", problems)));
+    }
+    List<StatusCause> invalid = type.strategy().validateSchema(object, live);
+    if (!invalid.isEmpty()) {
+      String name = object.path("metadata").path("name").asText("");
+      throw new ApiException(
+          Statuses.failure(
+              422,
+              "Invalid",
+              FieldErrors.message(type.qualifiedKind(), name, invalid),
+              details(type, name, 422, invalid)));
     }
     return decoded;
   }
