@@ -165,6 +165,67 @@ public interface KindStrategy {
     return object;
   }
 
+  /**
+   * For a kind whose schema the gateway holds (a custom resource): removes from the request's
+   * object every field the schema does not specify and returns their paths ({@code spec.foo}),
+   * which the gateway answers as unknown fields (a warning, or a 400 under strict field
+   * validation). Other kinds' unknown fields are found by the converter.
+   */
+  default List<String> prune(ObjectNode object) {
+    return List.of();
+  }
+
+  /**
+   * The gateway's validation of a write's object against the kind's schema (a custom resource's
+   * {@code openAPIV3Schema} and its validation rules), before the command is written, against the
+   * object it replaces ({@code old}, null on a create): the causes of a 422 Invalid.
+   */
+  default List<StatusCause> validateSchema(JsonNode object, JsonNode old) {
+    return List.of();
+  }
+
+  /**
+   * The decoded object as it is stored: a custom object whose kind has no status subresource keeps
+   * its status with the rest of its fields, so the main resource writes it. Returns a new object,
+   * or {@code decoded} itself.
+   */
+  default SpecificRecord stored(SpecificRecord decoded) {
+    return decoded;
+  }
+
+  /**
+   * The part of the object whose changes raise {@code metadata.generation} when {@link
+   * #keepsGeneration}: its {@code spec}, or everything but metadata and status for a custom object.
+   */
+  default Object spec(SpecificRecord object) {
+    return io.streamplane.schema.objects.KubeObjects.get(
+        object, io.streamplane.schema.objects.KubeObjects.SPEC);
+  }
+
+  /**
+   * Whether the kind takes strategic merge patches, which need Go struct tags: custom resources do
+   * not, and kube-apiserver answers them 415.
+   */
+  default boolean acceptsStrategicMergePatch() {
+    return true;
+  }
+
+  /**
+   * The object's autoscaling/v1 Scale when the kind reads its replicas elsewhere than {@code
+   * spec.replicas} (a custom resource's {@code specReplicasPath}); null for the built-in kinds.
+   */
+  default ObjectNode scaleOf(ObjectNode object) {
+    return null;
+  }
+
+  /**
+   * A copy of the object with {@code replicas} where the kind's scale subresource writes them; null
+   * for {@code spec.replicas}, the built-in kinds'.
+   */
+  default ObjectNode withScaleReplicas(ObjectNode object, int replicas) {
+    return null;
+  }
+
   /** How the kind's objects count against a ResourceQuota beyond their object count. */
   default QuotaEvaluator quota() {
     return QuotaEvaluator.COUNT_ONLY;

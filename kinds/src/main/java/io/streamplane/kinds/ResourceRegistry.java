@@ -47,6 +47,8 @@ import io.streamplane.api.StatefulSet;
 import io.streamplane.api.StorageClass;
 import io.streamplane.api.ValidatingWebhookConfiguration;
 import io.streamplane.api.VolumeAttachment;
+import io.streamplane.kinds.apiextensions.CustomObjectStrategy;
+import io.streamplane.kinds.apiextensions.CustomResourceDefinitionStrategy;
 import io.streamplane.kinds.apps.ControllerRevisionStrategy;
 import io.streamplane.kinds.apps.DaemonSetStrategy;
 import io.streamplane.kinds.apps.DeploymentStrategy;
@@ -92,6 +94,7 @@ import io.streamplane.kinds.storage.CSINodeStrategy;
 import io.streamplane.kinds.storage.CSIStorageCapacityStrategy;
 import io.streamplane.kinds.storage.StorageClassStrategy;
 import io.streamplane.kinds.storage.VolumeAttachmentStrategy;
+import io.streamplane.log.CustomObject;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -125,8 +128,61 @@ public final class ResourceRegistry {
 
   private final List<ResourceType> types;
 
+  /**
+   * The rows of the custom resources the cluster's CustomResourceDefinitions define, replaced as a
+   * whole whenever a definition changes ({@link #serveCustom}); after the built-in rows.
+   */
+  private volatile List<ResourceType> custom = List.of();
+
+  private volatile List<ResourceType> all;
+
   public ResourceRegistry(List<ResourceType> types) {
     this.types = List.copyOf(types);
+    this.all = this.types;
+  }
+
+  /**
+   * Serves exactly these custom resource rows from now on, in place of the previous ones; a row
+   * naming a built-in resource is ignored (a definition can never shadow one).
+   */
+  public void serveCustom(List<ResourceType> rows) {
+    List<ResourceType> accepted =
+        rows.stream()
+            .filter(
+                r ->
+                    types.stream()
+                        .noneMatch(
+                            t -> t.group().equals(r.group()) && t.plural().equals(r.plural())))
+            .toList();
+    List<ResourceType> combined = new ArrayList<>(types);
+    combined.addAll(accepted);
+    synchronized (this) {
+      custom = List.copyOf(accepted);
+      all = List.copyOf(combined);
+    }
+  }
+
+  /** The custom resource rows served now. */
+  public List<ResourceType> custom() {
+    return custom;
+  }
+
+  /**
+   * The strategy the store applies to a stored object: its kind's row's; for a custom object the
+   * built-in row of its kind (a CustomResourceDefinition) or else {@link
+   * CustomObjectStrategy#STORED}, since the store holds no definitions.
+   */
+  public KindStrategy storedStrategy(SpecificRecord object) {
+    if (object instanceof CustomObject custom) {
+      return types.stream()
+          .filter(t -> CustomObject.class.equals(t.avroClass()) && !t.isView())
+          .filter(t -> t.groupVersion().equals(custom.getApiVersion()))
+          .filter(t -> t.kind().equals(custom.getKind()))
+          .map(ResourceType::strategy)
+          .findFirst()
+          .orElse(CustomObjectStrategy.STORED);
+    }
+    return byClass(object.getClass()).map(ResourceType::strategy).orElse(KindStrategy.DEFAULT);
   }
 
   /** The resources Streamplane serves. */
@@ -577,6 +633,21 @@ public final class ResourceRegistry {
             "ValidatingWebhookConfiguration",
             "validatingwebhookconfigurations",
             ValidatingWebhookConfiguration.class));
+    // apiextensions.k8s.io/v1: the definitions are stored as custom objects (custom-resources.md).
+    t.add(
+        new ResourceType(
+                "apiextensions.k8s.io",
+                "v1",
+                "CustomResourceDefinition",
+                "customresourcedefinitions",
+                "customresourcedefinition",
+                List.of("crd", "crds"),
+                false,
+                List.of("api-extensions"),
+                ALL_VERBS,
+                CustomObject.class,
+                List.of(status("apiextensions.k8s.io", "CustomResourceDefinition")))
+            .withStrategy(new CustomResourceDefinitionStrategy()));
     // scheduling.k8s.io/v1
     t.add(
         (stored(
@@ -761,33 +832,33 @@ public final class ResourceRegistry {
   }
 
   public List<ResourceType> all() {
-    return types;
+    return all;
   }
 
   /** Group names in discovery order, the core group ("") first. */
   public List<String> groups() {
     LinkedHashSet<String> groups = new LinkedHashSet<>();
     groups.add("");
-    types.forEach(t -> groups.add(t.group()));
+    all.forEach(t -> groups.add(t.group()));
     return List.copyOf(groups);
   }
 
   /** Versions served for a group, preferred first. */
   public List<String> versions(String group) {
     LinkedHashSet<String> versions = new LinkedHashSet<>();
-    types.stream().filter(t -> t.group().equals(group)).forEach(t -> versions.add(t.version()));
+    all.stream().filter(t -> t.group().equals(group)).forEach(t -> versions.add(t.version()));
     return List.copyOf(versions);
   }
 
   public List<ResourceType> inGroupVersion(String group, String version) {
-    return types.stream()
+    return all.stream()
         .filter(t -> t.group().equals(group) && t.version().equals(version))
         .toList();
   }
 
   /** The resource behind a URL: {@code (apps, deployments)}. */
   public Optional<ResourceType> byResource(String group, String plural) {
-    return types.stream()
+    return all.stream()
         .filter(t -> t.group().equals(group) && t.plural().equals(plural))
         .findFirst();
   }
@@ -797,7 +868,7 @@ public final class ResourceRegistry {
    * that version or never stored (the access reviews).
    */
   public Optional<ResourceType> served(String group, String version, String plural) {
-    return types.stream()
+    return all.stream()
         .filter(t -> t.group().equals(group) && t.plural().equals(plural))
         .filter(t -> t.version().equals(version) && t.stored())
         .findFirst();
@@ -805,11 +876,11 @@ public final class ResourceRegistry {
 
   /** The stored resource whose objects are of this generated class. */
   public Optional<ResourceType> byClass(Class<?> avroClass) {
-    return types.stream().filter(t -> !t.isView() && avroClass.equals(t.avroClass())).findFirst();
+    return all.stream().filter(t -> !t.isView() && avroClass.equals(t.avroClass())).findFirst();
   }
 
   public Optional<ResourceType> byKind(String group, String kind) {
-    return types.stream().filter(t -> t.group().equals(group) && t.kind().equals(kind)).findFirst();
+    return all.stream().filter(t -> t.group().equals(group) && t.kind().equals(kind)).findFirst();
   }
 
   /** The resource of a body's {@code apiVersion} and {@code kind}: ("apps/v1", "Deployment"). */
@@ -820,7 +891,7 @@ public final class ResourceRegistry {
     int slash = apiVersion.indexOf('/');
     String group = slash < 0 ? "" : apiVersion.substring(0, slash);
     String version = slash < 0 ? apiVersion : apiVersion.substring(slash + 1);
-    return types.stream()
+    return all.stream()
         .filter(t -> t.group().equals(group) && t.version().equals(version))
         .filter(t -> t.kind().equals(kind))
         .findFirst();

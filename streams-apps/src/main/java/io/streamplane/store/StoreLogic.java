@@ -6,7 +6,6 @@ import io.streamplane.api.PodCondition;
 import io.streamplane.api.PodStatus;
 import io.streamplane.kinds.KindStrategy;
 import io.streamplane.kinds.ResourceRegistry;
-import io.streamplane.kinds.ResourceType;
 import io.streamplane.kinds.validation.FieldErrors;
 import io.streamplane.kinds.validation.ObjectValidation;
 import io.streamplane.log.CommandResult;
@@ -403,10 +402,7 @@ public final class StoreLogic {
 
   /** The kind's strategy; a kind outside the table (none is stored) behaves as the default. */
   private static KindStrategy strategy(SpecificRecord object) {
-    return KINDS
-        .byClass(object.getClass())
-        .map(ResourceType::strategy)
-        .orElse(KindStrategy.DEFAULT);
+    return KINDS.storedStrategy(object);
   }
 
   /** Everything wrong with a create ({@code old} null) or an update of the stored {@code old}. */
@@ -420,13 +416,16 @@ public final class StoreLogic {
     if (generation == null) {
       return null;
     }
-    Object oldSpec = KubeObjects.get(stored, KubeObjects.SPEC);
-    Object newSpec = KubeObjects.get(object, KubeObjects.SPEC);
+    Object oldSpec = strategy(stored).spec(stored);
+    Object newSpec = strategy(object).spec(object);
     boolean sameSpec =
         oldSpec == newSpec
             || (oldSpec instanceof SpecificRecord before
                 && newSpec instanceof SpecificRecord after
-                && KubeObjects.same(before, after));
+                && KubeObjects.same(before, after))
+            || (oldSpec instanceof CharSequence before
+                && newSpec instanceof CharSequence after
+                && before.toString().equals(after.toString()));
     return sameSpec ? generation : generation + 1;
   }
 

@@ -313,4 +313,65 @@ class StoreLogicTest {
     assertThat(outcome.result().getCode()).as(outcome.result().getMessage()).isEqualTo(201);
     return outcome.state();
   }
+
+  private static io.streamplane.log.CustomObject cronTab(String content, String status) {
+    return io.streamplane.log.CustomObject.newBuilder()
+        .setApiVersion("stable.example.com/v1")
+        .setKind("CronTab")
+        .setMetadata(ObjectMeta.newBuilder().setName("c").build())
+        .setContent(content)
+        .setStatus(status)
+        .build();
+  }
+
+  @Test
+  void aCustomObjectKeepsGenerationStatusAndFinalizersAsEveryKind() {
+    Outcome created =
+        StoreLogic.apply(
+            command(
+                CommandVerb.CREATE,
+                "crontabs",
+                "stable.example.com",
+                "default",
+                cronTab("{\"spec\":{\"replicas\":1}}", null)),
+            next(),
+            null);
+    assertThat(created.result().getCode()).isEqualTo(201);
+    io.streamplane.log.CustomObject stored =
+        (io.streamplane.log.CustomObject) KindObjects.of(created.state());
+    assertThat(stored.getMetadata().getGeneration()).isEqualTo(1L);
+    assertThat(stored.getMetadata().getUid()).isNotNull();
+
+    Outcome status =
+        StoreLogic.apply(
+            command(
+                CommandVerb.UPDATE_STATUS,
+                "crontabs",
+                "stable.example.com",
+                "default",
+                cronTab("{\"spec\":{\"replicas\":1}}", "{\"replicas\":1}")),
+            next(),
+            created.state());
+    io.streamplane.log.CustomObject withStatus =
+        (io.streamplane.log.CustomObject) KindObjects.of(status.state());
+    assertThat(withStatus.getStatus()).isEqualTo("{\"replicas\":1}");
+    assertThat(withStatus.getMetadata().getGeneration()).as("a status write").isEqualTo(1L);
+
+    Outcome spec =
+        StoreLogic.apply(
+            command(
+                CommandVerb.UPDATE,
+                "crontabs",
+                "stable.example.com",
+                "default",
+                cronTab("{\"spec\":{\"replicas\":2}}", "{\"replicas\":7}")),
+            next(),
+            status.state());
+    io.streamplane.log.CustomObject scaled =
+        (io.streamplane.log.CustomObject) KindObjects.of(spec.state());
+    assertThat(scaled.getMetadata().getGeneration()).isEqualTo(2L);
+    assertThat(scaled.getStatus())
+        .as("the main resource does not write status")
+        .isEqualTo("{\"replicas\":1}");
+  }
 }

@@ -97,8 +97,11 @@ public final class HistoryCommand implements Callable<Integer> {
     ObjectRef ref;
     Instant sinceTime;
     Instant untilTime;
+    boolean fromLog = cmd.getParseResult().hasMatchedOption("--bootstrap-server");
     try {
-      ref = ObjectRef.parse(object, namespace, ResourceRegistry.kubernetes());
+      ResourceRegistry registry = ResourceRegistry.kubernetes();
+      registry.serveCustom(definedKind(registry, fromLog));
+      ref = ObjectRef.parse(object, namespace, registry);
       Instant now = Instant.now();
       sinceTime = since == null ? null : TimeBound.parse(since, now);
       untilTime = until == null ? null : TimeBound.parse(until, now);
@@ -110,7 +113,7 @@ public final class HistoryCommand implements Callable<Integer> {
     HistoryView view = new HistoryView(ref.type());
     ArrayNode entries;
     String source;
-    if (cmd.getParseResult().hasMatchedOption("--bootstrap-server")) {
+    if (fromLog) {
       entries = view.entries(fromLog(ref, sinceTime, untilTime));
       source = cluster.layout().topicName("events");
     } else {
@@ -140,6 +143,56 @@ public final class HistoryCommand implements Callable<Integer> {
                     spec.commandLine(),
                     "no kubeconfig: give --kubeconfig, set KUBECONFIG, or start a cluster with"
                         + " ./streamplane up (or read the log with --bootstrap-server)"));
+  }
+
+  /**
+   * The kind of a custom resource named {@code <plural>.<group>/<name>}, from its definition (named
+   * {@code <plural>.<group>}) as the log or the gateway has it last, deleted or not; empty for any
+   * other name.
+   */
+  private List<io.streamplane.kinds.ResourceType> definedKind(
+      ResourceRegistry registry, boolean fromLog) {
+    int slash = object.indexOf('/');
+    String typeName = slash < 0 ? object : object.substring(0, slash);
+    if (!typeName.contains(".")) {
+      return List.of();
+    }
+    try {
+      ObjectRef.parse(object, namespace, registry);
+      return List.of();
+    } catch (IllegalArgumentException e) {
+      // Not a built-in kind: perhaps one a definition defines.
+    }
+    com.fasterxml.jackson.databind.JsonNode definition = null;
+    if (fromLog) {
+      List<ObjectVersion> versions =
+          fromLog(
+              ObjectRef.parse("customresourcedefinitions/" + typeName, null, registry), null, null);
+      if (!versions.isEmpty()) {
+        definition =
+            new io.streamplane.schema.convert.KubeJson()
+                .toJson(
+                    io.streamplane.schema.objects.KindObjects.of(
+                        versions.get(versions.size() - 1).event()));
+      }
+    } else {
+      try {
+        KubeClient.Response answer =
+            new KubeClient(Kubeconfig.load(kubeconfig(), null))
+                .get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + typeName);
+        definition = answer.ok() ? answer.body() : null;
+      } catch (IOException e) {
+        return List.of();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return List.of();
+      }
+    }
+    io.streamplane.kinds.ResourceType row =
+        definition == null
+            ? null
+            : io.streamplane.kinds.apiextensions.CustomResources.storageRow(definition);
+    return row == null ? List.of() : List.of(row);
   }
 
   /** {@code GET /history/<the object's path>} on the gateway. */

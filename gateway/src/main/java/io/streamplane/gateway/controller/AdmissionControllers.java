@@ -17,7 +17,9 @@ import java.util.List;
  * ServiceAccount plugin needs) and the ResourceQuota controller ({@link ResourceQuotaController}:
  * each quota's usage in its status, which the ResourceQuota plugin charges). Each reacts to the
  * changes of what it reads and resyncs every namespace every {@code resync}. And the repair loop of
- * the service allocator ({@link ServiceAllocationRepair}), every {@link #REPAIR_INTERVAL}.
+ * the service allocator ({@link ServiceAllocationRepair}), every {@link #REPAIR_INTERVAL}, and the
+ * controllers of CustomResourceDefinitions ({@link CustomResourceDefinitionController}), which also
+ * keep the kinds they define served by this gateway.
  *
  * <p>They run in the gateway rather than with the controllers of streams-apps because they read the
  * same cache as the plugins and write through the API's own admission chain, as
@@ -39,6 +41,7 @@ public final class AdmissionControllers implements AutoCloseable {
   private final WatchCache cache;
   private final java.util.concurrent.ScheduledExecutorService repair;
   private final WatchCache.Registration deletions;
+  private final CustomResourceDefinitionController definitions;
 
   private AdmissionControllers(
       List<NamespaceQueue> queues,
@@ -46,13 +49,15 @@ public final class AdmissionControllers implements AutoCloseable {
       NamespaceQueue accountQueue,
       WatchCache cache,
       java.util.concurrent.ScheduledExecutorService repair,
-      WatchCache.Registration deletions) {
+      WatchCache.Registration deletions,
+      CustomResourceDefinitionController definitions) {
     this.queues = queues;
     this.accounts = accounts;
     this.accountQueue = accountQueue;
     this.cache = cache;
     this.repair = repair;
     this.deletions = deletions;
+    this.definitions = definitions;
   }
 
   /** Publishes {@code pem} (null: nothing) as {@code kube-root-ca.crt} in every namespace. */
@@ -142,12 +147,22 @@ public final class AdmissionControllers implements AutoCloseable {
             null,
             change -> change.type().equals("DELETED"),
             change -> repair.execute(() -> allocations.releaseDeleted(change.object())));
+    CustomResourceDefinitionController definitions =
+        new CustomResourceDefinitionController(cache, service, registry, options, Clock.systemUTC())
+            .start();
     return new AdmissionControllers(
-        List.of(accountQueue, quotaQueue), accounts, accountQueue, cache, repair, deletions);
+        List.of(accountQueue, quotaQueue),
+        accounts,
+        accountQueue,
+        cache,
+        repair,
+        deletions,
+        definitions);
   }
 
   @Override
   public void close() {
+    definitions.close();
     deletions.close();
     repair.shutdownNow();
     queues.forEach(NamespaceQueue::close);

@@ -523,7 +523,9 @@ public final class GatewayServer implements AutoCloseable {
         new Auditor(
             auditPolicy, new KafkaAuditSink(bootstrapServers, topics.audit()), Clock.systemUTC());
     GatewayServer gateway =
-        serve(host, port, json, cache, history, commands, service, chain, auditor, security);
+        serve(
+            host, port, json, cache, history, commands, service, chain, auditor, security,
+            registry);
     gateway.serviceRange = serviceRange;
     gateway.controllers =
         AdmissionControllers.start(
@@ -645,7 +647,8 @@ public final class GatewayServer implements AutoCloseable {
         service,
         RequestChain.unauthenticated(ADMIN),
         Auditor.none(),
-        null);
+        null,
+        ResourceRegistry.kubernetes());
   }
 
   /**
@@ -682,10 +685,10 @@ public final class GatewayServer implements AutoCloseable {
       ResourceService service,
       RequestChain chain,
       Auditor auditor,
-      GatewaySecurity security)
+      GatewaySecurity security,
+      ResourceRegistry registry)
       throws IOException {
     ProcessMetrics.register();
-    ResourceRegistry registry = ResourceRegistry.kubernetes();
     AuthenticationApi authenticationApi =
         new AuthenticationApi(
             registry,
@@ -700,7 +703,8 @@ public final class GatewayServer implements AutoCloseable {
             service,
             cache,
             new Discovery(registry, "streamplane", Instant.parse("2026-11-22T00:00:00Z")),
-            new OpenApiV3(registry),
+            // The built-in kinds only: custom resources are not published in the documents.
+            new OpenApiV3(ResourceRegistry.kubernetes()),
             new TableConverter(Clock.systemUTC()),
             authenticationApi);
     Server server = httpServer(handler, registry, service, chain, auditor);

@@ -352,7 +352,7 @@ public final class ResourceService {
         name = generateName + randomSuffix();
         metadata.put("name", name);
       }
-      Decoded<? extends SpecificRecord> decoded = decode(type, object, options);
+      Decoded<? extends SpecificRecord> decoded = decode(type, object, null, options);
       CommandResult result =
           execute(command(CommandVerb.CREATE, type, namespace, name, decoded.record(), options));
       if (generated && result.getCode() == 409 && attempt < GENERATE_NAME_ATTEMPTS) {
@@ -504,7 +504,7 @@ public final class ResourceService {
               scope(type, subresource),
               writer(type, subresource, options));
     }
-    Decoded<? extends SpecificRecord> decoded = decode(type, object, options);
+    Decoded<? extends SpecificRecord> decoded = decode(type, object, live, options);
     ResourceCommand command =
         command(
             status ? CommandVerb.UPDATE_STATUS : CommandVerb.UPDATE,
@@ -792,7 +792,7 @@ public final class ResourceService {
 
   /** The autoscaling/v1 Scale of a Deployment, ReplicaSet or ReplicationController. */
   public ObjectNode scale(ResourceType type, String namespace, String name) {
-    return toScale(get(type, namespace, name));
+    return toScale(type, get(type, namespace, name));
   }
 
   public Written updateScale(
@@ -810,23 +810,34 @@ public final class ResourceService {
           ObjectNode wanted =
               contentType == null
                   ? (ObjectNode) body
-                  : (ObjectNode) applyPatch(null, toScale(current), contentType, body);
+                  : (ObjectNode) applyPatch(null, toScale(type, current), contentType, body);
           if (!wanted.path("spec").path("replicas").canConvertToInt()) {
             throw new ApiException(Statuses.badRequest("spec.replicas: Required value"));
           }
-          ObjectNode updated = current.deepCopy();
-          updated.with("spec").put("replicas", wanted.path("spec").path("replicas").asInt());
+          ObjectNode updated =
+              type.strategy()
+                  .withScaleReplicas(current, wanted.path("spec").path("replicas").asInt());
+          if (updated == null) {
+            updated = current.deepCopy();
+            updated.with("spec").put("replicas", wanted.path("spec").path("replicas").asInt());
+          }
+          ObjectNode write = updated;
           return new Attempt(
               () -> {
                 Written written =
-                    writeUpdate(type, namespace, name, "scale", current, updated, options, true);
-                return new Written(written.code(), toScale(written.object()), written.warnings());
+                    writeUpdate(type, namespace, name, "scale", current, write, options, true);
+                return new Written(
+                    written.code(), toScale(type, written.object()), written.warnings());
               },
               true);
         });
   }
 
-  private static ObjectNode toScale(ObjectNode object) {
+  private static ObjectNode toScale(ResourceType type, ObjectNode object) {
+    ObjectNode own = type.strategy().scaleOf(object);
+    if (own != null) {
+      return own;
+    }
     ObjectNode scale = JSON.objectNode();
     scale.put("kind", "Scale");
     scale.put("apiVersion", "autoscaling/v1");
@@ -922,6 +933,16 @@ public final class ResourceService {
   private ObjectNode applyPatch(
       ResourceType type, ObjectNode current, String contentType, JsonNode patch) {
     String mediaType = contentType == null ? "" : contentType.split(";", 2)[0].trim();
+    if (mediaType.equals("application/strategic-merge-patch+json")
+        && type != null
+        && !type.strategy().acceptsStrategicMergePatch()) {
+      throw new ApiException(
+          Statuses.unsupportedMediaType(
+              List.of(
+                  "application/json-patch+json",
+                  "application/merge-patch+json",
+                  "application/apply-patch+yaml")));
+    }
     try {
       JsonNode patched =
           switch (mediaType) {
@@ -954,11 +975,22 @@ public final class ResourceService {
     }
   }
 
+  /** The object as the command carries it; {@code live}: the object it replaces, or null. */
   private Decoded<? extends SpecificRecord> decode(
-      ResourceType type, ObjectNode object, WriteOptions options) {
+      ResourceType type, ObjectNode object, ObjectNode live, WriteOptions options) {
+    // A custom resource's schema prunes what it does not specify: reported as any kind's unknown
+    // fields, then the object is validated against it (below).
+    List<UnknownField> pruned =
+        type.strategy().prune(object).stream().map(UnknownField::new).toList();
     Decoded<? extends SpecificRecord> decoded;
     try {
       decoded = json.toAvro(type.toStorage(object), type.storage().avroClass());
+      SpecificRecord stored = type.strategy().stored(decoded.record());
+      if (!pruned.isEmpty() || stored != decoded.record()) {
+        List<UnknownField> unknown = new ArrayList<>(pruned);
+        unknown.addAll(decoded.unknownFields());
+        decoded = new Decoded<>(stored, unknown);
+      }
     } catch (ConversionException e) {
       ApiException failure =
           new ApiException(
@@ -987,6 +1019,16 @@ public final class ResourceService {
                   + type.kind()
                   + ": strict decoding error: "
                   + String.join(", ", problems)));
+    }
+    List<StatusCause> invalid = type.strategy().validateSchema(object, live);
+    if (!invalid.isEmpty()) {
+      String name = object.path("metadata").path("name").asText("");
+      throw new ApiException(
+          Statuses.failure(
+              422,
+              "Invalid",
+              FieldErrors.message(type.qualifiedKind(), name, invalid),
+              details(type, name, 422, invalid)));
     }
     return decoded;
   }

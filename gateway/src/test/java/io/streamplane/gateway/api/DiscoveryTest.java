@@ -63,6 +63,7 @@ class DiscoveryTest {
             "rbac.authorization.k8s.io",
             "storage.k8s.io",
             "admissionregistration.k8s.io",
+            "apiextensions.k8s.io",
             "scheduling.k8s.io",
             "coordination.k8s.io",
             "node.k8s.io",

@@ -212,7 +212,7 @@ class KubernetesDefinitionsTest {
       for (Dialect dialect : Dialect.values()) {
         Map<String, ObjectNode> defs = KubernetesDefinitions.of(List.of(t), dialect);
         List<String> refs = new ArrayList<>();
-        defs.values().forEach(d -> d.findValuesAsText("$ref").forEach(refs::add));
+        defs.values().forEach(d -> refs(d).forEach(refs::add));
         for (String ref : refs) {
           assertThat(defs)
               .as(t.kind() + " " + dialect)
@@ -220,5 +220,16 @@ class KubernetesDefinitionsTest {
         }
       }
     }
+  }
+
+  /**
+   * The references of a schema document: the text values of its {@code $ref} keys, leaving out
+   * JSONSchemaProps' own property named {@code $ref}, whose value is a schema.
+   */
+  static List<String> refs(com.fasterxml.jackson.databind.JsonNode document) {
+    return document.findValues("$ref").stream()
+        .filter(com.fasterxml.jackson.databind.JsonNode::isTextual)
+        .map(com.fasterxml.jackson.databind.JsonNode::asText)
+        .toList();
   }
 }

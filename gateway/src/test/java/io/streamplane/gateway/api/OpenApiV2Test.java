@@ -25,7 +25,7 @@ class OpenApiV2Test {
           .as(t.kind())
           .isEqualTo(t.kind());
     }
-    for (String ref : DOC.findValuesAsText("$ref")) {
+    for (String ref : KubernetesDefinitionsTest.refs(DOC)) {
       assertThat(definitions.has(ref.substring("#/definitions/".length()))).as(ref).isTrue();
     }
   }

@@ -38,8 +38,16 @@ final class AvroToJson {
     ObjectNode json = nodes.objectNode();
     // The record's own schema, not the one of the union or field holding it: its get(i) follows
     // its own field order.
+    Schema.Field restField = KubeTypes.restField(record.getSchema());
     for (Schema.Field field : record.getSchema().getFields()) {
       Object value = record.get(field.pos());
+      if (field == restField) {
+        if (value != null) {
+          JsonNode members = string(value.toString(), KubeTypes.nonNull(field.schema()), path);
+          members.fields().forEachRemaining(m -> json.set(m.getKey(), m.getValue()));
+        }
+        continue;
+      }
       boolean omitted =
           isEmptyCollection(value)
               && isOptional(field.schema())

@@ -1,6 +1,8 @@
 package io.streamplane.schema.convert;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.time.Instant;
@@ -10,6 +12,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 import org.apache.avro.Conversion;
 import org.apache.avro.Schema;
@@ -78,10 +81,16 @@ final class JsonToAvro {
     GenericRecord record = records.newRecord(schema);
     GenericData model = RecordFactory.modelOf(record);
     boolean[] set = new boolean[schema.getFields().size()];
+    Schema.Field restField = KubeTypes.restField(schema);
+    TreeMap<String, JsonNode> rest = new TreeMap<>();
     for (Iterator<Map.Entry<String, JsonNode>> it = json.fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> entry = it.next();
       FieldPath fieldPath = path.field(entry.getKey());
       Schema.Field field = schema.getField(entry.getKey());
+      if (restField != null && (field == null || field == restField)) {
+        rest.put(entry.getKey(), entry.getValue());
+        continue;
+      }
       if (field == null) {
         unknownFields.add(new UnknownField(fieldPath.toString()));
         continue;
@@ -93,6 +102,12 @@ final class JsonToAvro {
       }
       record.put(field.pos(), value(entry.getValue(), field.schema(), model, fieldPath));
       set[field.pos()] = true;
+    }
+    if (restField != null && !rest.isEmpty()) {
+      ObjectNode members = JsonNodeFactory.instance.objectNode();
+      rest.forEach(members::set);
+      record.put(restField.pos(), KubeTypes.sortedJson(members));
+      set[restField.pos()] = true;
     }
     for (Schema.Field field : schema.getFields()) {
       if (set[field.pos()]) {

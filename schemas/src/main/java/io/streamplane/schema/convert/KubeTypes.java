@@ -14,7 +14,49 @@ final class KubeTypes {
   static final String ALWAYS = "k8s-always";
   static final String JSON = "k8s-json";
 
+  static final String REST = "k8s-rest";
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper SORTED =
+      com.fasterxml.jackson.databind.json.JsonMapper.builder()
+          .enable(com.fasterxml.jackson.databind.SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
+          .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+          .build();
+
   private KubeTypes() {}
+
+  /**
+   * The field of a record tagged {@code @k8s-rest("field")} that holds, as one JSON object, every
+   * member of the JSON object the record's other fields do not model (a custom object's {@code
+   * spec} and the rest); null for every other record.
+   */
+  static Schema.Field restField(Schema record) {
+    String name = record.getProp(REST);
+    return name == null ? null : record.getField(name);
+  }
+
+  /** The branch of an optional schema that is not null. */
+  static Schema nonNull(Schema schema) {
+    if (schema.getType() != Schema.Type.UNION) {
+      return schema;
+    }
+    return schema.getTypes().stream()
+        .filter(branch -> branch.getType() != Schema.Type.NULL)
+        .findFirst()
+        .orElse(schema);
+  }
+
+  /**
+   * The compact JSON of a value with the keys of every object sorted, as Go writes a map: the text
+   * of a {@code k8s-json} field depends on the value alone, not on the order a client sent it in.
+   */
+  static String sortedJson(com.fasterxml.jackson.databind.JsonNode json) {
+    try {
+      Object plain = SORTED.treeToValue(json, Object.class);
+      return SORTED.writeValueAsString(plain);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException("a JSON tree always serialises", e);
+    }
+  }
 
   /**
    * A string tagged {@code @logicalType("k8s-quantity")}; Avro keeps unknown logical types as a

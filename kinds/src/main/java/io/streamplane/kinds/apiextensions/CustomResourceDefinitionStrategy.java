@@ -1,0 +1,425 @@
+package io.streamplane.kinds.apiextensions;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.kinds.KindStrategy;
+import io.streamplane.kinds.validation.FieldErrors;
+import io.streamplane.kinds.validation.Names;
+import io.streamplane.log.CustomObject;
+import io.streamplane.log.StatusCause;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.apache.avro.specific.SpecificRecord;
+
+/**
+ * apiextensions.k8s.io/v1 CustomResourceDefinition, as kube-apiserver's {@code
+ * apiextensions-apiserver/pkg/registry/customresourcedefinition} strategy and {@code
+ * apis/apiextensions/validation} treat it: v1's defaults (singular, listKind, conversion {@code
+ * None}), the {@code customresourcecleanup.apiextensions.k8s.io} finalizer on create, and the
+ * validation of the name ({@code <plural>.<group>}), group, names, scope, versions (exactly one
+ * storage version), each version's schema (a structural root of type object, a type for every
+ * specified field, compilable patterns), subresources and printer columns. Printed with the API
+ * server's default columns, NAME and CREATED AT.
+ *
+ * <p>The definition is stored as a {@link CustomObject} (see docs/custom-resources.md), so the
+ * validation reads its JSON. The rules of {@code x-kubernetes-validations} must compile. Limits:
+ * conversion webhooks are refused (only {@code None}); the rules' cost is not estimated; {@code
+ * allOf}/{@code anyOf}/{@code oneOf} and the structural rules about them are not checked.
+ */
+public final class CustomResourceDefinitionStrategy implements KindStrategy {
+
+  public static final String CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io";
+
+  private static final Pattern DNS1035 = Pattern.compile("[a-z]([-a-z0-9]*[a-z0-9])?");
+  private static final Set<String> COLUMN_TYPES =
+      Set.of("integer", "number", "string", "boolean", "date");
+
+  @Override
+  public void applyDefaults(ObjectNode object, boolean create) {
+    ObjectNode spec = object.with("spec");
+    ObjectNode names = spec.with("names");
+    String kind = names.path("kind").asText("");
+    if (!kind.isEmpty() && names.path("singular").asText("").isEmpty()) {
+      names.put("singular", kind.toLowerCase(Locale.ROOT));
+    }
+    if (!kind.isEmpty() && names.path("listKind").asText("").isEmpty()) {
+      names.put("listKind", kind + "List");
+    }
+    if (!spec.has("conversion")) {
+      spec.putObject("conversion").put("strategy", "None");
+    }
+  }
+
+  @Override
+  public void prepareForCreate(ObjectNode object) {
+    object.remove("status");
+    ArrayNode finalizers = object.with("metadata").withArray("finalizers");
+    for (JsonNode f : finalizers) {
+      if (f.asText().equals(CLEANUP_FINALIZER)) {
+        return;
+      }
+    }
+    finalizers.add(CLEANUP_FINALIZER);
+  }
+
+  @Override
+  public boolean keepsGeneration() {
+    return true;
+  }
+
+  @Override
+  public Object spec(SpecificRecord object) {
+    return object instanceof CustomObject custom ? custom.getContent() : null;
+  }
+
+  @Override
+  public List<StatusCause> validate(SpecificRecord object) {
+    if (!(object instanceof CustomObject crd)) {
+      return List.of();
+    }
+    return validate(crd.getMetadata().getName(), CustomObjects.members(crd).path("spec"));
+  }
+
+  @Override
+  public List<StatusCause> validateUpdate(SpecificRecord object, SpecificRecord old) {
+    List<StatusCause> causes = new ArrayList<>(validate(object));
+    if (object instanceof CustomObject crd && old instanceof CustomObject before) {
+      JsonNode spec = CustomObjects.members(crd).path("spec");
+      JsonNode was = CustomObjects.members(before).path("spec");
+      if (!spec.path("group").equals(was.path("group"))) {
+        causes.add(
+            FieldErrors.invalid("spec.group", quoted(spec.path("group")), "field is immutable"));
+      }
+      if (!spec.path("names").path("plural").equals(was.path("names").path("plural"))) {
+        causes.add(
+            FieldErrors.invalid(
+                "spec.names.plural",
+                quoted(spec.path("names").path("plural")),
+                "field is immutable"));
+      }
+      if (!spec.path("scope").equals(was.path("scope"))) {
+        causes.add(
+            FieldErrors.invalid("spec.scope", quoted(spec.path("scope")), "field is immutable"));
+      }
+    }
+    return causes;
+  }
+
+  /** The causes of a definition named {@code name} with this {@code spec} being refused. */
+  static List<StatusCause> validate(String name, JsonNode spec) {
+    List<StatusCause> causes = new ArrayList<>();
+    String group = spec.path("group").asText("");
+    JsonNode names = spec.path("names");
+    String plural = names.path("plural").asText("");
+    if (!name.equals(plural + "." + group)) {
+      causes.add(
+          FieldErrors.invalid(
+              "metadata.name",
+              FieldErrors.quote(name),
+              "must be spec.names.plural+\".\"+spec.group"));
+    }
+    if (group.isEmpty()) {
+      causes.add(FieldErrors.required("spec.group"));
+    } else {
+      causes.addAll(Names.subdomain("spec.group", group));
+      if (!group.contains(".")) {
+        causes.add(
+            FieldErrors.invalid(
+                "spec.group",
+                FieldErrors.quote(group),
+                "should be a domain with at least one dot"));
+      }
+    }
+    String scope = spec.path("scope").asText("");
+    if (scope.isEmpty()) {
+      causes.add(FieldErrors.required("spec.scope"));
+    } else if (!scope.equals("Cluster") && !scope.equals("Namespaced")) {
+      causes.add(FieldErrors.notSupported("spec.scope", scope, List.of("Cluster", "Namespaced")));
+    }
+    validateNames(names, causes);
+    String strategy = spec.path("conversion").path("strategy").asText("None");
+    if (!strategy.equals("None")) {
+      causes.add(FieldErrors.notSupported("spec.conversion.strategy", strategy, List.of("None")));
+    }
+    validateVersions(spec.path("versions"), causes);
+    return causes;
+  }
+
+  private static void validateNames(JsonNode names, List<StatusCause> causes) {
+    label(names, "plural", "spec.names.plural", true, causes);
+    label(names, "singular", "spec.names.singular", false, causes);
+    String kind = names.path("kind").asText("");
+    if (kind.isEmpty()) {
+      causes.add(FieldErrors.required("spec.names.kind"));
+    } else if (!DNS1035.matcher(kind.toLowerCase(Locale.ROOT)).matches() || kind.length() > 63) {
+      causes.add(
+          FieldErrors.invalid(
+              "spec.names.kind",
+              FieldErrors.quote(kind),
+              "may have mixed case, but should otherwise match: " + DNS1035.pattern()));
+    }
+    String listKind = names.path("listKind").asText("");
+    if (!listKind.isEmpty() && listKind.equals(kind)) {
+      causes.add(
+          FieldErrors.invalid(
+              "spec.names.listKind",
+              FieldErrors.quote(listKind),
+              "kind and listKind may not be the same or parsing become ambiguous"));
+    }
+    int i = 0;
+    for (JsonNode shortName : names.path("shortNames")) {
+      String value = shortName.asText();
+      if (!DNS1035.matcher(value).matches()) {
+        causes.add(
+            FieldErrors.invalid(
+                "spec.names.shortNames[" + i + "]",
+                FieldErrors.quote(value),
+                "a DNS-1035 label must consist of lower case alphanumeric"
+                    + " characters or '-', start with an alphabetic character, and end with an"
+                    + " alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for"
+                    + " validation is '"
+                    + DNS1035.pattern()
+                    + "')"));
+      }
+      i++;
+    }
+    i = 0;
+    for (JsonNode category : names.path("categories")) {
+      if (!DNS1035.matcher(category.asText()).matches()) {
+        causes.add(
+            FieldErrors.invalid(
+                "spec.names.categories[" + i + "]",
+                FieldErrors.quote(category.asText()),
+                "must be a DNS-1035 label"));
+      }
+      i++;
+    }
+  }
+
+  private static void label(
+      JsonNode names, String field, String path, boolean required, List<StatusCause> causes) {
+    String value = names.path(field).asText("");
+    if (value.isEmpty()) {
+      if (required) {
+        causes.add(FieldErrors.required(path));
+      }
+      return;
+    }
+    if (!DNS1035.matcher(value).matches() || value.length() > 63) {
+      causes.add(
+          FieldErrors.invalid(
+              path,
+              FieldErrors.quote(value),
+              "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-',"
+                  + " and must start and end with an alphanumeric character"));
+    }
+  }
+
+  private static void validateVersions(JsonNode versions, List<StatusCause> causes) {
+    if (!versions.isArray() || versions.isEmpty()) {
+      causes.add(
+          FieldErrors.invalid(
+              "spec.versions",
+              "null",
+              "must have exactly one version" + " marked as storage version"));
+      return;
+    }
+    int storage = 0;
+    Set<String> seen = new HashSet<>();
+    for (int i = 0; i < versions.size(); i++) {
+      JsonNode version = versions.get(i);
+      String path = "spec.versions[" + i + "]";
+      String name = version.path("name").asText("");
+      if (name.isEmpty()) {
+        causes.add(FieldErrors.required(path + ".name"));
+      } else if (!DNS1035.matcher(name).matches()) {
+        causes.add(
+            FieldErrors.invalid(
+                path + ".name",
+                FieldErrors.quote(name),
+                "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start"
+                    + " with an alphabetic character, and end with an alphanumeric character"));
+      } else if (!seen.add(name)) {
+        causes.add(FieldErrors.duplicate(path + ".name", name));
+      }
+      if (version.path("storage").asBoolean(false)) {
+        storage++;
+      }
+      JsonNode schema = version.path("schema").path("openAPIV3Schema");
+      if (schema.isMissingNode() || schema.isNull()) {
+        causes.add(FieldErrors.required(path + ".schema.openAPIV3Schema", "schemas are required"));
+      } else {
+        validateSchema(schema, path + ".schema.openAPIV3Schema", true, causes);
+      }
+      validateSubresources(version.path("subresources"), path + ".subresources", causes);
+      validateColumns(
+          version.path("additionalPrinterColumns"), path + ".additionalPrinterColumns", causes);
+    }
+    if (storage != 1) {
+      causes.add(
+          FieldErrors.invalid(
+              "spec.versions",
+              versionsShown(versions),
+              "must have exactly one version marked as storage version"));
+    }
+    boolean served = false;
+    for (JsonNode version : versions) {
+      served |= version.path("served").asBoolean(false);
+    }
+    if (!served) {
+      causes.add(
+          FieldErrors.invalid(
+              "spec.versions",
+              versionsShown(versions),
+              "must have at least one version marked as served"));
+    }
+  }
+
+  private static String versionsShown(JsonNode versions) {
+    List<String> shown = new ArrayList<>();
+    versions.forEach(v -> shown.add(v.path("name").asText("")));
+    return "[]apiextensions.CustomResourceDefinitionVersion{" + String.join(", ", shown) + "}";
+  }
+
+  /** The structural rules kube-apiserver checks of a schema (a subset; see the class comment). */
+  private static void validateSchema(
+      JsonNode schema, String path, boolean root, List<StatusCause> causes) {
+    if (!schema.isObject()) {
+      causes.add(
+          FieldErrors.invalid(
+              path, "\"" + StructuralSchema.jsonType(schema) + "\"", "must be an object"));
+      return;
+    }
+    boolean preserve = schema.path("x-kubernetes-preserve-unknown-fields").asBoolean(false);
+    boolean intOrString = schema.path("x-kubernetes-int-or-string").asBoolean(false);
+    String type = schema.path("type").asText("");
+    if (root && !type.equals("object")) {
+      if (type.isEmpty()) {
+        causes.add(FieldErrors.required(path + ".type", "must not be empty at the root"));
+      } else {
+        causes.add(
+            FieldErrors.invalid(
+                path + ".type", FieldErrors.quote(type), "must be object at the root"));
+      }
+    } else if (!root && type.isEmpty() && !preserve && !intOrString) {
+      causes.add(
+          FieldErrors.required(path + ".type", "must not be empty for specified object fields"));
+    } else if (!type.isEmpty()
+        && !Set.of("object", "array", "string", "integer", "number", "boolean").contains(type)) {
+      causes.add(
+          FieldErrors.notSupported(
+              path + ".type",
+              type,
+              List.of("array", "boolean", "integer", "number", "object", "string")));
+    }
+    if (type.equals("array") && !schema.has("items")) {
+      causes.add(FieldErrors.required(path + ".items", "must be specified"));
+    }
+    causes.addAll(ValidationRules.compileErrors(schema, path));
+    if (schema.has("pattern") && StructuralSchema.pattern(schema.get("pattern").asText()) == null) {
+      causes.add(
+          FieldErrors.invalid(
+              path + ".pattern",
+              FieldErrors.quote(schema.get("pattern").asText()),
+              "must be a valid regular expression"));
+    }
+    if (schema.has("properties")
+        && schema.has("additionalProperties")
+        && !schema.get("additionalProperties").isBoolean()) {
+      causes.add(
+          FieldErrors.forbidden(
+              path + ".additionalProperties",
+              "additionalProperties and properties are mutual exclusive"));
+    }
+    schema
+        .path("properties")
+        .fields()
+        .forEachRemaining(
+            p ->
+                validateSchema(
+                    p.getValue(), path + ".properties[" + p.getKey() + "]", false, causes));
+    if (schema.path("items").isObject()) {
+      validateSchema(schema.get("items"), path + ".items", false, causes);
+    } else if (schema.path("items").isArray()) {
+      causes.add(
+          FieldErrors.forbidden(path + ".items", "items must be a schema object and not an array"));
+    }
+    if (schema.path("additionalProperties").isObject()) {
+      validateSchema(
+          schema.get("additionalProperties"), path + ".additionalProperties", false, causes);
+    }
+  }
+
+  private static void validateSubresources(
+      JsonNode subresources, String path, List<StatusCause> causes) {
+    JsonNode scale = subresources.path("scale");
+    if (!scale.isObject()) {
+      return;
+    }
+    String specReplicas = scale.path("specReplicasPath").asText("");
+    if (specReplicas.isEmpty()) {
+      causes.add(FieldErrors.required(path + ".scale.specReplicasPath"));
+    } else if (!specReplicas.startsWith(".spec.")) {
+      causes.add(
+          FieldErrors.invalid(
+              path + ".scale.specReplicasPath",
+              FieldErrors.quote(specReplicas),
+              "should be a json path under .spec"));
+    }
+    String statusReplicas = scale.path("statusReplicasPath").asText("");
+    if (statusReplicas.isEmpty()) {
+      causes.add(FieldErrors.required(path + ".scale.statusReplicasPath"));
+    } else if (!statusReplicas.startsWith(".status.")) {
+      causes.add(
+          FieldErrors.invalid(
+              path + ".scale.statusReplicasPath",
+              FieldErrors.quote(statusReplicas),
+              "should be a json path under .status"));
+    }
+    String selector = scale.path("labelSelectorPath").asText("");
+    if (!selector.isEmpty() && !selector.startsWith(".spec.") && !selector.startsWith(".status.")) {
+      causes.add(
+          FieldErrors.invalid(
+              path + ".scale.labelSelectorPath",
+              FieldErrors.quote(selector),
+              "should be a json path under either .spec or .status"));
+    }
+  }
+
+  private static void validateColumns(JsonNode columns, String path, List<StatusCause> causes) {
+    for (int i = 0; i < columns.size(); i++) {
+      JsonNode column = columns.get(i);
+      String at = path + "[" + i + "]";
+      if (column.path("name").asText("").isEmpty()) {
+        causes.add(FieldErrors.required(at + ".name"));
+      }
+      String type = column.path("type").asText("");
+      if (type.isEmpty()) {
+        causes.add(FieldErrors.required(at + ".type"));
+      } else if (!COLUMN_TYPES.contains(type)) {
+        causes.add(
+            FieldErrors.notSupported(
+                at + ".type", type, List.of("boolean", "date", "integer", "number", "string")));
+      }
+      String jsonPath = column.path("jsonPath").asText("");
+      if (jsonPath.isEmpty()) {
+        causes.add(FieldErrors.required(at + ".jsonPath"));
+      } else if (!JsonPaths.valid(jsonPath)) {
+        causes.add(
+            FieldErrors.invalid(
+                at + ".jsonPath",
+                FieldErrors.quote(jsonPath),
+                "must be a simple json path starting with ."));
+      }
+    }
+  }
+
+  private static String quoted(JsonNode value) {
+    return FieldErrors.quote(value.asText(""));
+  }
+}

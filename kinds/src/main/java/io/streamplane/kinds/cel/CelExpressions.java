@@ -1,0 +1,126 @@
+package io.streamplane.kinds.cel;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.cel.common.CelAbstractSyntaxTree;
+import dev.cel.common.CelOptions;
+import dev.cel.common.CelValidationException;
+import dev.cel.common.CelValidationResult;
+import dev.cel.common.types.SimpleType;
+import dev.cel.compiler.CelCompiler;
+import dev.cel.compiler.CelCompilerFactory;
+import dev.cel.parser.CelStandardMacro;
+import dev.cel.runtime.CelEvaluationException;
+import dev.cel.runtime.CelRuntime;
+import dev.cel.runtime.CelRuntimeFactory;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Common Expression Language over Kubernetes JSON, as kube-apiserver evaluates the expressions of
+ * CRD validation rules (and, later, of admission policies): expressions are compiled once per text
+ * and set of variables (every variable dynamically typed, the standard macros {@code has}, {@code
+ * all}, {@code exists}, {@code exists_one}, {@code map}, {@code filter}), and evaluated over JSON
+ * values turned into CEL's: objects into maps, arrays into lists, integers into {@code int}, other
+ * numbers into {@code double}; a JSON null leaves its field out, so {@code has()} is false for it.
+ *
+ * <p>Contract: thread-safe; a compiled expression is shared. Limits: the Kubernetes CEL libraries
+ * (quantity, url, ip, cidr, regex's {@code find}, {@code isSorted}, {@code format}), cost limits
+ * and the estimated-cost check are not provided, only CEL's standard functions and a bound on
+ * comprehension iterations.
+ */
+public final class CelExpressions {
+
+  /** A compiled expression, or why it does not compile. */
+  public record Compiled(CelRuntime.Program program, String error) {
+    public boolean ok() {
+      return program != null;
+    }
+  }
+
+  private static final CelOptions OPTIONS =
+      CelOptions.current()
+          .enableHeterogeneousNumericComparisons(true)
+          .comprehensionMaxIterations(100_000)
+          .build();
+
+  private final Map<String, Compiled> compiled = new ConcurrentHashMap<>();
+  private final CelRuntime runtime =
+      CelRuntimeFactory.standardCelRuntimeBuilder().setOptions(OPTIONS).build();
+
+  /** The expression compiled with these variables declared; cached by text and variables. */
+  public Compiled compile(String expression, Set<String> variables) {
+    return compiled.computeIfAbsent(
+        String.join(",", new java.util.TreeSet<>(variables)) + "\n" + expression,
+        key -> compileAnew(expression, variables));
+  }
+
+  private Compiled compileAnew(String expression, Set<String> variables) {
+    var builder =
+        CelCompilerFactory.standardCelCompilerBuilder()
+            .setOptions(OPTIONS)
+            .setStandardMacros(CelStandardMacro.STANDARD_MACROS);
+    for (String variable : variables) {
+      builder.addVar(variable, SimpleType.DYN);
+    }
+    CelCompiler compiler = builder.build();
+    try {
+      CelValidationResult result = compiler.compile(expression);
+      if (result.hasError()) {
+        return new Compiled(null, result.getErrorString());
+      }
+      CelAbstractSyntaxTree ast = result.getAst();
+      return new Compiled(runtime.createProgram(ast), null);
+    } catch (CelValidationException | CelEvaluationException | RuntimeException e) {
+      return new Compiled(null, e.getMessage());
+    }
+  }
+
+  /**
+   * Evaluates a compiled expression with the variables bound to these JSON values.
+   *
+   * @throws CelEvaluationException when evaluation fails (no such key, a type mismatch, ...)
+   */
+  public Object evaluate(Compiled expression, Map<String, JsonNode> variables)
+      throws CelEvaluationException {
+    Map<String, Object> bound = new LinkedHashMap<>();
+    variables.forEach((name, value) -> bound.put(name, value(value)));
+    return expression.program().eval(bound);
+  }
+
+  /** A JSON value as CEL holds it. */
+  public static Object value(JsonNode json) {
+    if (json == null || json.isNull() || json.isMissingNode()) {
+      return dev.cel.common.values.NullValue.NULL_VALUE;
+    }
+    if (json.isObject()) {
+      Map<String, Object> map = new LinkedHashMap<>();
+      for (Iterator<Map.Entry<String, JsonNode>> it = json.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> field = it.next();
+        if (!field.getValue().isNull()) {
+          map.put(field.getKey(), value(field.getValue()));
+        }
+      }
+      return map;
+    }
+    if (json.isArray()) {
+      List<Object> list = new ArrayList<>();
+      json.forEach(item -> list.add(value(item)));
+      return list;
+    }
+    if (json.isIntegralNumber()) {
+      return json.longValue();
+    }
+    if (json.isNumber()) {
+      return json.doubleValue();
+    }
+    if (json.isBoolean()) {
+      return json.booleanValue();
+    }
+    return json.asText();
+  }
+}

@@ -1,0 +1,155 @@
+package io.streamplane.kinds.apiextensions;
+
+import static io.streamplane.kinds.KindFixtures.json;
+import static io.streamplane.kinds.KindFixtures.messages;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.kinds.ResourceRegistry;
+import io.streamplane.kinds.ResourceType;
+import io.streamplane.log.CustomObject;
+import io.streamplane.schema.convert.KubeJson;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class CustomResourceDefinitionStrategyTest {
+
+  private static final String CRD =
+      """
+      {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+       "metadata": {"name": "crontabs.stable.example.com"},
+       "spec": {"group": "stable.example.com", "scope": "Namespaced",
+         "names": {"plural": "crontabs", "kind": "CronTab", "shortNames": ["ct"]},
+         "versions": [{"name": "v1", "served": true, "storage": true,
+           "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+             "spec": {"type": "object", "properties": {"replicas": {"type": "integer"}}},
+             "status": {"type": "object", "properties": {"replicas": {"type": "integer"}}}}}},
+           "subresources": {"status": {}, "scale": {"specReplicasPath": ".spec.replicas",
+             "statusReplicasPath": ".status.replicas"}},
+           "additionalPrinterColumns": [
+             {"name": "Replicas", "type": "integer", "jsonPath": ".spec.replicas"}]}]}}
+      """;
+
+  private final CustomResourceDefinitionStrategy strategy = new CustomResourceDefinitionStrategy();
+  private final KubeJson kubeJson = new KubeJson();
+
+  private CustomObject stored(ObjectNode json) {
+    strategy.applyDefaults(json, true);
+    strategy.prepareForCreate(json);
+    return kubeJson.toAvro(json, CustomObject.class).record();
+  }
+
+  @Test
+  void aValidDefinitionIsDefaultedGetsItsFinalizerAndRoundTrips() {
+    ObjectNode json = json(CRD);
+    CustomObject crd = stored(json);
+    assertThat(strategy.validate(crd)).isEmpty();
+    assertThat(crd.getMetadata().getFinalizers())
+        .containsExactly("customresourcecleanup.apiextensions.k8s.io");
+    ObjectNode back = kubeJson.toJson(crd);
+    assertThat(back.path("spec").path("names").path("singular").asText()).isEqualTo("crontab");
+    assertThat(back.path("spec").path("names").path("listKind").asText()).isEqualTo("CronTabList");
+    assertThat(back.path("spec").path("conversion").path("strategy").asText()).isEqualTo("None");
+    assertThat(back.path("spec").path("versions").get(0).path("schema"))
+        .isEqualTo(json.path("spec").path("versions").get(0).path("schema"));
+  }
+
+  @Test
+  void namesGroupScopeVersionsAndSchemaAreValidated() {
+    ObjectNode json =
+        json(
+            """
+            {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+             "metadata": {"name": "crontabs.example"},
+             "spec": {"group": "example", "scope": "Global",
+               "names": {"plural": "CronTabs", "kind": "CronTab"},
+               "versions": [{"name": "v1", "served": true, "storage": false,
+                 "schema": {"openAPIV3Schema": {"properties": {"spec": {}}}}}]}}
+            """);
+    assertThat(messages(strategy.validate(stored(json))))
+        .contains(
+            "metadata.name: Invalid value: \"crontabs.example\": must be"
+                + " spec.names.plural+\".\"+spec.group",
+            "spec.group: Invalid value: \"example\": should be a domain with at least one dot",
+            "spec.scope: Unsupported value: \"Global\": supported values: \"Cluster\","
+                + " \"Namespaced\"",
+            "spec.versions[0].schema.openAPIV3Schema.type: Required value: must not be empty at"
+                + " the root",
+            "spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must"
+                + " not be empty for specified object fields",
+            "spec.versions: Invalid value: []apiextensions.CustomResourceDefinitionVersion{v1}:"
+                + " must have exactly one version marked as storage version");
+  }
+
+  @Test
+  void anEstablishedDefinitionServesItsKindWithItsNamesSubresourcesAndColumns() {
+    ObjectNode json = json(CRD);
+    strategy.applyDefaults(json, true);
+    json.putObject("status")
+        .putArray("conditions")
+        .addObject()
+        .put("type", "Established")
+        .put("status", "True");
+    List<ResourceType> rows = CustomResources.rows(json);
+    assertThat(rows).hasSize(1);
+    ResourceType row = rows.get(0);
+    assertThat(row.groupVersion()).isEqualTo("stable.example.com/v1");
+    assertThat(row.shortNames()).containsExactly("ct");
+    assertThat(row.singular()).isEqualTo("crontab");
+    assertThat(row.subresources())
+        .extracting(ResourceType.Subresource::name)
+        .containsExactly("scale", "status");
+    assertThat(row.strategy().printer().columns())
+        .extracting(c -> c.name())
+        .containsExactly("Name", "Replicas");
+
+    ResourceRegistry registry = ResourceRegistry.kubernetes();
+    registry.serveCustom(rows);
+    assertThat(registry.served("stable.example.com", "v1", "crontabs")).isPresent();
+    assertThat(registry.groups()).contains("stable.example.com");
+    registry.serveCustom(List.of());
+    assertThat(registry.served("stable.example.com", "v1", "crontabs")).isEmpty();
+
+    json.with("metadata").put("deletionTimestamp", "2024-05-01T10:00:00Z");
+    assertThat(CustomResources.rows(json))
+        .as("a definition being deleted serves nothing")
+        .isEmpty();
+  }
+
+  @Test
+  void aKindWithoutTheStatusSubresourceKeepsStatusWithItsOtherFields() {
+    ObjectNode version =
+        json("{\"name\": \"v1\", \"schema\": {\"openAPIV3Schema\": {\"type\": \"object\"}}}");
+    CustomResourceStrategy noStatus = new CustomResourceStrategy(version);
+    CustomObject decoded =
+        kubeJson
+            .toAvro(
+                json(
+                    "{\"apiVersion\": \"a.b/v1\", \"kind\": \"K\", \"metadata\": {\"name\": \"x\"},"
+                        + " \"spec\": {\"b\": 1, \"a\": 2}, \"status\": {\"ok\": true}}"),
+                CustomObject.class)
+            .record();
+    assertThat(decoded.getContent()).isEqualTo("{\"spec\":{\"a\":2,\"b\":1}}");
+    CustomObject stored = (CustomObject) noStatus.stored(decoded);
+    assertThat(stored.getStatus()).isNull();
+    assertThat(stored.getContent())
+        .isEqualTo("{\"spec\":{\"a\":2,\"b\":1},\"status\":{\"ok\":true}}");
+    assertThat(kubeJson.toJson(stored).path("status").path("ok").asBoolean()).isTrue();
+  }
+
+  @Test
+  void aRuleThatDoesNotCompileRefusesTheDefinition() {
+    ObjectNode json =
+        json(
+            CRD.replace(
+                "\"spec\": {\"type\": \"object\", \"properties\"",
+                "\"spec\": {\"type\": \"object\", \"x-kubernetes-validations\":"
+                    + " [{\"rule\": \"self.replicas >\"}], \"properties\""));
+    assertThat(messages(strategy.validate(stored(json))))
+        .singleElement()
+        .asString()
+        .startsWith(
+            "spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0]"
+                + ".rule: Invalid value: \"self.replicas >\": compilation failed: ");
+  }
+}

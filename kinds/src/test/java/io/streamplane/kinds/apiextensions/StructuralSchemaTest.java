@@ -1,0 +1,193 @@
+package io.streamplane.kinds.apiextensions;
+
+import static io.streamplane.kinds.KindFixtures.json;
+import static io.streamplane.kinds.KindFixtures.messages;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.junit.jupiter.api.Test;
+
+class StructuralSchemaTest {
+
+  private static final StructuralSchema CRON_TAB =
+      new StructuralSchema(
+          json(
+              """
+              {"type": "object", "properties": {
+                "spec": {"type": "object", "required": ["cronSpec"], "properties": {
+                  "cronSpec": {"type": "string", "pattern": "^(\\\\d+|\\\\*)(/\\\\d+)?(\\\\s+(\\\\d+|\\\\*)(/\\\\d+)?){4}$"},
+                  "image": {"type": "string", "maxLength": 10, "minLength": 1},
+                  "replicas": {"type": "integer", "format": "int32", "minimum": 1, "maximum": 10, "default": 1},
+                  "policy": {"type": "string", "enum": ["Allow", "Forbid"]},
+                  "since": {"type": "string", "format": "date-time"},
+                  "port": {"x-kubernetes-int-or-string": true},
+                  "tags": {"type": "array", "maxItems": 2, "items": {"type": "string"}},
+                  "note": {"type": "string", "nullable": true},
+                  "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+                  "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+                  "template": {"type": "object", "x-kubernetes-embedded-resource": true,
+                               "x-kubernetes-preserve-unknown-fields": true},
+                  "limits": {"type": "object", "default": {}, "properties": {
+                    "cpu": {"type": "string", "default": "1"}}}
+                }},
+                "status": {"type": "object", "properties": {"replicas": {"type": "integer"}}}
+              }}
+              """));
+
+  @Test
+  void aValidObjectHasNoCauses() {
+    ObjectNode object =
+        json(
+            """
+            {"apiVersion": "stable.example.com/v1", "kind": "CronTab", "metadata": {"name": "a"},
+             "spec": {"cronSpec": "*/5 * * * *", "image": "nginx", "replicas": 3,
+                      "policy": "Allow", "since": "2024-05-01T10:00:00Z", "port": "http",
+                      "tags": ["a"], "note": null, "labels": {"x": "y"},
+                      "template": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}}}
+            """);
+    assertThat(CRON_TAB.validate(object)).isEmpty();
+  }
+
+  @Test
+  void causesAreWordedAsKubeApiserverWordsThem() {
+    ObjectNode object =
+        json(
+            """
+            {"spec": {"cronSpec": "bad", "image": "much-too-long-image", "replicas": 11,
+                      "policy": "Maybe", "since": "yesterday", "port": true,
+                      "tags": ["a", "b", "c"], "labels": {"x": 1}}}
+            """);
+    assertThat(messages(CRON_TAB.validate(object)))
+        .containsExactlyInAnyOrder(
+            "spec.cronSpec: Invalid value: \"bad\": spec.cronSpec in body should match"
+                + " '^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$'",
+            "spec.image: Too long: may not be longer than 10",
+            "spec.replicas: Invalid value: 11: spec.replicas in body should be less than or equal"
+                + " to 10",
+            "spec.policy: Unsupported value: \"Maybe\": supported values: \"Allow\", \"Forbid\"",
+            "spec.since: Invalid value: \"yesterday\": spec.since in body must be of type"
+                + " date-time: \"yesterday\"",
+            "spec.port: Invalid value: \"boolean\": spec.port in body must be of type"
+                + " integer,string: \"boolean\"",
+            "spec.tags: Too many: 3: must have at most 2 items",
+            "spec.labels[x]: Invalid value: \"integer\": spec.labels[x] in body must be of type"
+                + " string: \"integer\"");
+  }
+
+  @Test
+  void typesRequiredFieldsAndEmbeddedResourcesAreChecked() {
+    ObjectNode object =
+        json(
+            """
+            {"spec": {"replicas": "three", "image": "", "template": {"metadata": {}}}}
+            """);
+    assertThat(messages(CRON_TAB.validate(object)))
+        .containsExactlyInAnyOrder(
+            "spec.cronSpec: Required value",
+            "spec.replicas: Invalid value: \"string\": spec.replicas in body must be of type"
+                + " integer: \"string\"",
+            "spec.image: Invalid value: \"\": spec.image in body should be at least 1 chars long",
+            "spec.template.apiVersion: Required value: must not be empty",
+            "spec.template.kind: Required value: must not be empty");
+  }
+
+  @Test
+  void int32FormatRefusesWhatDoesNotFit() {
+    assertThat(
+            messages(
+                CRON_TAB.validate(
+                    json("{\"spec\": {\"cronSpec\": \"* * * * *\", \"replicas\": 4294967296}}"))))
+        .contains(
+            "spec.replicas: Invalid value: 4294967296: spec.replicas in body must be of type"
+                + " int32: 4294967296");
+  }
+
+  @Test
+  void pruningRemovesWhatTheSchemaDoesNotSpecifyAndKeepsWhatItPreserves() {
+    ObjectNode object =
+        json(
+            """
+            {"apiVersion": "stable.example.com/v1", "kind": "CronTab", "metadata": {"name": "a"},
+             "spec": {"cronSpec": "* * * * *", "unknown": 1, "extra": {"anything": {"goes": 1}},
+                      "replicas": null, "note": null,
+                      "template": {"apiVersion": "v1", "kind": "Pod",
+                                   "metadata": {"name": "p", "bogus": 1}, "spec": {}}},
+             "top": "level"}
+            """);
+    assertThat(CRON_TAB.prune(object))
+        .containsExactlyInAnyOrder("spec.unknown", "spec.template.metadata.bogus", "top");
+    assertThat(object.path("spec").has("unknown")).isFalse();
+    assertThat(object.path("spec").has("replicas"))
+        .as("a null the schema does not allow")
+        .isFalse();
+    assertThat(object.path("spec").has("note")).as("nullable").isTrue();
+    assertThat(object.path("spec").path("extra").path("anything").path("goes").asInt())
+        .isEqualTo(1);
+    assertThat(object.path("spec").path("template").path("spec").isObject()).isTrue();
+    assertThat(object.has("apiVersion") && object.has("kind") && object.has("metadata")).isTrue();
+  }
+
+  @Test
+  void defaultsFillAbsentFieldsDeeplyAndLeaveGivenOnes() {
+    ObjectNode object = json("{\"spec\": {\"cronSpec\": \"* * * * *\"}}");
+    CRON_TAB.applyDefaults(object);
+    assertThat(object.path("spec").path("replicas").asInt()).isEqualTo(1);
+    assertThat(object.path("spec").path("limits").path("cpu").asText()).isEqualTo("1");
+
+    ObjectNode given = json("{\"spec\": {\"replicas\": 5, \"limits\": {\"cpu\": \"2\"}}}");
+    CRON_TAB.applyDefaults(given);
+    assertThat(given.path("spec").path("replicas").asInt()).isEqualTo(5);
+    assertThat(given.path("spec").path("limits").path("cpu").asText()).isEqualTo("2");
+  }
+
+  private static final StructuralSchema RULES =
+      new StructuralSchema(
+          json(
+              """
+              {"type": "object", "properties": {"spec": {"type": "object",
+                "x-kubernetes-validations": [
+                  {"rule": "self.replicas <= self.maxReplicas",
+                   "message": "replicas must not exceed maxReplicas"},
+                  {"rule": "self.minReplicas <= self.replicas",
+                   "messageExpression": "'replicas ' + string(self.replicas) + ' below ' + string(self.minReplicas)",
+                   "fieldPath": ".replicas", "reason": "FieldValueForbidden"},
+                  {"rule": "!has(self.mode) || self.mode != 'off'"}],
+                "properties": {
+                  "replicas": {"type": "integer"}, "minReplicas": {"type": "integer"},
+                  "maxReplicas": {"type": "integer"}, "mode": {"type": "string"},
+                  "name": {"type": "string",
+                    "x-kubernetes-validations": [
+                      {"rule": "self == oldSelf", "message": "Value is immutable"}]}}}}}
+              """));
+
+  @Test
+  void validationRulesReportTheirMessageAtTheirPathWithTheirReason() {
+    ObjectNode valid =
+        json("{\"spec\": {\"replicas\": 2, \"minReplicas\": 1, \"maxReplicas\": 3}}");
+    assertThat(RULES.validate(valid)).isEmpty();
+
+    ObjectNode invalid =
+        json(
+            "{\"spec\": {\"replicas\": 5, \"minReplicas\": 6, \"maxReplicas\": 3,"
+                + " \"mode\": \"off\"}}");
+    assertThat(messages(RULES.validate(invalid)))
+        .containsExactly(
+            "spec: Invalid value: \"object\": replicas must not exceed maxReplicas",
+            "spec.replicas: Forbidden: replicas 5 below 6",
+            "spec: Invalid value: \"object\": failed rule: !has(self.mode) || self.mode != 'off'");
+  }
+
+  @Test
+  void aTransitionRuleComparesWithTheObjectReplacedAndNotOnCreate() {
+    ObjectNode created =
+        json(
+            "{\"spec\": {\"replicas\": 1, \"minReplicas\": 1, \"maxReplicas\": 1,"
+                + " \"name\": \"a\"}}");
+    assertThat(RULES.validate(created, null)).isEmpty();
+    ObjectNode renamed = created.deepCopy();
+    ((ObjectNode) renamed.get("spec")).put("name", "b");
+    assertThat(messages(RULES.validate(renamed, created)))
+        .containsExactly("spec.name: Invalid value: \"string\": Value is immutable");
+    assertThat(RULES.validate(created, created)).isEmpty();
+  }
+}
