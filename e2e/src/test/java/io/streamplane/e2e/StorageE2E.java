@@ -19,7 +19,8 @@ import org.junit.jupiter.api.TestInstance;
  * the host-path CSI driver process that {@code up} starts registers with node-0 (its CSINode), a
  * claim of the default class gets a volume that pods on the node write and read back, grows when
  * its request does, and is deleted with the claim; inline {@code csi} volumes live as long as their
- * pod; a failing NodePublishVolume leaves the pod ContainerCreating with FailedMount.
+ * pod; a failing NodePublishVolume leaves the pod ContainerCreating with FailedMount; a StatefulSet
+ * gets a Bound claim per ordinal, which a pod made again under the same name mounts again.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class StorageE2E {
@@ -200,6 +201,76 @@ class StorageE2E {
     }
     ready("stuck");
     kubectl.run("delete", "pod", "stuck", "--grace-period=1", "--wait=true").expectSuccess();
+  }
+
+  @Test
+  void aStatefulSetGetsABoundClaimPerOrdinalKeptWhenItsPodIsMadeAgain() throws Exception {
+    kubectl
+        .runWithInput(
+            """
+            apiVersion: apps/v1
+            kind: StatefulSet
+            metadata: {name: db}
+            spec:
+              serviceName: db
+              replicas: 2
+              selector: {matchLabels: {app: db}}
+              template:
+                metadata: {labels: {app: db}}
+                spec:
+                  terminationGracePeriodSeconds: 1
+                  containers:
+                  - name: db
+                    image: busybox
+                    command: ["/bin/sh", "-c", "[ -f /data/id ] || hostname > /data/id; sleep 3600"]
+                    volumeMounts: [{name: data, mountPath: /data}]
+              volumeClaimTemplates:
+              - metadata: {name: data}
+                spec:
+                  accessModes: [ReadWriteOnce]
+                  resources: {requests: {storage: 100Mi}}
+            """,
+            "apply",
+            "-f",
+            "-")
+        .expectSuccess();
+    ready("db-0");
+    ready("db-1");
+    String volume0 = get("pvc", "data-db-0").at("/spec/volumeName").asText();
+    JsonNode claim1 = get("pvc", "data-db-1");
+    assertThat(claim1.at("/status/phase").asText()).isEqualTo("Bound");
+    String volume1 = claim1.at("/spec/volumeName").asText();
+    assertThat(volume0).isNotBlank().isNotEqualTo(volume1);
+    assertThat(kubectl.run("exec", "db-1", "--", "cat", "/data/id").expectSuccess().out())
+        .isEqualTo("db-1\n");
+
+    String uid = get("pod", "db-1").at("/metadata/uid").asText();
+    kubectl.run("delete", "pod", "db-1", "--grace-period=1", "--wait=true").expectSuccess();
+    await("db-1 made again")
+        .atMost(WAIT)
+        .until(
+            () -> {
+              var again = kubectl.run("get", "pod", "db-1", "-o", "jsonpath={.metadata.uid}");
+              return again.exitCode() == 0 && !again.out().isBlank() && !again.out().equals(uid);
+            });
+    ready("db-1");
+    assertThat(get("pvc", "data-db-1").at("/spec/volumeName").asText())
+        .as("the new db-1 mounts the claim and volume of the old")
+        .isEqualTo(volume1);
+    assertThat(kubectl.run("exec", "db-1", "--", "cat", "/data/id").expectSuccess().out())
+        .isEqualTo("db-1\n");
+
+    kubectl.run("delete", "sts", "db", "--wait=true").expectSuccess();
+    assertThat(kubectl.run("get", "pvc", "-o", "name").expectSuccess().out())
+        .as("claims outlive their set by default (whenDeleted: Retain)")
+        .contains("persistentvolumeclaim/data-db-0", "persistentvolumeclaim/data-db-1");
+    kubectl.run("delete", "pvc", "data-db-0", "data-db-1", "--wait=true").expectSuccess();
+    await("their volumes deleted with them")
+        .atMost(WAIT)
+        .until(
+            () ->
+                kubectl.run("get", "pv", volume0).exitCode() != 0
+                    && kubectl.run("get", "pv", volume1).exitCode() != 0);
   }
 
   @Test
