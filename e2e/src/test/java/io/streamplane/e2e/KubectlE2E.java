@@ -1275,8 +1275,8 @@ class KubectlE2E {
   /**
    * A CustomResourceDefinition applied with kubectl on the same cluster: Established within a
    * second, its kind served with its printer columns, schema (a pattern, a default, pruning of
-   * unknown fields, 422 with kube-apiserver's message), status and scale subresources ({@code kubectl
-   * scale}), and deleting the definition deleting its objects.
+   * unknown fields, 422 with kube-apiserver's message), status and scale subresources ({@code
+   * kubectl scale}), and deleting the definition deleting its objects.
    */
   @Nested
   @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -1402,7 +1402,8 @@ class KubectlE2E {
           .contains("customresourcecleanup.apiextensions.k8s.io");
       assertThat(kubectl.run("get", "crd").expectSuccess().out())
           .contains("NAME", "CREATED AT", "crontabs.stable.example.com");
-      assertThat(kubectl.run("api-resources", "--api-group=stable.example.com").expectSuccess().out())
+      assertThat(
+              kubectl.run("api-resources", "--api-group=stable.example.com").expectSuccess().out())
           .contains("crontabs", "ct", "stable.example.com/v1", "true", "CronTab");
 
       kubectl.runWithInput(CRON_TAB, "apply", "-f", "-").expectSuccess();
@@ -1428,7 +1429,8 @@ class KubectlE2E {
                   + " spec.cronSpec in body should match '^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)"
                   + "(/\\d+)?){4}$'");
       Kubectl.Result tooMany =
-          kubectl.run("patch", "ct", "my-cron", "--type=merge", "-p", "{\"spec\":{\"replicas\":11}}");
+          kubectl.run(
+              "patch", "ct", "my-cron", "--type=merge", "-p", "{\"spec\":{\"replicas\":11}}");
       assertThat(tooMany.err())
           .contains(
               "spec.replicas: Invalid value: 11: spec.replicas in body should be less than or"
@@ -1508,7 +1510,8 @@ class KubectlE2E {
     @Order(4)
     void deletingTheDefinitionDeletesItsObjects() throws Exception {
       kubectl.run("delete", "crd", "crontabs.stable.example.com", "--timeout=30s").expectSuccess();
-      assertThat(kubectl.run("get", "crd", "crontabs.stable.example.com").err()).contains("NotFound");
+      assertThat(kubectl.run("get", "crd", "crontabs.stable.example.com").err())
+          .contains("NotFound");
       kubectl.runWithInput(CRD, "apply", "-f", "-").expectSuccess();
       kubectl
           .run(
