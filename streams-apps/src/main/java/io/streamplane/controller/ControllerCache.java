@@ -52,6 +52,18 @@ public final class ControllerCache {
     objects.delete(key);
   }
 
+  /**
+   * Keeps {@code event} under {@code key}, or forgets the key when {@code event} is null — without
+   * a store write when there is nothing to forget.
+   */
+  public void putOrDelete(String key, ResourceEvent event) {
+    if (event != null) {
+      put(key, event);
+    } else if (get(key) != null) {
+      delete(key);
+    }
+  }
+
   /** The entries whose keys start with {@code prefix}, in key order. */
   public List<KeyValue<String, ResourceEvent>> scan(String prefix) {
     List<KeyValue<String, ResourceEvent>> entries = new ArrayList<>();

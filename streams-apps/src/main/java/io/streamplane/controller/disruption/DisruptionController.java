@@ -155,21 +155,21 @@ public final class DisruptionController implements Controller<DisruptionControll
     SpecificRecord object = KindObjects.of(event);
     boolean deleted = event.getType() == EventType.DELETED;
     if (object instanceof PodDisruptionBudget) {
-      put(cache, ns + BUDGETS + event.getName(), deleted ? null : event);
+      cache.putOrDelete(ns + BUDGETS + event.getName(), deleted ? null : event);
       return !deleted;
     }
     boolean budgets = !cache.values(ns + BUDGETS).isEmpty();
     if (object instanceof ReplicaSet) {
-      put(cache, ns + REPLICA_SETS + event.getName(), deleted ? null : event);
+      cache.putOrDelete(ns + REPLICA_SETS + event.getName(), deleted ? null : event);
       return budgets;
     }
     if (object instanceof Deployment) {
-      put(cache, ns + DEPLOYMENTS + event.getName(), deleted ? null : event);
+      cache.putOrDelete(ns + DEPLOYMENTS + event.getName(), deleted ? null : event);
       return budgets;
     }
     Pod pod = (Pod) object;
     ResourceEvent before = cache.get(ns + PODS + event.getName());
-    put(cache, ns + PODS + event.getName(), deleted ? null : event);
+    cache.putOrDelete(ns + PODS + event.getName(), deleted ? null : event);
     if (!budgets) {
       return false;
     }
@@ -184,16 +184,6 @@ public final class DisruptionController implements Controller<DisruptionControll
       }
     }
     return false;
-  }
-
-  private static void put(ControllerCache cache, String key, ResourceEvent event) {
-    if (event == null) {
-      if (cache.get(key) != null) {
-        cache.delete(key);
-      }
-    } else {
-      cache.put(key, event);
-    }
   }
 
   @Override

@@ -109,12 +109,12 @@ public final class EndpointsController implements Controller<EndpointsController
     boolean deleted = event.getType() == EventType.DELETED;
     String name = event.getName();
     if (object instanceof Service) {
-      put(cache, ns + SERVICES + name, deleted ? null : event);
+      cache.putOrDelete(ns + SERVICES + name, deleted ? null : event);
       cache.put(ns + DIRTY + name, event);
       return true;
     }
     if (object instanceof Endpoints) {
-      put(cache, ns + ENDPOINTS + name, deleted ? null : event);
+      cache.putOrDelete(ns + ENDPOINTS + name, deleted ? null : event);
       if (cache.get(ns + SERVICES + name) != null) {
         cache.put(ns + DIRTY + name, cache.get(ns + SERVICES + name));
         return true;
@@ -124,8 +124,8 @@ public final class EndpointsController implements Controller<EndpointsController
     if (object instanceof EndpointSlice slice) {
       boolean managed = EndpointSliceReconciler.managed(slice);
       boolean mirrored = EndpointSliceReconciler.mirrored(slice);
-      put(cache, ns + SLICES + name, deleted || !managed ? null : event);
-      put(cache, ns + MIRRORED + name, deleted || !mirrored ? null : event);
+      cache.putOrDelete(ns + SLICES + name, deleted || !managed ? null : event);
+      cache.putOrDelete(ns + MIRRORED + name, deleted || !mirrored ? null : event);
       String service =
           managed || mirrored
               ? slice.getMetadata().getLabels().get(EndpointSliceReconciler.SERVICE_NAME)
@@ -148,7 +148,7 @@ public final class EndpointsController implements Controller<EndpointsController
     Pod pod = (Pod) object;
     ResourceEvent before = cache.get(ns + PODS + name);
     Pod old = before == null ? null : (Pod) KindObjects.of(before);
-    put(cache, ns + PODS + name, deleted ? null : event);
+    cache.putOrDelete(ns + PODS + name, deleted ? null : event);
     boolean marked = false;
     for (ResourceEvent serviceEvent : cache.values(ns + SERVICES)) {
       Service service = (Service) KindObjects.of(serviceEvent);
@@ -158,16 +158,6 @@ public final class EndpointsController implements Controller<EndpointsController
       }
     }
     return marked;
-  }
-
-  private static void put(ControllerCache cache, String key, ResourceEvent event) {
-    if (event == null) {
-      if (cache.get(key) != null) {
-        cache.delete(key);
-      }
-    } else {
-      cache.put(key, event);
-    }
   }
 
   @Override

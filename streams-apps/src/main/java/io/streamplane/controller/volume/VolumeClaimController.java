@@ -107,21 +107,11 @@ public final class VolumeClaimController implements Controller<VolumeClaimContro
     SpecificRecord object = KindObjects.of(event);
     boolean deleted = event.getType() == EventType.DELETED;
     if (object instanceof PersistentVolumeClaim) {
-      put(cache, ns + CLAIMS + event.getName(), deleted ? null : event);
+      cache.putOrDelete(ns + CLAIMS + event.getName(), deleted ? null : event);
       return !deleted;
     }
-    put(cache, ns + PODS + event.getName(), deleted ? null : event);
+    cache.putOrDelete(ns + PODS + event.getName(), deleted ? null : event);
     return true;
-  }
-
-  private static void put(ControllerCache cache, String key, ResourceEvent event) {
-    if (event == null) {
-      if (cache.get(key) != null) {
-        cache.delete(key);
-      }
-    } else {
-      cache.put(key, event);
-    }
   }
 
   @Override
