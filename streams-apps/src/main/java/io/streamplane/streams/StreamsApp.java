@@ -134,6 +134,13 @@ public final class StreamsApp implements AutoCloseable {
       } catch (IOException e) {
         log.warn("cannot mark {} as stopped cleanly: {}", directory, e.toString());
       }
+    } else {
+      log.warn(
+          "{} did not stop cleanly (closed within the timeout: {}, state {}); its next start"
+              + " discards its state",
+          directory.getFileName(),
+          stopped,
+          streams.state());
     }
   }
 }
