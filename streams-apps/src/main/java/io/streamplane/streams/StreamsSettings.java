@@ -49,6 +49,12 @@ public final class StreamsSettings {
     props.put(
         StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
         LogAndFailExceptionHandler.class);
+    // Under exactly-once a task's committed offsets are fetched with require_stable: the fetch
+    // waits while a transaction holds offsets of the group, a killed instance's among them. The
+    // default lets it block the thread, and every other task of it, for a minute; after 10 s the
+    // task's start is retried in the thread's next iteration instead, while the others commit.
+    props.put(
+        StreamsConfig.mainConsumerPrefix(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG), 10_000);
     // A crashed instance leaves the group only when its session expires; 10 s instead of the
     // default 45 s bounds how long its partitions wait for a successor (or for itself, restarted).
     props.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 10_000);

@@ -322,6 +322,11 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
       props.put("transaction.state.log.num.partitions", "5");
       props.put("group.initial.rebalance.delay.ms", "0");
       props.put("auto.create.topics.enable", "false");
+      // A producer killed mid-transaction holds back every read_committed reader of the partitions
+      // it wrote, and every committed-offset fetch of its group, until its transaction is aborted:
+      // by its successor's fencing, or once it times out. The coordinator looks for timed-out
+      // transactions every second instead of every 10 s.
+      props.put("transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000");
 
       // A 2-core machine shares the JVM with the applications under test.
       props.put("num.network.threads", "2");
