@@ -23,6 +23,7 @@ import io.streamplane.scheduler.framework.SchedulerConfig;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
 import io.streamplane.store.StoreApp;
 import io.streamplane.streams.StreamsApp;
+import io.streamplane.topics.HangingTransactions;
 import io.streamplane.topics.TopicInitializer;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.TopicSpec;
@@ -78,6 +79,9 @@ public final class ControlPlane implements AutoCloseable {
     /** The topics are there: {@code created} of {@code specs} were created now. */
     default void topicsReady(
         List<TopicSpec> specs, List<String> created, List<String> reconfigured, Admin admin) {}
+
+    /** Transactions left open on partitions, that their coordinator no longer tracked, aborted. */
+    default void hangingTransactionsAborted(List<HangingTransactions.OpenTransaction> aborted) {}
 
     /** The Streams apps (store, and the controllers and scheduling when asked for) started. */
     default void appsStarted(ControlPlane plane) {}
@@ -412,6 +416,12 @@ public final class ControlPlane implements AutoCloseable {
       List<String> created = new ArrayList<>(schemasOutcome.created());
       created.addAll(outcome.created());
       progress.topicsReady(specs, created, outcome.reconfigured(), plane.admin);
+      // Before any app reads: a transaction no coordinator will ever close holds back its readers
+      // and its group's offsets for good (see HangingTransactions).
+      List<HangingTransactions.OpenTransaction> aborted = HangingTransactions.abortAll(plane.admin);
+      if (!aborted.isEmpty()) {
+        progress.hangingTransactionsAborted(aborted);
+      }
 
       Topics topics = plane.topics;
       if (controllers != null) {

@@ -16,6 +16,7 @@ import io.streamplane.node.RuntimeChoice;
 import io.streamplane.plane.ControlPlane;
 import io.streamplane.scheduler.framework.SchedulerConfig;
 import io.streamplane.store.StoreApp;
+import io.streamplane.topics.HangingTransactions;
 import io.streamplane.topics.TopicLayout;
 import io.streamplane.topics.TopicSpec;
 import io.streamplane.topics.Topics;
@@ -29,6 +30,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -324,6 +326,18 @@ public final class UpCommand implements Callable<Integer> {
               + (reconfigured.isEmpty() ? "" : ", reconfigured " + reconfigured));
       status = new LogStatus(admin, specs);
       console.line("log end offsets: " + LogStatus.describe(status.recordOffsets()));
+    }
+
+    @Override
+    public void hangingTransactionsAborted(List<HangingTransactions.OpenTransaction> aborted) {
+      console.line(
+          "kafka: aborted "
+              + aborted.size()
+              + " transactions that no coordinator tracked any more, left open by the last run on "
+              + aborted.stream()
+                  .map(t -> t.partition().toString())
+                  .sorted()
+                  .collect(Collectors.joining(", ")));
     }
 
     @Override
