@@ -240,7 +240,8 @@ public final class ChaosRun {
                           + f.type()
                           + " "
                           + f.target()
-                          + "): not recovered within 120 s"));
+                          + "): not recovered within 120 s; no acknowledged write through "
+                          + String.join(", ", f.slowest())));
 
       Duration took = Duration.ofNanos(System.nanoTime() - started);
       Report report =
@@ -557,7 +558,9 @@ public final class ChaosRun {
     body.append(
             "Recovery: from the fault to the moment every gateway had written to every partition"
                 + " (probe writes every 0.5 s once the process was back). First write: from the"
-                + " fault to the first acknowledged write of the workload sent after it.\n\n")
+                + " fault to the first acknowledged write of the workload sent after it. Written"
+                + " last: the (gateway, partition) pairs whose first write after the fault was"
+                + " answered last, or, for a fault that did not recover, those with none.\n\n")
         .append(
             Markdown.table(
                 List.of(
@@ -584,13 +587,21 @@ public final class ChaosRun {
               f.recovered() < 0
                   ? "not within 120 s"
                   : String.format(Locale.ROOT, "%.1f", (f.recovered() - f.injected()) / 1e9),
-              seconds(firstWrite(ops, f))));
+              seconds(firstWrite(ops, f)),
+              String.join(", ", f.slowest())));
     }
     body.append(
             Markdown.table(
                 List.of(
-                    "#", "at (s)", "fault", "target", "down (s)", "recovered (s)", "first write"),
-                "rrllrrr",
+                    "#",
+                    "at (s)",
+                    "fault",
+                    "target",
+                    "down (s)",
+                    "recovered (s)",
+                    "first write",
+                    "written last (or never)"),
+                "rrllrrrl",
                 faultRows))
         .append("\n</details>\n\n");
     if (!failures.isEmpty()) {
