@@ -95,6 +95,7 @@ public final class RecoveryBenchmark {
                     options.timeout(),
                     options.cpuRequest(),
                     options.keep());
+            int before = results.size();
             try {
               if (scenario.equals("up")) {
                 phase[0] = label + ": starting up";
@@ -124,10 +125,17 @@ public final class RecoveryBenchmark {
             } catch (Exception e) {
               failures.add(label + " failed: " + e);
               log.println("recovery: " + label + " failed: " + e);
+              if (roles != null && !scenario.equals("up")) {
+                try {
+                  roles.ensureRunning(RoleCluster.victim(scenario));
+                } catch (IOException | RuntimeException again) {
+                  failures.add(label + ": could not start the victim again: " + again);
+                }
+              }
             } finally {
               current[0] = null;
             }
-            if (!results.isEmpty()) {
+            if (results.size() > before) {
               RunResult last = results.get(results.size() - 1);
               log.println(
                   String.format(

@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -296,7 +295,6 @@ final class RecoveryRun {
     private final List<String> acknowledged = new ArrayList<>();
     private final List<Long> acknowledgedAt = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
-    private final AtomicLong sent = new AtomicLong();
     private volatile boolean stopped;
 
     Burst(KubeClient api, BenchNamespace ns, int writers) {
@@ -313,7 +311,6 @@ final class RecoveryRun {
                 () -> {
                   for (int i = 0; !stopped; i++) {
                     String name = "burst-" + writer + "-" + i;
-                    sent.incrementAndGet();
                     try {
                       KubeClient.Response r =
                           api.post(

@@ -160,6 +160,13 @@ final class RoleCluster implements RecoveryCluster {
     cluster.restart(victim);
   }
 
+  /** Starts the victim again if a failed run left it dead, so that the next run finds it. */
+  void ensureRunning(String victim) throws IOException {
+    if (!cluster.alive(victim)) {
+      cluster.restart(victim);
+    }
+  }
+
   @Override
   public boolean ready(String victim) {
     if (victim.startsWith("kafka-")) {
