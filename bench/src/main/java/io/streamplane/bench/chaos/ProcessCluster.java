@@ -1,5 +1,8 @@
 package io.streamplane.bench.chaos;
 
+import io.streamplane.bench.metrics.MetricsEndpoint;
+import io.streamplane.bench.metrics.PrometheusText;
+import io.streamplane.bench.metrics.Scrape;
 import io.streamplane.gateway.pki.ClusterPki;
 import io.streamplane.topics.ClusterTopics;
 import io.streamplane.topics.TopicLayout;
@@ -337,6 +340,39 @@ public final class ProcessCluster implements Cluster {
    */
   public Map<String, String> metricsUrls() {
     return Collections.unmodifiableMap(metricsUrls);
+  }
+
+  /**
+   * A scrape of every instance's {@code /metrics} that answers now, by instance name: the gateways'
+   * on their API port as the administrator, the other roles' over plain HTTP.
+   */
+  public Map<String, Scrape> scrape() {
+    Map<String, Scrape> scrapes = new LinkedHashMap<>();
+    List<String> servers = apiServers();
+    for (int i = 0; i < servers.size(); i++) {
+      Scrape s = MetricsEndpoint.scrape(ChaosApi.client(servers.get(i), admin)).scrape();
+      if (s != null) {
+        scrapes.put("gateway-" + i, s);
+      }
+    }
+    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    metricsUrls.forEach(
+        (name, url) -> {
+          try {
+            HttpResponse<String> r =
+                http.send(
+                    HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(3)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() == 200) {
+              scrapes.put(name, PrometheusText.parse(r.body()));
+            }
+          } catch (IOException e) {
+            // Down or paused: left out.
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
+    return scrapes;
   }
 
   /** The directory of an instance: its {@code log}, {@code args}, {@code pid} and state. */

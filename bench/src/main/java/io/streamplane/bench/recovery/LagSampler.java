@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.GroupListing;
@@ -28,30 +29,38 @@ import org.apache.kafka.common.TopicPartition;
  * LagTimeline.View#COMMITTED}, {@link LagTimeline.View#UNSTABLE}). A round that fails (the
  * processes or the broker are down) records nothing.
  */
-final class LagSampler implements AutoCloseable {
+public final class LagSampler implements AutoCloseable {
 
   private static final long TIMEOUT_SECONDS = 3;
 
-  private final RecoveryCluster cluster;
+  private final Supplier<Map<String, Scrape>> scrapes;
   private final LagTimeline timeline;
   private final LongSupplier clock;
   private final Admin admin;
   private final List<Thread> threads = new ArrayList<>();
   private volatile boolean stopped;
 
-  LagSampler(RecoveryCluster cluster, LagTimeline timeline, LongSupplier clock) {
-    this.cluster = cluster;
+  /**
+   * Samples the processes {@code scrapes} answers for and the Kafka cluster at {@code
+   * bootstrapServers} into {@code timeline}, at the times {@code clock} gives.
+   */
+  public LagSampler(
+      String bootstrapServers,
+      Supplier<Map<String, Scrape>> scrapes,
+      LagTimeline timeline,
+      LongSupplier clock) {
+    this.scrapes = scrapes;
     this.timeline = timeline;
     this.clock = clock;
     Properties props = new Properties();
-    props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+    props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "3000");
     props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "3000");
     props.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, "1000");
     this.admin = Admin.create(props);
   }
 
-  void start() {
+  public void start() {
     threads.add(loop("recovery-lag-metrics", 1_000, this::reported));
     threads.add(loop("recovery-lag-broker", 2_000, this::committed));
   }
@@ -85,10 +94,9 @@ final class LagSampler implements AutoCloseable {
 
   private void reported() {
     long at = clock.getAsLong();
-    Map<String, Scrape> scrapes = cluster.scrape();
-    if (!scrapes.isEmpty()) {
-      timeline.add(
-          at, LagTimeline.View.REPORTED, LagTimeline.reported(List.copyOf(scrapes.values())));
+    Map<String, Scrape> now = scrapes.get();
+    if (!now.isEmpty()) {
+      timeline.add(at, LagTimeline.View.REPORTED, LagTimeline.reported(List.copyOf(now.values())));
     }
   }
 
@@ -138,7 +146,7 @@ final class LagSampler implements AutoCloseable {
           (tp, end) -> {
             if (stable.containsKey(tp)) {
               unstable.put(
-                  new LagTimeline.Key("log", tp.topic(), tp.partition()),
+                  new LagTimeline.Key(LagTimeline.LOG, tp.topic(), tp.partition()),
                   (double) Math.max(0, end.offset() - stable.get(tp).offset()));
             }
           });

@@ -8,6 +8,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -56,7 +57,25 @@ public final class LagTimeline {
       double peak,
       double laggingSeconds,
       double longestStretchSeconds,
-      double lastLaggingSeconds) {}
+      double lastLaggingSeconds) {
+
+    /** As the reports write it; the application left out for {@link View#UNSTABLE}. */
+    public String describe() {
+      return String.format(
+          Locale.ROOT,
+          "%s`%s-%d` %.1f s in a row (%.1f s in all), last at %.1f s, peak %,.0f",
+          app.equals(LOG) ? "" : "`" + app + "` ",
+          topic,
+          partition,
+          longestStretchSeconds,
+          laggingSeconds,
+          lastLaggingSeconds,
+          peak);
+    }
+  }
+
+  /** The application of {@link View#UNSTABLE} keys: the log itself. */
+  public static final String LOG = "log";
 
   /** How one application lagged after an origin, over all its partitions. */
   public record AppLag(String app, double peak, double lastLaggingSeconds) {}
@@ -128,7 +147,12 @@ public final class LagTimeline {
    * from}; the longest stretch first.
    */
   public synchronized List<Lagging> lagging(View view, long from) {
-    List<Round> of = after(view, from);
+    return lagging(view, from, Long.MAX_VALUE);
+  }
+
+  /** {@link #lagging(View, long)} over the rounds from {@code from} to {@code to} only. */
+  public synchronized List<Lagging> lagging(View view, long from, long to) {
+    List<Round> of = after(view, from).stream().filter(r -> r.nanos() <= to).toList();
     // peak, lagging seconds, current stretch, longest stretch, last lagging round
     Map<Key, double[]> stats = new LinkedHashMap<>();
     for (int i = 0; i < of.size(); i++) {

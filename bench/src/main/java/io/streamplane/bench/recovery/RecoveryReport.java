@@ -148,20 +148,7 @@ final class RecoveryReport {
           md.append("none seen\n");
           continue;
         }
-        List<String> parts = new ArrayList<>();
-        for (LagTimeline.Lagging l : top) {
-          parts.add(
-              String.format(
-                  Locale.ROOT,
-                  "%s`%s-%d` %.1f s in a row (%.1f s in all), last at %.1f s, peak %,.0f",
-                  v.view() == LagTimeline.View.UNSTABLE ? "" : "`" + l.app() + "` ",
-                  l.topic(),
-                  l.partition(),
-                  l.longestStretchSeconds(),
-                  l.laggingSeconds(),
-                  l.lastLaggingSeconds(),
-                  l.peak()));
-        }
+        List<String> parts = top.stream().map(LagTimeline.Lagging::describe).toList();
         md.append(String.join("; ", parts));
         if (v.partitions().size() > top.size()) {
           md.append("; and ").append(v.partitions().size() - top.size()).append(" more");

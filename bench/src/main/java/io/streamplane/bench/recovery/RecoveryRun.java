@@ -60,7 +60,9 @@ final class RecoveryRun {
     phase.accept("creating the workload");
     try (BenchNamespace ns =
             BenchNamespace.open(api, "recovery-" + scenario, null, settings.keep());
-        LagSampler sampler = new LagSampler(cluster, timeline, System::nanoTime)) {
+        LagSampler sampler =
+            new LagSampler(
+                cluster.bootstrapServers(), cluster::scrape, timeline, System::nanoTime)) {
       sampler.start();
       String base = "/api/v1/namespaces/" + ns.name();
       KubeClient.Response created =

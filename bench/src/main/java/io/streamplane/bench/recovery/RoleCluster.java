@@ -103,24 +103,7 @@ final class RoleCluster implements RecoveryCluster {
 
   @Override
   public Map<String, Scrape> scrape() {
-    Map<String, Scrape> scrapes = new LinkedHashMap<>();
-    gateways.forEach(
-        (name, client) -> {
-          MetricsEndpoint.Result r = MetricsEndpoint.scrape(client);
-          if (r.scrape() != null) {
-            scrapes.put(name, r.scrape());
-          }
-        });
-    cluster
-        .metricsUrls()
-        .forEach(
-            (name, url) -> {
-              Scrape s = scrapePlain(url);
-              if (s != null) {
-                scrapes.put(name, s);
-              }
-            });
-    return scrapes;
+    return cluster.scrape();
   }
 
   private Scrape scrapePlain(String url) {

@@ -80,6 +80,20 @@ class LagTimelineTest {
   }
 
   @Test
+  void aWindowLeavesOutTheRoundsAfterItsEnd() {
+    LagTimeline t = new LagTimeline();
+    t.add(0, View.UNSTABLE, Map.of(key("log", 0), 2.0));
+    t.add(2 * S, View.UNSTABLE, Map.of(key("log", 0), 2.0));
+    t.add(4 * S, View.UNSTABLE, Map.of(key("log", 0), 9.0));
+
+    List<LagTimeline.Lagging> lagging = t.lagging(View.UNSTABLE, 0, 3 * S);
+
+    assertThat(lagging).containsExactly(new LagTimeline.Lagging("log", "t", 0, 2, 2, 2, 2));
+    assertThat(lagging.get(0).describe())
+        .isEqualTo("`t-0` 2.0 s in a row (2.0 s in all), last at 2.0 s, peak 2");
+  }
+
+  @Test
   void appsSaysWhenEachApplicationLastLaggedAndNaNForOneThatNeverDid() {
     LagTimeline t = new LagTimeline();
     t.add(

@@ -48,7 +48,9 @@ class RecoveryReportTest {
                 new RunResult.LaggingView(
                     LagTimeline.View.COMMITTED,
                     List.of(new LagTimeline.Lagging("sp-binder", "sp.events", 1, 134, 62, 60, 70))),
-                new RunResult.LaggingView(LagTimeline.View.UNSTABLE, List.of())),
+                new RunResult.LaggingView(
+                    LagTimeline.View.UNSTABLE,
+                    List.of(new LagTimeline.Lagging("log", "sp.events", 4, 2, 30, 30, 31)))),
             List.of(
                 new RunResult.AppsView(
                     LagTimeline.View.COMMITTED,
@@ -66,7 +68,7 @@ class RecoveryReportTest {
         .contains("- Applications lagging, committed: `sp-binder` until 70.0 s (peak 134)")
         .contains(
             "`sp-binder` `sp.events-1` 60.0 s in a row (62.0 s in all), last at 70.0 s, peak 134")
-        .contains("- Partitions lagging longest in a row, unstable: none seen")
+        .contains("- Partitions lagging longest in a row, unstable: `sp.events-4` 30.0 s in a row")
         .contains("3 × task waited for its committed offsets")
         .contains("- Problem: not every pod Running");
   }
