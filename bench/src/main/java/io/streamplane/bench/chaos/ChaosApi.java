@@ -14,7 +14,7 @@ import java.util.List;
  * unknown (no answer, or a 5xx) the client moves on to the next gateway, as a client behind a load
  * balancer would be sent elsewhere, after a pause of 250 ms.
  */
-final class ChaosApi {
+public final class ChaosApi {
 
   /** A request to send with a client. */
   interface Call {
@@ -38,7 +38,7 @@ final class ChaosApi {
   }
 
   /** A client of {@code server} presenting {@code identity}'s certificate, trusting its CA. */
-  static KubeClient client(String server, ClusterPki.ClientIdentity identity) {
+  public static KubeClient client(String server, ClusterPki.ClientIdentity identity) {
     return new KubeClient(
         new Kubeconfig(
             null,

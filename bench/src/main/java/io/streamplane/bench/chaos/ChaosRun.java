@@ -6,6 +6,8 @@ import io.streamplane.bench.chaos.Ledger.Outcome;
 import io.streamplane.bench.load.KubeClient;
 import io.streamplane.bench.measure.Progress;
 import io.streamplane.bench.measure.TimeSeries;
+import io.streamplane.bench.recovery.LagSampler;
+import io.streamplane.bench.recovery.LagTimeline;
 import io.streamplane.bench.report.Markdown;
 import io.streamplane.bench.report.Report;
 import io.streamplane.bench.report.SvgFigure;
@@ -48,6 +50,7 @@ public final class ChaosRun {
 
   private static final String NAMESPACE = "chaos";
   private static final String FAILOVER_NAMESPACE = "chaos-failover";
+  private static final long SLOW_FAULT = 10_000_000_000L;
 
   private final Options options;
   private final String command;
@@ -105,22 +108,26 @@ public final class ChaosRun {
       List<Failover.Round> rounds = new ArrayList<>();
       List<String> duplicates;
       List<String> notConverged = new ArrayList<>();
-      try (Progress progress =
-          Progress.start(
-              () ->
-                  new Progress.Status(
-                      phase[0],
-                      faults.injected(),
-                      0,
-                      "faults",
-                      String.format(
-                          Locale.ROOT,
-                          "ops %,d (acknowledged writes %,d)  watch events %,d  faulted: %s",
-                          ledger.size(),
-                          workload.acknowledgedWrites(),
-                          watch.count(),
-                          faults.faulted())))) {
+      LagTimeline lag = new LagTimeline();
+      try (LagSampler lagSampler =
+              new LagSampler(cluster.bootstrapServers(), cluster::scrape, lag, ledger::now);
+          Progress progress =
+              Progress.start(
+                  () ->
+                      new Progress.Status(
+                          phase[0],
+                          faults.injected(),
+                          0,
+                          "faults",
+                          String.format(
+                              Locale.ROOT,
+                              "ops %,d (acknowledged writes %,d)  watch events %,d  faulted: %s",
+                              ledger.size(),
+                              workload.acknowledgedWrites(),
+                              watch.count(),
+                              faults.faulted())))) {
         watch.start();
+        lagSampler.start();
         pods.start(
             cluster.apiServers().get(cluster.apiServers().size() - 1),
             cluster.identity(),
@@ -240,7 +247,8 @@ public final class ChaosRun {
                           + f.type()
                           + " "
                           + f.target()
-                          + "): not recovered within 120 s"));
+                          + "): not recovered within 120 s; no acknowledged write through "
+                          + String.join(", ", f.slowest())));
 
       Duration took = Duration.ofNanos(System.nanoTime() - started);
       Report report =
@@ -259,6 +267,7 @@ public final class ChaosRun {
               history,
               api,
               rounds,
+              lag,
               failures);
       if (!options.keep()) {
         cluster.close();
@@ -325,6 +334,7 @@ public final class ChaosRun {
       LogHistory history,
       List<String> api,
       List<Failover.Round> rounds,
+      LagTimeline lag,
       List<String> failures) {
     ProcessCluster.Layout layout = options.layout();
     long acknowledged = ops.stream().filter(o -> o.isWrite() && o.outcome() == Outcome.OK).count();
@@ -557,7 +567,9 @@ public final class ChaosRun {
     body.append(
             "Recovery: from the fault to the moment every gateway had written to every partition"
                 + " (probe writes every 0.5 s once the process was back). First write: from the"
-                + " fault to the first acknowledged write of the workload sent after it.\n\n")
+                + " fault to the first acknowledged write of the workload sent after it. Written"
+                + " last: the (gateway, partition) pairs whose first write after the fault was"
+                + " answered last, or, for a fault that did not recover, those with none.\n\n")
         .append(
             Markdown.table(
                 List.of(
@@ -584,15 +596,54 @@ public final class ChaosRun {
               f.recovered() < 0
                   ? "not within 120 s"
                   : String.format(Locale.ROOT, "%.1f", (f.recovered() - f.injected()) / 1e9),
-              seconds(firstWrite(ops, f))));
+              seconds(firstWrite(ops, f)),
+              String.join(", ", f.slowest())));
     }
     body.append(
             Markdown.table(
                 List.of(
-                    "#", "at (s)", "fault", "target", "down (s)", "recovered (s)", "first write"),
-                "rrllrrr",
+                    "#",
+                    "at (s)",
+                    "fault",
+                    "target",
+                    "down (s)",
+                    "recovered (s)",
+                    "first write",
+                    "written last (or never)"),
+                "rrllrrrl",
                 faultRows))
         .append("\n</details>\n\n");
+    List<FaultInjector.Fault> slow =
+        faults.stream()
+            .filter(f -> f.recovered() < 0 || f.recovered() - f.injected() > SLOW_FAULT)
+            .toList();
+    if (!slow.isEmpty()) {
+      body.append("## What held the slow faults up\n\n")
+          .append(
+              "Faults not recovered within 10 s: the (gateway, partition) pairs written last (or"
+                  + " never), and, from the fault to its recovery (or 120 s), the partitions that"
+                  + " lagged longest in a row, in seconds after the fault: against each consumer"
+                  + " group's committed offsets, and behind a transaction left open (end offset"
+                  + " − last stable offset), both read from the brokers every 2 s.\n\n");
+      for (FaultInjector.Fault f : slow) {
+        long until = f.recovered() >= 0 ? f.recovered() : f.injected() + 120_000_000_000L;
+        body.append(
+            String.format(
+                Locale.ROOT,
+                "- **Fault %d** (%s %s, %s): written last: %s.\n  Committed: %s.\n  Open"
+                    + " transactions: %s.\n",
+                f.id(),
+                f.type(),
+                f.target(),
+                f.recovered() < 0
+                    ? "not recovered"
+                    : seconds((f.recovered() - f.injected()) / 1e9) + " to recover",
+                String.join(", ", f.slowest()),
+                lagging(lag, LagTimeline.View.COMMITTED, f.injected(), until),
+                lagging(lag, LagTimeline.View.UNSTABLE, f.injected(), until)));
+      }
+      body.append('\n');
+    }
     if (!failures.isEmpty()) {
       body.append("## Violations and problems, in full\n\n");
       failures.stream().limit(200).forEach(f -> body.append("- ").append(f).append('\n'));
@@ -662,9 +713,15 @@ public final class ChaosRun {
         List.of(),
         failures,
         List.of(),
-        "the roles run as separate processes without metrics ports; the figures above are the"
-            + " run's own",
+        "the roles run as separate processes; the lag of their applications is above, for the"
+            + " slow faults",
         results);
+  }
+
+  private static String lagging(LagTimeline lag, LagTimeline.View view, long from, long to) {
+    List<String> top =
+        lag.lagging(view, from, to).stream().limit(3).map(LagTimeline.Lagging::describe).toList();
+    return top.isEmpty() ? "none seen" : String.join("; ", top);
   }
 
   private static double firstWrite(List<Ledger.Op> ops, FaultInjector.Fault f) {

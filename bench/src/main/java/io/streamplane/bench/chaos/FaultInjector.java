@@ -35,9 +35,20 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class FaultInjector implements AutoCloseable {
 
-  /** One injected fault; times in nanoseconds since the run started, -1 when it did not happen. */
+  /**
+   * One injected fault; times in nanoseconds since the run started, -1 when it did not happen.
+   * {@code slowest}: the (gateway, partition) pairs written last after it, or never within the
+   * limit when it did not recover.
+   */
   public record Fault(
-      int id, String type, String target, String role, long injected, long ended, long recovered) {}
+      int id,
+      String type,
+      String target,
+      String role,
+      long injected,
+      long ended,
+      long recovered,
+      List<String> slowest) {}
 
   private static final Duration RECOVERY_LIMIT = Duration.ofSeconds(120);
   private static final Duration RELEASE_AFTER = Duration.ofSeconds(15);
@@ -185,6 +196,7 @@ public final class FaultInjector implements AutoCloseable {
     long injected = ledger.now();
     long ended = -1;
     long recovered = -1;
+    List<String> slowest = List.of();
     try {
       if (kill) {
         cluster.kill(target.name());
@@ -199,6 +211,7 @@ public final class FaultInjector implements AutoCloseable {
       }
       ended = ledger.now();
       recovered = probe(ended, target);
+      slowest = slowestPairs(ended);
     } catch (IOException | RuntimeException e) {
       synchronized (this) {
         errors.add("fault " + id + " (" + target.name() + "): " + e);
@@ -214,7 +227,8 @@ public final class FaultInjector implements AutoCloseable {
               target.role(),
               injected,
               ended,
-              recovered));
+              recovered,
+              slowest));
       synchronized (this) {
         faulted.remove(target.name());
       }
@@ -245,19 +259,46 @@ public final class FaultInjector implements AutoCloseable {
     return -1;
   }
 
+  /**
+   * The (gateway, partition) pairs that had no write sent at or after {@code since} answered, or,
+   * when every pair had one, those whose first such write was answered last.
+   */
+  private List<String> slowestPairs(long since) {
+    List<String> missing = new ArrayList<>();
+    List<String> last = new ArrayList<>();
+    long latest = -1;
+    for (int i = 0; i < probeWrites.size(); i++) {
+      long first = firstAnsweredSince(probeWrites.get(i), since);
+      String pair = "gateway-" + i / probeNames.size() + " partition " + i % probeNames.size();
+      if (first < 0) {
+        missing.add(pair);
+      } else if (first > latest) {
+        latest = first;
+        last.clear();
+        last.add(pair);
+      } else if (first == latest) {
+        last.add(pair);
+      }
+    }
+    return missing.isEmpty() ? last : missing;
+  }
+
+  private static long firstAnsweredSince(List<long[]> pair, long since) {
+    synchronized (pair) {
+      for (long[] write : pair) {
+        if (write[0] >= since) {
+          return write[1];
+        }
+      }
+    }
+    return -1;
+  }
+
   /** When every (gateway, partition) pair had a write sent at or after {@code since} answered. */
   private long recoveredSince(long since) {
     long last = -1;
     for (List<long[]> pair : probeWrites) {
-      long first = -1;
-      synchronized (pair) {
-        for (long[] write : pair) {
-          if (write[0] >= since) {
-            first = write[1];
-            break;
-          }
-        }
-      }
+      long first = firstAnsweredSince(pair, since);
       if (first < 0) {
         return -1;
       }

@@ -1,5 +1,8 @@
 package io.streamplane.bench.chaos;
 
+import io.streamplane.bench.metrics.MetricsEndpoint;
+import io.streamplane.bench.metrics.PrometheusText;
+import io.streamplane.bench.metrics.Scrape;
 import io.streamplane.gateway.pki.ClusterPki;
 import io.streamplane.topics.ClusterTopics;
 import io.streamplane.topics.TopicLayout;
@@ -36,7 +39,8 @@ import org.apache.kafka.metadata.storage.Formatter;
  * Every process has a directory under the run directory holding its log, state and command line.
  *
  * <p>Ports: brokers at {@code portBase + i}, their quorum listeners at {@code portBase + 10 + i},
- * gateways at {@code portBase + 100 + i}.
+ * gateways at {@code portBase + 100 + i} (each serving {@code /metrics} on its API port), and the
+ * {@code /metrics} of every other role instance from {@code portBase + 200}, in start order.
  */
 public final class ProcessCluster implements Cluster {
 
@@ -60,6 +64,7 @@ public final class ProcessCluster implements Cluster {
   private final String java;
   private final String classPath;
   private final Map<String, Proc> procs = new LinkedHashMap<>();
+  private final Map<String, String> metricsUrls = new LinkedHashMap<>();
   private final ClusterPki pki;
   private final ClusterPki.ClientIdentity admin;
 
@@ -180,13 +185,8 @@ public final class ProcessCluster implements Cluster {
     log.println("chaos: gateways at " + apiServers());
     if (layout.nodes() > 0) {
       Path dir = layout.runDir().resolve("nodes-0");
-      add(
-          "nodes-0",
-          "nodes",
-          dir,
-          streamplane(
-              dir,
-              "nodes",
+      List<String> args =
+          new ArrayList<>(
               List.of(
                   "--count",
                   Integer.toString(layout.nodes()),
@@ -197,7 +197,9 @@ public final class ProcessCluster implements Cluster {
                   "--api-server",
                   apiServers().get(0),
                   "--pki-dir",
-                  pki.directory().toString())));
+                  pki.directory().toString()));
+      args.addAll(metricsPort("nodes-0"));
+      add("nodes-0", "nodes", dir, streamplane(dir, "nodes", args));
     }
     log.println(
         "chaos: started "
@@ -248,8 +250,16 @@ public final class ProcessCluster implements Cluster {
     if (!role.equals("gateway")) {
       args.add("--state-dir");
       args.add(dir.resolve("state").toString());
+      args.addAll(metricsPort(name));
     }
     add(name, role, dir, streamplane(dir, role, args));
+  }
+
+  /** The {@code --metrics-port} flag of the next role instance without an HTTP server. */
+  private List<String> metricsPort(String name) {
+    int port = layout.portBase() + 200 + metricsUrls.size();
+    metricsUrls.put(name, "http://127.0.0.1:" + port + "/metrics");
+    return List.of("--metrics-port", Integer.toString(port));
   }
 
   private List<String> streamplane(Path dir, String role, List<String> args) {
@@ -322,6 +332,52 @@ public final class ProcessCluster implements Cluster {
     return IntStream.range(0, layout.gateways())
         .mapToObj(i -> "https://127.0.0.1:" + gatewayPort(i))
         .toList();
+  }
+
+  /**
+   * Where each role instance serves {@code /metrics} over plain HTTP, by instance name; the
+   * gateways are not among them (theirs is on their API port, {@link #apiServers}).
+   */
+  public Map<String, String> metricsUrls() {
+    return Collections.unmodifiableMap(metricsUrls);
+  }
+
+  /**
+   * A scrape of every instance's {@code /metrics} that answers now, by instance name: the gateways'
+   * on their API port as the administrator, the other roles' over plain HTTP.
+   */
+  public Map<String, Scrape> scrape() {
+    Map<String, Scrape> scrapes = new LinkedHashMap<>();
+    List<String> servers = apiServers();
+    for (int i = 0; i < servers.size(); i++) {
+      Scrape s = MetricsEndpoint.scrape(ChaosApi.client(servers.get(i), admin)).scrape();
+      if (s != null) {
+        scrapes.put("gateway-" + i, s);
+      }
+    }
+    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    metricsUrls.forEach(
+        (name, url) -> {
+          try {
+            HttpResponse<String> r =
+                http.send(
+                    HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(3)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() == 200) {
+              scrapes.put(name, PrometheusText.parse(r.body()));
+            }
+          } catch (IOException e) {
+            // Down or paused: left out.
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
+    return scrapes;
+  }
+
+  /** The directory of an instance: its {@code log}, {@code args}, {@code pid} and state. */
+  public Path directory(String name) {
+    return procs.get(name).dir;
   }
 
   @Override

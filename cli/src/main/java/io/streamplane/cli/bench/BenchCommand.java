@@ -27,6 +27,7 @@ import picocli.CommandLine.Command;
       PastReadsCommand.class,
       ReplayBenchCommand.class,
       ChaosCommand.class,
+      RecoveryCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class BenchCommand implements Runnable {

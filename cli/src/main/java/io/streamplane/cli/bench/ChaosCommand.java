@@ -125,8 +125,8 @@ final class ChaosCommand implements Callable<Integer> {
       names = "--port-base",
       defaultValue = "26000",
       description =
-          "Brokers listen from this port, their quorum from +10, gateways from +100 (default:"
-              + " ${DEFAULT-VALUE}).")
+          "Brokers listen from this port, their quorum from +10, gateways from +100, the other"
+              + " roles' metrics from +200 (default: ${DEFAULT-VALUE}).")
   int portBase;
 
   @Option(
