@@ -31,6 +31,7 @@ import org.junit.jupiter.api.TestInstance;
  * and collected with it); a ReplicationController.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@SharedCluster(SharedCluster.Shape.TWO_PROCESS_NODES)
 class DaemonSetE2E {
 
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -160,22 +161,22 @@ class DaemonSetE2E {
   private Launcher joined;
 
   @BeforeAll
-  void startCluster() throws Exception {
+  void startCluster(LocalCluster shared) throws Exception {
     home = Files.createTempDirectory("daemonset-e2e");
-    cluster = new LocalCluster(home, "--nodes", "2", "--runtime", "process").start();
+    cluster = shared;
     kubectl = cluster.kubectl;
     await("two Ready nodes").atMost(LONG).until(() -> readyNodes().size() == 2);
   }
 
   @AfterAll
-  void stopCluster() throws Exception {
+  void cleanUp() throws Exception {
     try {
       if (joined != null) {
         joined.close();
+        kubectl.run("delete", "node", "joined").expectSuccess();
       }
-      cluster.stop();
+      kubectl.run("delete", "ds", "agent", "--ignore-not-found", "--wait=false").expectSuccess();
     } finally {
-      cluster.close();
       try (var files = Files.walk(home)) {
         files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
       }

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.TestInstance;
  * autoscaler looks every 2 s here, rather than 15.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@SharedCluster(SharedCluster.Shape.TWO_SIMULATED_NODES)
 class DisruptionE2E {
 
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -68,28 +69,19 @@ class DisruptionE2E {
   private Kubectl kubectl;
 
   @BeforeAll
-  void startCluster() throws Exception {
+  void startCluster(LocalCluster shared) throws Exception {
     home = Files.createTempDirectory("disruption-e2e");
-    String javaOptions = System.getenv().getOrDefault("STREAMPLANE_JAVA_OPTS", "");
-    cluster =
-        new LocalCluster(home, "--nodes", "2", "--runtime", "simulated")
-            .javaOptions(
-                javaOptions
-                    + " -Dstreamplane.metric-resolution=PT2S"
-                    + " -Dstreamplane.horizontal-pod-autoscaler-sync-period=PT2S")
-            .start();
+    cluster = shared;
     kubectl = cluster.kubectl;
   }
 
   @AfterAll
-  void stopCluster() throws Exception {
-    try {
-      cluster.stop();
-    } finally {
-      cluster.close();
-      try (var files = Files.walk(home)) {
-        files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
+  void cleanUp() throws Exception {
+    kubectl
+        .run("delete", "deploy/web", "pdb/web", "pdb/db", "--ignore-not-found", "--wait=false")
+        .expectSuccess();
+    try (var files = Files.walk(home)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }
   }
 
@@ -126,7 +118,14 @@ class DisruptionE2E {
     String node = nodeOf(readyPods(null).get(0));
     Kubectl.Result drained =
         kubectl
-            .run("drain", node, "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=120s")
+            // Only this test's pods: other classes' pods may share the node.
+            .run(
+                "drain",
+                node,
+                "--pod-selector=app=web",
+                "--ignore-daemonsets",
+                "--delete-emptydir-data",
+                "--timeout=120s")
             .expectSuccess();
     assertThat(drained.out()).contains("node/" + node + " cordoned").contains(" evicted");
     assertThat(readyPods(node)).isEmpty();

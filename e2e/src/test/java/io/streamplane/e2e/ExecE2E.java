@@ -35,6 +35,7 @@ import org.junit.jupiter.api.TestInstance;
  * view ClusterRole only.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@SharedCluster(SharedCluster.Shape.ONE_PROCESS_NODE)
 class ExecE2E {
 
   private String auditedStreamsQuietly() {
@@ -55,11 +56,11 @@ class ExecE2E {
   private PythonClient python;
 
   @BeforeAll
-  void startCluster() throws Exception {
+  void startCluster(LocalCluster shared) throws Exception {
     home = Files.createTempDirectory("exec-e2e");
-    cluster = new LocalCluster(home, "--nodes", "1", "--runtime", "process").start();
+    cluster = shared;
     kubectl = cluster.kubectl;
-    python = new PythonClient(home, home.resolve("kubeconfig"));
+    python = new PythonClient(home, cluster.home.resolve("kubeconfig"));
     simulatedNode =
         Launcher.startLabelled(
             "sim-0",
@@ -77,12 +78,12 @@ class ExecE2E {
             "--bootstrap-server",
             cluster.kafkaBootstrap());
     simulatedNode.awaitLine("Ctrl-C to stop", RUNNING);
-    await("two Ready nodes")
+    await("node-0 and sim-0 Ready")
         .atMost(RUNNING)
         .until(
             () ->
                 kubectl
-                        .run("get", "nodes", "--no-headers")
+                        .run("get", "nodes", "node-0", "sim-0", "--no-headers")
                         .out()
                         .lines()
                         .filter(l -> l.contains(" Ready "))
@@ -111,12 +112,14 @@ class ExecE2E {
   }
 
   @AfterAll
-  void stopCluster() throws Exception {
+  void cleanUp() throws Exception {
     if (simulatedNode != null) {
       simulatedNode.close();
+      kubectl.run("delete", "node", "sim-0").expectSuccess();
     }
-    cluster.stop();
-    cluster.close();
+    kubectl
+        .run("delete", "pod", "web", "sim", "--ignore-not-found", "--wait=false")
+        .expectSuccess();
     try (var files = Files.walk(home)) {
       files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }
@@ -569,11 +572,15 @@ class ExecE2E {
     return events;
   }
 
-  /** The event of {@code subresource} by {@code user}, acting as {@code impersonated} (or not). */
+  /**
+   * The event of {@code subresource} of default/web by {@code user}, acting as {@code impersonated}
+   * (or not).
+   */
   private static Optional<JsonNode> find(
       List<JsonNode> events, String subresource, String user, String impersonated) {
     return events.stream()
         .filter(e -> e.at("/objectRef/subresource").asText().equals(subresource))
+        .filter(e -> e.at("/objectRef/namespace").asText().equals("default"))
         .filter(e -> e.at("/objectRef/name").asText().equals("web"))
         .filter(e -> e.at("/user/username").asText().equals(user))
         .filter(

@@ -44,6 +44,7 @@ import org.junit.jupiter.api.TestInstance;
  * out of a container. Each test works in a namespace of its own.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@SharedCluster(SharedCluster.Shape.ONE_PROCESS_NODE)
 class Fabric8E2E {
 
   private static final Duration WAIT = Duration.ofSeconds(120);
@@ -53,24 +54,22 @@ class Fabric8E2E {
   private KubernetesClient client;
 
   @BeforeAll
-  void startCluster() throws Exception {
+  void startCluster(LocalCluster shared) throws Exception {
     home = Files.createTempDirectory("fabric8-e2e");
-    cluster = new LocalCluster(home, "--nodes", "1", "--runtime", "process").start();
-    System.setProperty("kubeconfig", home.resolve("kubeconfig").toString());
+    cluster = shared;
+    System.setProperty("kubeconfig", cluster.home.resolve("kubeconfig").toString());
     client = new KubernetesClientBuilder().build();
     await("the node registered")
         .atMost(WAIT)
-        .until(() -> client.nodes().list().getItems().size() == 1);
+        .until(() -> client.nodes().withName("node-0").get() != null);
   }
 
   @AfterAll
-  void stopCluster() throws Exception {
+  void cleanUp() throws Exception {
     if (client != null) {
       client.close();
     }
     System.clearProperty("kubeconfig");
-    cluster.stop();
-    cluster.close();
     try (var files = Files.walk(home)) {
       files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }

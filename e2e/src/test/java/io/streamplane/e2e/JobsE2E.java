@@ -3,8 +3,6 @@ package io.streamplane.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -23,22 +21,17 @@ import org.junit.jupiter.api.TestMethodOrder;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@SharedCluster(SharedCluster.Shape.ONE_PROCESS_NODE)
 class JobsE2E {
 
   private static final Duration WAIT = Duration.ofSeconds(120);
 
-  private Path home;
   private LocalCluster cluster;
   private Kubectl kubectl;
 
   @BeforeAll
-  void startCluster() throws Exception {
-    home = Files.createTempDirectory("jobs-e2e");
-    String javaOptions = System.getenv().getOrDefault("STREAMPLANE_JAVA_OPTS", "");
-    cluster =
-        new LocalCluster(home, "--nodes", "1", "--runtime", "process")
-            .javaOptions(javaOptions + " -Dstreamplane.metric-resolution=PT2S")
-            .start();
+  void startCluster(LocalCluster shared) throws Exception {
+    cluster = shared;
     kubectl = cluster.kubectl;
     await("a Ready node")
         .atMost(WAIT)
@@ -50,14 +43,9 @@ class JobsE2E {
   }
 
   @AfterAll
-  void stopCluster() throws Exception {
-    if (cluster != null) {
-      cluster.stop();
-      cluster.close();
-    }
-    try (var files = Files.walk(home)) {
-      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    }
+  void cleanUp() throws Exception {
+    // Its Jobs would go on every minute on the cluster the next classes share.
+    kubectl.run("delete", "cronjob", "tick", "--ignore-not-found").expectSuccess();
   }
 
   @Test
@@ -241,7 +229,7 @@ class JobsE2E {
                     "can-i",
                     "list",
                     "pods.metrics.k8s.io",
-                    "--as=system:serviceaccount:default:default")
+                    "--as=system:serviceaccount:default:metrics-viewer")
                 .out()
                 .trim())
         .isEqualTo("no");
@@ -251,7 +239,7 @@ class JobsE2E {
             "rolebinding",
             "viewer",
             "--clusterrole=view",
-            "--serviceaccount=default:default")
+            "--serviceaccount=default:metrics-viewer")
         .expectSuccess();
     await("the view role to let its holder read pod metrics")
         .atMost(Duration.ofSeconds(20))
@@ -263,7 +251,7 @@ class JobsE2E {
                         "can-i",
                         "list",
                         "pods.metrics.k8s.io",
-                        "--as=system:serviceaccount:default:default")
+                        "--as=system:serviceaccount:default:metrics-viewer")
                     .out()
                     .trim()
                     .equals("yes"));

@@ -34,20 +34,21 @@ import org.junit.jupiter.api.TestInstance;
  * Services and SRV records.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@SharedCluster(SharedCluster.Shape.TWO_PROCESS_NODES)
 class NetworkingE2E {
 
   private static final Duration WAIT = Duration.ofSeconds(90);
-  private static final String DNS = "127.96.0.10";
   private static final Pattern HELLO = Pattern.compile("hello from (backend-[a-z0-9-]+)");
 
   private Path home;
   private LocalCluster cluster;
   private Kubectl kubectl;
+  private String dns;
 
   @BeforeAll
-  void startCluster() throws Exception {
+  void startCluster(LocalCluster shared) throws Exception {
     home = Files.createTempDirectory("networking-e2e");
-    cluster = new LocalCluster(home, "--nodes", "2", "--runtime", "process").start();
+    cluster = shared;
     kubectl = cluster.kubectl;
     await("two Ready nodes")
         .atMost(WAIT)
@@ -60,14 +61,19 @@ class NetworkingE2E {
                         .filter(l -> l.contains(" Ready "))
                         .count()
                     == 2);
+    // The tenth address of the cluster's service range, which a test run may choose.
+    dns =
+        kubectl
+            .run("get", "svc", "-n", "kube-system", "kube-dns", "-o", "jsonpath={.spec.clusterIP}")
+            .expectSuccess()
+            .out();
   }
 
   @AfterAll
-  void stopCluster() throws Exception {
-    if (cluster != null) {
-      cluster.stop();
-      cluster.close();
-    }
+  void cleanUp() throws Exception {
+    kubectl
+        .run("delete", "namespace", "shop", "dns", "--ignore-not-found", "--wait=false")
+        .expectSuccess();
     try (var files = Files.walk(home)) {
       files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }
@@ -227,7 +233,7 @@ class NetworkingE2E {
 
   private List<String> dig(String... query) throws IOException, InterruptedException {
     List<String> command =
-        new java.util.ArrayList<>(List.of("dig", "+short", "+time=2", "+tries=2", "@" + DNS));
+        new java.util.ArrayList<>(List.of("dig", "+short", "+time=2", "+tries=2", "@" + dns));
     command.addAll(List.of(query));
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
     String out = new String(process.getInputStream().readAllBytes());

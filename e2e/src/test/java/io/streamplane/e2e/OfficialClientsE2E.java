@@ -56,6 +56,7 @@ import org.junit.jupiter.api.TestInstance;
  * kubectl get -w}. One cluster with two simulated nodes, each test in its own namespace.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@SharedCluster(SharedCluster.Shape.TWO_SIMULATED_NODES)
 class OfficialClientsE2E {
 
   private static final Duration WAIT = Duration.ofSeconds(60);
@@ -72,25 +73,29 @@ class OfficialClientsE2E {
   private CoreV1Api core;
   private AppsV1Api apps;
   private PythonClient python;
+  private final List<String> namespaces = new ArrayList<>();
 
   @BeforeAll
-  void startCluster() throws Exception {
+  void startCluster(LocalCluster shared) throws Exception {
     home = Files.createTempDirectory("clients-e2e");
-    cluster = new LocalCluster(home, "--nodes", "2", "--runtime", "simulated").start();
-    client = Config.fromConfig(home.resolve("kubeconfig").toString());
+    cluster = shared;
+    client = Config.fromConfig(cluster.home.resolve("kubeconfig").toString());
     client.setReadTimeout(0); // watches stay open
     core = new CoreV1Api(client);
     apps = new AppsV1Api(client);
-    python = new PythonClient(home, home.resolve("kubeconfig"));
+    python = new PythonClient(home, cluster.home.resolve("kubeconfig"));
     await("both nodes registered")
         .atMost(WAIT)
         .until(() -> core.listNode().execute().getItems().size() == 2);
   }
 
   @AfterAll
-  void stopCluster() throws Exception {
-    cluster.stop();
-    cluster.close();
+  void cleanUp() throws Exception {
+    if (!namespaces.isEmpty()) {
+      List<String> delete = new ArrayList<>(List.of("delete", "namespace", "--wait=false"));
+      delete.addAll(namespaces);
+      cluster.kubectl.run(delete.toArray(String[]::new)).expectSuccess();
+    }
     try (var files = Files.walk(home)) {
       files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }
@@ -431,6 +436,7 @@ class OfficialClientsE2E {
 
   private String namespace(String name) throws ApiException {
     core.createNamespace(new V1Namespace().metadata(new V1ObjectMeta().name(name))).execute();
+    namespaces.add(name);
     return name;
   }
 

@@ -30,6 +30,7 @@ import org.junit.jupiter.api.TestInstance;
  * system:serviceaccount:default:default}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@SharedCluster(SharedCluster.Shape.ONE_PROCESS_NODE)
 class SecurityE2E {
 
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -41,16 +42,17 @@ class SecurityE2E {
   private Kubectl kubectl;
 
   @BeforeAll
-  void startCluster() throws Exception {
+  void startCluster(LocalCluster shared) throws Exception {
     home = Files.createTempDirectory("security-e2e");
-    cluster = new LocalCluster(home, "--nodes", "1", "--runtime", "process").start();
+    cluster = shared;
     kubectl = cluster.kubectl;
   }
 
   @AfterAll
-  void stopCluster() throws Exception {
-    cluster.stop();
-    cluster.close();
+  void cleanUp() throws Exception {
+    kubectl
+        .run("delete", "pod", "token-reader", "--ignore-not-found", "--wait=false")
+        .expectSuccess();
     try (var files = Files.walk(home)) {
       files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }
@@ -145,7 +147,7 @@ class SecurityE2E {
             "sleep 3600");
     String pod =
         """
-        {"apiVersion":"v1","kind":"Pod","metadata":{"name":"reader"},
+        {"apiVersion":"v1","kind":"Pod","metadata":{"name":"token-reader"},
          "spec":{"serviceAccountName":"default","containers":[{"name":"reader","image":"busybox",
            "command":["/bin/sh","-c",%s],
            "volumeMounts":[{"name":"kube-api-access","mountPath":"%s","readOnly":true}]}],
@@ -157,15 +159,18 @@ class SecurityE2E {
         """
             .formatted(JSON.writeValueAsString(script), SA_DIR);
     kubectl.runWithInput(pod, "apply", "-f", "-").expectSuccess();
-    kubectl.run("wait", "--for=condition=Ready", "pod/reader", "--timeout=120s").expectSuccess();
+    kubectl
+        .run("wait", "--for=condition=Ready", "pod/token-reader", "--timeout=120s")
+        .expectSuccess();
     await("the pod's calls to the API")
         .atMost(RUNNING)
         .until(
             () ->
-                kubectl.run("logs", "reader").out().lines().filter(l -> !l.isBlank()).count() >= 3);
+                kubectl.run("logs", "token-reader").out().lines().filter(l -> !l.isBlank()).count()
+                    >= 3);
     List<String> lines =
         kubectl
-            .run("logs", "reader")
+            .run("logs", "token-reader")
             .expectSuccess()
             .out()
             .lines()
@@ -179,7 +184,7 @@ class SecurityE2E {
         .contains("system:serviceaccounts:default")
         .contains("system:authenticated");
     assertThat(user.path("extra").path("authentication.kubernetes.io/pod-name").toString())
-        .contains("reader");
+        .contains("token-reader");
     JsonNode pods = JSON.readTree(lines.get(2));
     assertThat(pods.path("code").asInt())
         .as("the ServiceAccount is authenticated; no role lets it list pods")

@@ -9,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -23,6 +22,7 @@ import org.junit.jupiter.api.TestInstance;
  * gets a Bound claim per ordinal, which a pod made again under the same name mounts again.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@SharedCluster(SharedCluster.Shape.ONE_PROCESS_NODE)
 class StorageE2E {
 
   private static final Duration WAIT = Duration.ofSeconds(120);
@@ -33,22 +33,13 @@ class StorageE2E {
   private Kubectl kubectl;
 
   @BeforeAll
-  void startCluster() throws Exception {
-    home = Files.createTempDirectory("storage-e2e");
-    cluster = new LocalCluster(home, "--nodes", "1", "--runtime", "process").start();
+  void startCluster(LocalCluster shared) throws Exception {
+    cluster = shared;
+    home = cluster.home;
     kubectl = cluster.kubectl;
     await("node-0 Ready")
         .atMost(WAIT)
         .until(() -> kubectl.run("get", "nodes", "--no-headers").out().contains(" Ready "));
-  }
-
-  @AfterAll
-  void stopCluster() throws Exception {
-    cluster.stop();
-    cluster.close();
-    try (Stream<Path> files = Files.walk(home)) {
-      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    }
   }
 
   private JsonNode get(String... args) throws Exception {

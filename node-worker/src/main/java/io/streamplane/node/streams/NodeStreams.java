@@ -5,6 +5,7 @@ import io.streamplane.node.runtime.ContainerStreamException;
 import io.streamplane.node.runtime.PodRuntime;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -107,13 +108,15 @@ public final class NodeStreams extends Handler.Wrapper {
                 command,
                 streams,
                 protocol,
-                pumps)
+                pumps,
+                RemoteCommandSession.LEFT_GRACE)
             : new RemoteCommandSession(
                 () -> runtime.attach(namespace, pod, container, streams.stdin(), streams.tty()),
                 command,
                 streams,
                 protocol,
-                pumps);
+                pumps,
+                Duration.ZERO);
     upgrade(request, response, callback, protocol, session);
     return true;
   }

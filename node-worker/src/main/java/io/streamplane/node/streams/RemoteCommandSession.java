@@ -7,10 +7,12 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.eclipse.jetty.websocket.api.Callback;
 import org.eclipse.jetty.websocket.api.Session;
@@ -23,8 +25,12 @@ import org.slf4j.LoggerFactory;
  * WebSocket ({@link ChannelProtocol}): starts the command when the socket opens, copies its stdout
  * and stderr to channels 1 and 2 as they are written, writes what arrives on channel 0 to its
  * stdin, and closes its stdin on v5's close of channel 0. Once the command ended and its output was
- * sent, the Status goes on channel 3 and the socket closes. A client that goes away kills the
- * command. A command that cannot start ends the stream with the runtime's Status.
+ * sent, the Status goes on channel 3 and the socket closes. A client that goes away ends the
+ * command's stdin, as kubelet's stream does when its connection ends: everything the client sent
+ * was written first (messages are handled in order), so a command reading its input to the end
+ * finishes its work (v4 has no close of stdin; fabric8 uploads a file by streaming it into {@code
+ * cat} and closing the socket). An exec still running {@link #LEFT_GRACE} later is killed; an
+ * attach detaches at once. A command that cannot start ends the stream with the runtime's Status.
  *
  * <p>Without stdin the command's stdin is closed at once; an output not asked for is read and
  * dropped, so the command never blocks on it.
@@ -32,6 +38,9 @@ import org.slf4j.LoggerFactory;
 public final class RemoteCommandSession implements Session.Listener {
 
   private static final Logger LOG = LoggerFactory.getLogger(RemoteCommandSession.class);
+
+  /** How long an exec whose client went away may run on before it is killed. */
+  static final Duration LEFT_GRACE = Duration.ofSeconds(5);
 
   /** What the client asked to stream. */
   record Streams(boolean stdin, boolean stdout, boolean stderr, boolean tty) {}
@@ -41,6 +50,7 @@ public final class RemoteCommandSession implements Session.Listener {
   private final Streams streams;
   private final String protocol;
   private final ExecutorService pumps;
+  private final Duration leftGrace;
   private volatile Session session;
   private volatile ContainerCommand running;
   private volatile boolean ended;
@@ -50,12 +60,14 @@ public final class RemoteCommandSession implements Session.Listener {
       List<String> command,
       Streams streams,
       String protocol,
-      ExecutorService pumps) {
+      ExecutorService pumps,
+      Duration leftGrace) {
     this.start = start;
     this.command = command;
     this.streams = streams;
     this.protocol = protocol;
     this.pumps = pumps;
+    this.leftGrace = leftGrace;
   }
 
   @Override
@@ -190,8 +202,20 @@ public final class RemoteCommandSession implements Session.Listener {
   @Override
   public void onWebSocketClose(int code, String reason) {
     ContainerCommand command = running;
-    if (command != null && !ended) {
+    if (command == null || ended) {
+      return;
+    }
+    closeQuietly(command.stdin());
+    if (leftGrace.isZero()) {
       command.kill();
+    } else {
+      CompletableFuture.runAsync(
+          () -> {
+            if (!ended) {
+              command.kill();
+            }
+          },
+          CompletableFuture.delayedExecutor(leftGrace.toMillis(), TimeUnit.MILLISECONDS));
     }
   }
 
