@@ -31,6 +31,7 @@ import io.streamplane.topics.Topics;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -163,24 +164,63 @@ public final class ControlPlane implements AutoCloseable {
     return Objects.requireNonNull(gateway, "this control plane has no gateway").url();
   }
 
+  /**
+   * Stops what runs in the reverse order of its start. The Streams apps, started one after another,
+   * stop together: each waits for its threads to end their transaction and leave the group, which
+   * takes each the same time whether the others have stopped or not.
+   */
   @Override
   public void close() {
-    RuntimeException failure = null;
-    for (int i = running.size() - 1; i >= 0; i--) {
-      try {
-        running.get(i).close();
-      } catch (Exception e) {
-        if (failure == null) {
-          failure = new IllegalStateException("stopping the control plane", e);
-        } else {
-          failure.addSuppressed(e);
-        }
+    List<Exception> failures = new ArrayList<>();
+    int last = running.size() - 1;
+    while (last >= 0) {
+      int first = last;
+      while (first > 0
+          && running.get(last) instanceof StreamsApp
+          && running.get(first - 1) instanceof StreamsApp) {
+        first--;
       }
+      failures.addAll(closeTogether(running.subList(first, last + 1)));
+      last = first - 1;
     }
     running.clear();
-    if (failure != null) {
+    if (!failures.isEmpty()) {
+      IllegalStateException failure =
+          new IllegalStateException("stopping the control plane", failures.get(0));
+      failures.subList(1, failures.size()).forEach(failure::addSuppressed);
       throw failure;
     }
+  }
+
+  private static List<Exception> closeTogether(List<AutoCloseable> closeables) {
+    List<Exception> failures = Collections.synchronizedList(new ArrayList<>());
+    List<Thread> threads = new ArrayList<>();
+    for (AutoCloseable closeable : closeables) {
+      Runnable close =
+          () -> {
+            try {
+              closeable.close();
+            } catch (Exception e) {
+              failures.add(e);
+            }
+          };
+      if (closeables.size() == 1) {
+        close.run();
+      } else {
+        Thread thread = new Thread(close, "control-plane-stop-" + threads.size());
+        thread.start();
+        threads.add(thread);
+      }
+    }
+    for (Thread thread : threads) {
+      try {
+        thread.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        failures.add(e);
+      }
+    }
+    return failures;
   }
 
   /** The options of a plane; each setter returns the builder. */
