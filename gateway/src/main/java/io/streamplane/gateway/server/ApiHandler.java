@@ -105,8 +105,7 @@ final class ApiHandler implements HttpHandler {
     this.cache = cache;
     this.discovery = discovery;
     this.openApi = openApi;
-    // The documents describe the built-in kinds: custom resources are not published in them.
-    this.openApiV2 = new OpenApiV2(ResourceRegistry.kubernetes());
+    this.openApiV2 = new OpenApiV2(registry);
     this.tables = tables;
     this.watches = new Watches(cache, tables);
     this.podLogs = new PodLogs(registry, service);

@@ -25,6 +25,7 @@ import org.apache.avro.specific.SpecificRecord;
  */
 public final class CustomResourceStrategy implements KindStrategy {
 
+  private final JsonNode openApiSchema;
   private final StructuralSchema schema;
   private final boolean statusSubresource;
   private final JsonNode scale;
@@ -32,10 +33,16 @@ public final class CustomResourceStrategy implements KindStrategy {
 
   /** {@code version}: one entry of the definition's {@code spec.versions}. */
   public CustomResourceStrategy(JsonNode version) {
-    this.schema = new StructuralSchema(version.path("schema").path("openAPIV3Schema"));
+    this.openApiSchema = version.path("schema").path("openAPIV3Schema");
+    this.schema = new StructuralSchema(openApiSchema);
     this.statusSubresource = version.path("subresources").path("status").isObject();
     this.scale = version.path("subresources").path("scale");
     this.printer = printer(version.path("additionalPrinterColumns"));
+  }
+
+  /** The version's {@code openAPIV3Schema} as the definition gives it (shared: do not change). */
+  public JsonNode openApiSchema() {
+    return openApiSchema;
   }
 
   @Override
