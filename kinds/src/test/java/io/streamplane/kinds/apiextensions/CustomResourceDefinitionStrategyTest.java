@@ -120,7 +120,7 @@ class CustomResourceDefinitionStrategyTest {
   void aKindWithoutTheStatusSubresourceKeepsStatusWithItsOtherFields() {
     ObjectNode version =
         json("{\"name\": \"v1\", \"schema\": {\"openAPIV3Schema\": {\"type\": \"object\"}}}");
-    CustomResourceStrategy noStatus = new CustomResourceStrategy(version);
+    CustomResourceStrategy noStatus = new CustomResourceStrategy(version, null);
     CustomObject decoded =
         kubeJson
             .toAvro(
