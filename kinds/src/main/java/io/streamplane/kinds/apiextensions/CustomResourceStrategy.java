@@ -31,7 +31,6 @@ public final class CustomResourceStrategy implements KindStrategy {
   private final boolean statusSubresource;
   private final JsonNode scale;
   private final Printer printer;
-
   private final String deprecationWarning;
 
   /**
