@@ -5,14 +5,28 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import io.streamplane.schema.convert.KubeJson;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.KeyStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -1310,6 +1324,7 @@ class KubectlE2E {
                 properties:
                   spec:
                     type: object
+                    description: The schedule and image of a cron table.
                     x-kubernetes-validations:
                     - rule: "!has(self.image) || !self.image.startsWith('forbidden')"
                       message: image must not be a forbidden one
@@ -1317,6 +1332,7 @@ class KubectlE2E {
                     properties:
                       cronSpec:
                         type: string
+                        description: When the table runs, in cron's syntax.
                         pattern: '^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$'
                       image:
                         type: string
@@ -1526,6 +1542,273 @@ class KubectlE2E {
               () ->
                   assertThat(kubectl.run("get", "crontabs", "-A").err())
                       .contains("No resources found"));
+    }
+
+    @Test
+    @Order(5)
+    void kubectlExplainShowsTheSchemasDescriptionsAndTheDocumentFollowsTheDefinition()
+        throws Exception {
+      String explained = kubectl.run("explain", "crontabs.spec").expectSuccess().out();
+      assertThat(explained)
+          .contains(
+              "GROUP:      stable.example.com",
+              "KIND:       CronTab",
+              "VERSION:    v1",
+              "The schedule and image of a cron table.",
+              "cronSpec\t<string>",
+              "When the table runs, in cron's syntax.");
+      kubectl
+          .runWithInput(
+              CRD.replace("When the table runs, in cron's syntax.", "The table's schedule."),
+              "apply",
+              "-f",
+              "-")
+          .expectSuccess();
+      await("the changed description published")
+          .atMost(Duration.ofSeconds(20))
+          .untilAsserted(
+              () ->
+                  assertThat(kubectl.run("explain", "crontabs.spec.cronSpec").expectSuccess().out())
+                      .contains("The table's schedule."));
+    }
+
+    static final String WIDGETS =
+        """
+        apiVersion: apiextensions.k8s.io/v1
+        kind: CustomResourceDefinition
+        metadata:
+          name: widgets.conversion.example.com
+        spec:
+          group: conversion.example.com
+          scope: Namespaced
+          names: {plural: widgets, singular: widget, kind: Widget}
+          conversion:
+            strategy: Webhook
+            webhook:
+              conversionReviewVersions: [v1]
+              clientConfig: {url: "URL", caBundle: "CA"}
+          versions:
+          - name: v1
+            served: true
+            storage: true
+            deprecated: true
+            schema:
+              openAPIV3Schema:
+                type: object
+                properties:
+                  spec:
+                    type: object
+                    properties:
+                      cronSpec: {type: string}
+          - name: v2
+            served: true
+            storage: false
+            schema:
+              openAPIV3Schema:
+                type: object
+                properties:
+                  spec:
+                    type: object
+                    properties:
+                      schedule: {type: string}
+        """;
+
+    /**
+     * Two versions of a kind, v1 stored and deprecated, v2 converted by a webhook this test serves
+     * over HTTPS (v1's {@code spec.cronSpec} is v2's {@code spec.schedule}): an object written as
+     * v2 is stored as v1 and read back as either, and v1 answers with its deprecation warning.
+     */
+    @Test
+    @Order(6)
+    void twoVersionsWithAConversionWebhookServeTheSameObject() throws Exception {
+      Path dir = Files.createTempDirectory("conversion-webhook");
+      try (ConversionServer webhook = new ConversionServer(dir)) {
+        kubectl
+            .runWithInput(
+                WIDGETS.replace("URL", webhook.url()).replace("CA", webhook.caBundle()),
+                "apply",
+                "-f",
+                "-")
+            .expectSuccess();
+        kubectl
+            .run(
+                "wait",
+                "--for=condition=Established",
+                "crd/widgets.conversion.example.com",
+                "--timeout=10s")
+            .expectSuccess();
+        await("the kind served")
+            .atMost(Duration.ofSeconds(20))
+            .untilAsserted(
+                () ->
+                    kubectl
+                        .runWithInput(
+                            """
+                            apiVersion: conversion.example.com/v2
+                            kind: Widget
+                            metadata: {name: both}
+                            spec: {schedule: "*/5 * * * *"}
+                            """,
+                            "apply",
+                            "-f",
+                            "-")
+                        .expectSuccess());
+        Kubectl.Result asV1 =
+            kubectl
+                .run("get", "widgets.v1.conversion.example.com", "both", "-o", "json")
+                .expectSuccess();
+        JsonNode v1 = JSON.readTree(asV1.out());
+        assertThat(v1.path("apiVersion").asText()).isEqualTo("conversion.example.com/v1");
+        assertThat(v1.path("spec").path("cronSpec").asText()).isEqualTo("*/5 * * * *");
+        assertThat(asV1.err())
+            .contains(
+                "Warning: conversion.example.com/v1 Widget is deprecated; use"
+                    + " conversion.example.com/v2 Widget");
+        JsonNode v2 =
+            JSON.readTree(
+                kubectl
+                    .run("get", "widgets.v2.conversion.example.com", "both", "-o", "json")
+                    .expectSuccess()
+                    .out());
+        assertThat(v2.path("apiVersion").asText()).isEqualTo("conversion.example.com/v2");
+        assertThat(v2.path("spec").path("schedule").asText()).isEqualTo("*/5 * * * *");
+        assertThat(v2.path("metadata").path("uid").asText())
+            .isEqualTo(v1.path("metadata").path("uid").asText());
+        assertThat(webhook.desired())
+            .contains("conversion.example.com/v1", "conversion.example.com/v2");
+        JsonNode crd =
+            JSON.readTree(
+                kubectl
+                    .run("get", "crd", "widgets.conversion.example.com", "-o", "json")
+                    .expectSuccess()
+                    .out());
+        assertThat(crd.path("status").path("storedVersions").toString()).isEqualTo("[\"v1\"]");
+        kubectl
+            .run("delete", "crd", "widgets.conversion.example.com", "--timeout=30s")
+            .expectSuccess();
+      } finally {
+        try (var files = Files.walk(dir)) {
+          files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        }
+      }
+    }
+  }
+
+  /**
+   * A conversion webhook for {@code Widget}: the JDK's HttpsServer on 127.0.0.1 with a certificate
+   * keytool makes, answering each ConversionReview by renaming {@code spec.cronSpec} (v1) to {@code
+   * spec.schedule} (v2) or back; {@link #caBundle} is its certificate as a definition's caBundle.
+   */
+  static final class ConversionServer implements AutoCloseable {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private final HttpsServer server;
+    private final String caBundle;
+    private final Set<String> desired = ConcurrentHashMap.newKeySet();
+
+    ConversionServer(Path dir) throws Exception {
+      Path keystore = dir.resolve("webhook.p12");
+      keytool(
+          "-genkeypair",
+          "-alias",
+          "webhook",
+          "-keyalg",
+          "EC",
+          "-groupname",
+          "secp256r1",
+          "-dname",
+          "CN=webhook",
+          "-ext",
+          "SAN=ip:127.0.0.1",
+          "-validity",
+          "2",
+          "-storetype",
+          "PKCS12",
+          "-keystore",
+          keystore.toString(),
+          "-storepass",
+          "changeit");
+      Path pem = dir.resolve("webhook.pem");
+      keytool(
+          "-exportcert",
+          "-rfc",
+          "-alias",
+          "webhook",
+          "-keystore",
+          keystore.toString(),
+          "-storepass",
+          "changeit",
+          "-file",
+          pem.toString());
+      caBundle = Base64.getEncoder().encodeToString(Files.readAllBytes(pem));
+      KeyStore keys = KeyStore.getInstance("PKCS12");
+      try (InputStream in = Files.newInputStream(keystore)) {
+        keys.load(in, "changeit".toCharArray());
+      }
+      KeyManagerFactory keyManagers =
+          KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+      keyManagers.init(keys, "changeit".toCharArray());
+      SSLContext tls = SSLContext.getInstance("TLS");
+      tls.init(keyManagers.getKeyManagers(), null, null);
+      server = HttpsServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+      server.setHttpsConfigurator(new HttpsConfigurator(tls));
+      server.createContext(
+          "/convert",
+          exchange -> {
+            JsonNode request = JSON.readTree(exchange.getRequestBody()).path("request");
+            String version = request.path("desiredAPIVersion").asText();
+            desired.add(version);
+            ObjectNode response = JSON.createObjectNode();
+            response.put("apiVersion", "apiextensions.k8s.io/v1").put("kind", "ConversionReview");
+            ObjectNode answer = response.putObject("response");
+            answer.put("uid", request.path("uid").asText());
+            ArrayNode converted = answer.putArray("convertedObjects");
+            for (JsonNode object : request.path("objects")) {
+              ObjectNode copy = object.deepCopy();
+              ObjectNode spec = copy.with("spec");
+              if (version.endsWith("/v2") && spec.has("cronSpec")) {
+                spec.set("schedule", spec.remove("cronSpec"));
+              } else if (version.endsWith("/v1") && spec.has("schedule")) {
+                spec.set("cronSpec", spec.remove("schedule"));
+              }
+              converted.add(copy.put("apiVersion", version));
+            }
+            answer.putObject("result").put("status", "Success");
+            byte[] body = JSON.writeValueAsBytes(response);
+            exchange.getResponseHeaders().add("Content-Type", "application/json");
+            exchange.sendResponseHeaders(200, body.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+              out.write(body);
+            }
+          });
+      server.start();
+    }
+
+    private static void keytool(String... args) throws Exception {
+      List<String> command = new ArrayList<>(List.of("keytool"));
+      command.addAll(List.of(args));
+      Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+      String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (process.waitFor() != 0) {
+        throw new IllegalStateException(String.join(" ", command) + ": " + output);
+      }
+    }
+
+    String url() {
+      return "https://127.0.0.1:" + server.getAddress().getPort() + "/convert";
+    }
+
+    String caBundle() {
+      return caBundle;
+    }
+
+    /** The versions the webhook was asked for. */
+    Set<String> desired() {
+      return desired;
+    }
+
+    @Override
+    public void close() {
+      server.stop(0);
     }
   }
 }

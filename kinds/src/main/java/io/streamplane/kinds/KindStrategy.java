@@ -10,6 +10,7 @@ import io.streamplane.log.StatusCause;
 import io.streamplane.log.UserInfo;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Function;
 import org.apache.avro.specific.SpecificRecord;
 
@@ -200,6 +201,14 @@ public interface KindStrategy {
   default Object spec(SpecificRecord object) {
     return io.streamplane.schema.objects.KubeObjects.get(
         object, io.streamplane.schema.objects.KubeObjects.SPEC);
+  }
+
+  /**
+   * The warning every request to this version of the kind gets ({@code Warning: 299 - "..."}), as
+   * kube-apiserver warns of a deprecated version; empty for a version that is not deprecated.
+   */
+  default Optional<String> deprecationWarning() {
+    return Optional.empty();
   }
 
   /**

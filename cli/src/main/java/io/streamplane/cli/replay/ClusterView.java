@@ -12,6 +12,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.kinds.ResourceRegistry;
 import io.streamplane.kinds.ResourceType;
+import io.streamplane.log.CustomObject;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.schema.convert.KubeJson;
 import io.streamplane.schema.objects.KindObjects;
@@ -115,6 +116,10 @@ final class ClusterView {
   }
 
   private String kind(ResourceEvent event) {
+    // A custom object names its kind itself: the replayed registry has no definitions.
+    if (KindObjects.of(event) instanceof CustomObject custom) {
+      return custom.getKind();
+    }
     return type(event)
         .map(ResourceType::kind)
         .orElse(event.getResource() + (event.getGroup().isEmpty() ? "" : "." + event.getGroup()));

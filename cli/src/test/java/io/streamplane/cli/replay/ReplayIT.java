@@ -107,6 +107,12 @@ class ReplayIT {
               "/api/v1/namespaces/" + ns + "/secrets",
               "{\"metadata\":{\"name\":\"token\"},\"stringData\":{\"k\":\"v\"}}"));
     }
+    // A CustomResourceDefinition and two objects of its kind, once the gateway serves it.
+    expect(201, send("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", CRD));
+    await("the custom kind served")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> send("POST", crontabs("red"), cronTab("every-five")).statusCode() == 201);
+    expect(201, send("POST", crontabs("green"), cronTab("every-five")));
     Thread.sleep(20);
     between = Instant.now();
     Thread.sleep(20);
@@ -118,6 +124,8 @@ class ReplayIT {
       expectSuccess(send("DELETE", configMaps(ns) + "/cm-3", null));
       expect(201, send("POST", configMaps(ns), configMap("cm-6", "one")));
     }
+    expect(200, patch(crontabs("red") + "/every-five", "{\"spec\":{\"replicas\":3}}"));
+    expectSuccess(send("DELETE", crontabs("green") + "/every-five", null));
     expectSuccess(send("DELETE", "/api/v1/namespaces/blue", null));
   }
 
@@ -140,6 +148,8 @@ class ReplayIT {
         .containsPattern("configmaps (1[5-9]|2[0-2]),")
         .contains("namespaces 7")
         .contains("secrets 3")
+        .contains("crontabs.stable.example.com 1")
+        .contains("customresourcedefinitions.apiextensions.k8s.io 1")
         .containsPattern("replayed [0-9,]+ events \\([0-9.]+ MB\\) in [0-9.]+ s: [0-9,]+ events/s");
   }
 
@@ -154,6 +164,7 @@ class ReplayIT {
         .contains("KIND")
         .contains("RESOURCEVERSION")
         .containsPattern("ConfigMap +red +cm-3 ")
+        .containsPattern("CronTab +green +every-five ")
         .doesNotContain("cm-6");
     assertThat(json.exit).as(json.err).isZero();
     JsonNode list = JSON.readTree(json.out);
@@ -265,6 +276,30 @@ class ReplayIT {
 
   private record Run(int exit, String out, String err) {}
 
+  @Test
+  @Order(5)
+  void historyShowsACustomObjectsVersionsWithTheirDiff() {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int exit =
+        command(out, err)
+            .execute(
+                "history",
+                "crontabs.stable.example.com/every-five",
+                "-n",
+                "red",
+                "--bootstrap-server",
+                bootstrap,
+                "--cluster",
+                cluster);
+
+    assertThat(exit).as(out + "\n" + err).isZero();
+    assertThat(out.toString())
+        .contains("=== ADDED")
+        .contains("=== MODIFIED")
+        .contains("\n-  replicas: 1\n+  replicas: 3\n");
+  }
+
   private Run replay(String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
@@ -288,6 +323,31 @@ class ReplayIT {
 
   private static String configMaps(String namespace) {
     return "/api/v1/namespaces/" + namespace + "/configmaps";
+  }
+
+  private static final String CRD =
+      """
+      {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+       "metadata": {"name": "crontabs.stable.example.com"},
+       "spec": {"group": "stable.example.com", "scope": "Namespaced",
+         "names": {"plural": "crontabs", "kind": "CronTab"},
+         "versions": [{"name": "v1", "served": true, "storage": true,
+           "subresources": {"status": {}},
+           "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+             "spec": {"type": "object", "properties": {
+               "cronSpec": {"type": "string"},
+               "replicas": {"type": "integer", "default": 1}}}}}}}]}}
+      """;
+
+  private static String crontabs(String namespace) {
+    return "/apis/stable.example.com/v1/namespaces/" + namespace + "/crontabs";
+  }
+
+  private static String cronTab(String name) {
+    return "{\"apiVersion\":\"stable.example.com/v1\",\"kind\":\"CronTab\","
+        + "\"metadata\":{\"name\":\""
+        + name
+        + "\"},\"spec\":{\"cronSpec\":\"*/5 * * * *\"}}";
   }
 
   private static String configMap(String name, String version) {

@@ -9,26 +9,14 @@ import io.streamplane.gateway.api.Selectors;
 import io.streamplane.gateway.api.Statuses;
 import io.streamplane.gateway.patch.JsonPatch;
 import io.streamplane.gateway.patch.PatchException;
+import io.streamplane.gateway.webhook.WebhookClient;
+import io.streamplane.gateway.webhook.WebhookClient.CallFailure;
 import io.streamplane.kinds.ResourceType;
 import io.streamplane.log.UserInfo;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.security.GeneralSecurityException;
-import java.security.KeyStore;
-import java.security.cert.Certificate;
-import java.security.cert.CertificateFactory;
-import java.time.Duration;
 import java.util.Base64;
-import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 
 /**
  * kube-apiserver's MutatingAdmissionWebhook and ValidatingAdmissionWebhook plugins: every webhook
@@ -36,9 +24,8 @@ import javax.net.ssl.TrustManagerFactory;
  * admissionregistration.k8s.io/v1, configurations by name and webhooks in order, whose {@code
  * rules} (operations, apiGroups, apiVersions, resources with subresources, scope), {@code
  * namespaceSelector} and {@code objectSelector} match the write is sent an {@code AdmissionReview}
- * of admission.k8s.io/v1 over HTTPS with the JDK's HttpClient, trusting the configuration's {@code
- * caBundle} (the system's trust store when there is none), within {@code timeoutSeconds} (10 by
- * default).
+ * of admission.k8s.io/v1 through the {@link WebhookClient} (HTTPS, the configuration's {@code
+ * caBundle}), within {@code timeoutSeconds} (10 by default).
  *
  * <ul>
  *   <li>a response with {@code allowed: false} refuses the write with its Status, its message
@@ -53,11 +40,9 @@ import javax.net.ssl.TrustManagerFactory;
  *       run}.
  * </ul>
  *
- * <p>{@code clientConfig.service} is called at {@code https://NAME.NAMESPACE.svc:PORT/PATH}, as
- * kube-apiserver's service resolver does without an endpoint lookup. Limits: no reinvocation
- * ({@code reinvocationPolicy: IfNeeded} is treated as Never), no {@code matchConditions}, {@code
- * matchPolicy} is always Equivalent to the request's own version, and validating webhooks are
- * called one after another rather than at once.
+ * <p>Limits: no reinvocation ({@code reinvocationPolicy: IfNeeded} is treated as Never), no {@code
+ * matchConditions}, {@code matchPolicy} is always Equivalent to the request's own version, and
+ * validating webhooks are called one after another rather than at once.
  */
 public final class Webhooks implements MutatingAdmission, ValidatingAdmission {
 
@@ -67,7 +52,7 @@ public final class Webhooks implements MutatingAdmission, ValidatingAdmission {
 
   private final ClusterObjects objects;
   private final boolean mutatingPlugin;
-  private final Map<String, HttpClient> clients = new ConcurrentHashMap<>();
+  private final WebhookClient client = new WebhookClient();
 
   private Webhooks(ClusterObjects objects, boolean mutatingPlugin) {
     this.objects = objects;
@@ -343,43 +328,9 @@ public final class Webhooks implements MutatingAdmission, ValidatingAdmission {
 
   /** Sends the review; the response part of a well-formed answer for this uid, or a failure. */
   private JsonNode send(JsonNode webhook, ObjectNode review, String uid) throws CallFailure {
-    JsonNode clientConfig = webhook.path("clientConfig");
-    URI uri = uri(clientConfig);
     int timeout = webhook.path("timeoutSeconds").asInt(DEFAULT_TIMEOUT_SECONDS);
-    HttpClient client = client(clientConfig.path("caBundle").asText(""));
-    HttpRequest httpRequest =
-        HttpRequest.newBuilder(uri)
-            .timeout(Duration.ofSeconds(timeout))
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(review.toString()))
-            .build();
-    HttpResponse<String> answer;
-    try {
-      answer = client.send(httpRequest, HttpResponse.BodyHandlers.ofString());
-    } catch (java.net.http.HttpTimeoutException e) {
-      throw new CallFailure("context deadline exceeded");
-    } catch (IOException e) {
-      throw new CallFailure(
-          "Post \"" + uri + "\": " + (e.getMessage() == null ? e.toString() : e.getMessage()));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new CallFailure("interrupted");
-    }
-    if (answer.statusCode() < 200 || answer.statusCode() >= 300) {
-      throw new CallFailure(
-          "the server responded with the status code "
-              + answer.statusCode()
-              + " but did not return more information");
-    }
-    JsonNode body;
-    try {
-      body = JSON.readTree(answer.body());
-    } catch (IOException e) {
-      throw new CallFailure("received invalid webhook response: " + e.getMessage());
-    }
-    JsonNode response = body == null ? null : body.path("response");
-    if (response == null || !response.isObject()) {
+    JsonNode response = client.post(webhook.path("clientConfig"), timeout, review).path("response");
+    if (!response.isObject()) {
       throw new CallFailure("webhook response was absent");
     }
     if (!uid.equals(response.path("uid").asText(""))) {
@@ -387,74 +338,5 @@ public final class Webhooks implements MutatingAdmission, ValidatingAdmission {
           "expected response.uid=\"" + uid + "\", got \"" + response.path("uid").asText("") + "\"");
     }
     return response;
-  }
-
-  private static URI uri(JsonNode clientConfig) throws CallFailure {
-    String url = clientConfig.path("url").asText("");
-    if (url.isEmpty() && clientConfig.path("service").isObject()) {
-      JsonNode service = clientConfig.path("service");
-      String path = service.path("path").asText("");
-      url =
-          "https://"
-              + service.path("name").asText("")
-              + "."
-              + service.path("namespace").asText("")
-              + ".svc:"
-              + service.path("port").asInt(443)
-              + (path.startsWith("/") || path.isEmpty() ? path : "/" + path);
-    }
-    try {
-      URI uri = URI.create(url);
-      if (!"https"
-          .equals(uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT))) {
-        throw new CallFailure("the webhook's URL must be https: \"" + url + "\"");
-      }
-      return uri;
-    } catch (IllegalArgumentException e) {
-      throw new CallFailure("invalid webhook URL \"" + url + "\": " + e.getMessage());
-    }
-  }
-
-  /** A client trusting the PEM certificates of {@code caBundle} (base64), or the system's. */
-  private HttpClient client(String caBundle) throws CallFailure {
-    HttpClient cached = clients.get(caBundle);
-    if (cached != null) {
-      return cached;
-    }
-    HttpClient.Builder builder =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10));
-    if (!caBundle.isEmpty()) {
-      try {
-        byte[] pem = Base64.getDecoder().decode(caBundle);
-        KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
-        trust.load(null, null);
-        int i = 0;
-        for (Certificate certificate :
-            CertificateFactory.getInstance("X.509")
-                .generateCertificates(new ByteArrayInputStream(pem))) {
-          trust.setCertificateEntry("ca-" + i++, certificate);
-        }
-        TrustManagerFactory trustManagers =
-            TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        trustManagers.init(trust);
-        SSLContext context = SSLContext.getInstance("TLS");
-        context.init(null, trustManagers.getTrustManagers(), null);
-        builder.sslContext(context);
-      } catch (GeneralSecurityException | IOException | IllegalArgumentException e) {
-        throw new CallFailure("invalid caBundle: " + e.getMessage());
-      }
-    }
-    HttpClient client = builder.build();
-    clients.put(caBundle, client);
-    return client;
-  }
-
-  /** A webhook that could not be called or did not answer as the protocol asks. */
-  private static final class CallFailure extends Exception {
-    CallFailure(String message) {
-      super(message);
-    }
   }
 }

@@ -169,18 +169,31 @@ public final class KubernetesDefinitions {
     // Kinds with a proto message first: they name the shared definitions (ObjectMeta, ...) by
     // their proto package, which a kind without one could only guess.
     // The measured kinds (metrics.k8s.io) have no definitions: metrics-server publishes none.
+    // Custom resources have their definition's schema instead (CustomResourceSchemas).
     List<ResourceType> ordered =
-        new ArrayList<>(types.stream().filter(t -> !t.measured()).toList());
+        new ArrayList<>(
+            types.stream()
+                .filter(t -> !t.measured() && CustomResourceSchemas.schemaOf(t).isEmpty())
+                .toList());
     ordered.sort(
         Comparator.comparing(t -> PROTOS.containsKey(protoName(definitionName(t))) ? 0 : 1));
     for (ResourceType t : ordered) {
       d.kind(t);
     }
     d.define(model("V1Status"), STATUS, PatchSchema.EMPTY);
+    if (CustomResourceSchemas.anyCustom(types)) {
+      d.define(model("V1ObjectMeta"), CustomResourceSchemas.OBJECT_META, PatchSchema.EMPTY);
+      d.define(model("V1ListMeta"), CustomResourceSchemas.LIST_META, PatchSchema.EMPTY);
+    }
     Map<String, ObjectNode> rendered = new TreeMap<>();
     d.definitions.forEach((name, def) -> rendered.put(name, d.render(def, dialect)));
     for (String special : d.specials) {
       rendered.put(special, d.special(special, dialect));
+    }
+    for (ResourceType t : types) {
+      if (CustomResourceSchemas.schemaOf(t).isPresent()) {
+        rendered.putAll(CustomResourceSchemas.of(t, dialect));
+      }
     }
     return Collections.unmodifiableMap(rendered);
   }
@@ -207,8 +220,14 @@ public final class KubernetesDefinitions {
     }
   }
 
-  /** Kubernetes' definition name of a kind: io.k8s.api.core.v1.Pod, io.k8s.api.rbac.v1.Role. */
+  /**
+   * Kubernetes' definition name of a kind: io.k8s.api.core.v1.Pod, io.k8s.api.rbac.v1.Role; for a
+   * custom resource, com.example.stable.v1.CronTab.
+   */
   public static String definitionName(ResourceType t) {
+    if (CustomResourceSchemas.schemaOf(t).isPresent()) {
+      return CustomResourceSchemas.definitionName(t);
+    }
     return "io.k8s.api." + groupPackage(t.group()) + "." + t.version() + "." + t.kind();
   }
 

@@ -1,5 +1,6 @@
 package io.streamplane.gateway.api;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -21,7 +22,9 @@ import java.util.TreeMap;
  * <p>Served as JSON and, as kube-apiserver serves it and client-go's {@code OpenAPISchema} reads
  * it, as protobuf ({@link OpenApiV2Protobuf}, media type {@link #PROTOBUF}).
  *
- * <p>Contract: pure; the document is built once, at its first request.
+ * <p>Contract: the built-in kinds' part is built once, at the first request; a custom resource's
+ * paths and definitions ({@link CustomResourceSchemas}) are added at the first request after its
+ * definition changed.
  */
 public final class OpenApiV2 {
 
@@ -36,6 +39,8 @@ public final class OpenApiV2 {
       "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
 
   private final ResourceRegistry registry;
+  private ObjectNode builtIn;
+  private List<ResourceType> customRows;
   private ObjectNode document;
   private byte[] protobuf;
 
@@ -43,20 +48,62 @@ public final class OpenApiV2 {
     this.registry = registry;
   }
 
-  /** The document; callers must not change it. */
+  /**
+   * The document; callers must not change it. The built-in kinds' part is built once; the custom
+   * resources' paths and definitions are added again whenever the registry's custom rows changed.
+   */
   public synchronized ObjectNode document() {
-    if (document == null) {
-      document = build(registry.all().stream().filter(t -> !t.measured()).toList());
+    if (builtIn == null) {
+      builtIn =
+          build(
+              registry.all().stream()
+                  .filter(t -> !t.measured() && CustomResourceSchemas.schemaOf(t).isEmpty())
+                  .toList());
+    }
+    List<ResourceType> rows = registry.custom();
+    if (document == null || rows != customRows) {
+      customRows = rows;
+      protobuf = null;
+      document = rows.isEmpty() ? builtIn : withCustom(builtIn, build(rows));
     }
     return document;
   }
 
-  /** The document in gnostic's protobuf form, compiled once. */
+  /** The document in gnostic's protobuf form, compiled once per document. */
   public synchronized byte[] protobuf() {
+    ObjectNode current = document();
     if (protobuf == null) {
-      protobuf = OpenApiV2Protobuf.encode(document());
+      protobuf = OpenApiV2Protobuf.encode(current);
     }
     return protobuf;
+  }
+
+  /**
+   * The built-in document with the custom kinds' paths and definitions; the definitions both have
+   * (ObjectMeta, Status) stay the built-in ones, which carry the built-in kinds' patch extensions.
+   */
+  private static ObjectNode withCustom(ObjectNode builtIn, ObjectNode custom) {
+    ObjectNode merged = builtIn.deepCopy();
+    Map<String, JsonNode> paths = new TreeMap<>();
+    merged.path("paths").fields().forEachRemaining(e -> paths.put(e.getKey(), e.getValue()));
+    custom
+        .path("paths")
+        .fields()
+        .forEachRemaining(e -> paths.putIfAbsent(e.getKey(), e.getValue()));
+    Map<String, JsonNode> definitions = new TreeMap<>();
+    merged
+        .path("definitions")
+        .fields()
+        .forEachRemaining(e -> definitions.put(e.getKey(), e.getValue()));
+    custom
+        .path("definitions")
+        .fields()
+        .forEachRemaining(e -> definitions.putIfAbsent(e.getKey(), e.getValue()));
+    ObjectNode pathsNode = merged.putObject("paths");
+    paths.forEach(pathsNode::set);
+    ObjectNode definitionsNode = merged.putObject("definitions");
+    definitions.forEach(definitionsNode::set);
+    return merged;
   }
 
   /** Whether an {@code Accept} header asks for the protobuf form (before JSON, when both). */
@@ -172,7 +219,7 @@ public final class OpenApiV2 {
     String ref = "#/definitions/" + KubernetesDefinitions.definitionName(t);
     ArrayNode consumes = op.putArray("consumes");
     if (kubernetesAction.equals("patch")) {
-      OpenApiV3.PATCH_CONTENT_TYPES.forEach(consumes::add);
+      OpenApiV3.patchContentTypes(t).forEach(consumes::add);
     } else {
       consumes.add("*/*");
     }

@@ -10,6 +10,7 @@ import io.streamplane.kinds.ResourceType;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -56,8 +57,11 @@ import java.util.Optional;
  * <p>Serving: {@code GET /openapi/v3} answers {@link #index()}; {@code GET
  * /openapi/v3/<path>?hash=H} answers {@link #document(String)} with {@code Cache-Control: public,
  * immutable} when H is {@link #hash(String)} and, as kube-apiserver, a 301 to {@link
- * #documentUrl(String)} when H is stale. Contract: pure; the documents are built once, at the first
- * request that needs them (generating them takes a few seconds of CPU). Limits: those of {@link
+ * #documentUrl(String)} when H is stale. Contract: the built-in kinds' documents are built once, at
+ * the first request that needs them (generating them takes a few seconds of CPU); a custom
+ * resource's group-version has its document built from its definition's schema ({@link
+ * CustomResourceSchemas}), again at the first request after the registry's custom rows changed, so
+ * that a changed definition changes its document and hash at once. Limits: those of {@link
  * KubernetesDefinitions}.
  */
 public final class OpenApiV3 {
@@ -72,41 +76,91 @@ public final class OpenApiV3 {
           "application/merge-patch+json",
           "application/strategic-merge-patch+json");
 
+  /**
+   * The patch media types of a kind: a custom resource has no strategic merge patch, and kubectl
+   * computes a merge patch for it only when its operation does not list that type.
+   */
+  static List<String> patchContentTypes(ResourceType t) {
+    return t.strategy().acceptsStrategicMergePatch()
+        ? PATCH_CONTENT_TYPES
+        : List.of(
+            "application/json-patch+json",
+            "application/merge-patch+json",
+            "application/apply-patch+yaml");
+  }
+
   private final ResourceRegistry registry;
-  private Map<String, ObjectNode> documents;
-  private Map<String, String> hashes;
+  private Documents builtIn;
+  private List<ResourceType> customRows;
+  private Documents current;
+
+  /** Documents by group-version path ("api/v1", "apis/apps/v1") and their hashes. */
+  private record Documents(Map<String, ObjectNode> documents, Map<String, String> hashes) {
+    Documents plus(Documents other) {
+      Map<String, ObjectNode> docs = new LinkedHashMap<>(documents);
+      docs.putAll(other.documents);
+      Map<String, String> sums = new LinkedHashMap<>(hashes);
+      sums.putAll(other.hashes);
+      return new Documents(docs, sums);
+    }
+  }
 
   public OpenApiV3(ResourceRegistry registry) {
     this.registry = registry;
   }
 
-  private synchronized Map<String, ObjectNode> documents() {
-    if (documents == null) {
-      ObjectMapper mapper = new ObjectMapper();
-      Map<String, ObjectNode> docs = new LinkedHashMap<>();
-      Map<String, String> sums = new LinkedHashMap<>();
-      for (String group : registry.groups()) {
-        for (String version : registry.versions(group)) {
-          if (registry.inGroupVersion(group, version).stream().allMatch(ResourceType::measured)) {
-            continue; // metrics.k8s.io: metrics-server publishes no OpenAPI of its own either
-          }
-          String path = group.isEmpty() ? "api/" + version : "apis/" + group + "/" + version;
-          ObjectNode doc = build(registry.inGroupVersion(group, version));
-          docs.put(path, doc);
-          sums.put(path, sha512(mapper, doc));
-        }
-      }
-      hashes = sums;
-      documents = docs;
+  /**
+   * The built-in kinds' documents, built once, and the custom resources' documents, rebuilt when
+   * the registry's custom rows were replaced (a definition changed) since the last request.
+   */
+  private synchronized Documents current() {
+    if (builtIn == null) {
+      builtIn =
+          build(
+              registry.all().stream()
+                  .filter(t -> CustomResourceSchemas.schemaOf(t).isEmpty())
+                  .toList());
     }
-    return documents;
+    List<ResourceType> rows = registry.custom();
+    if (current == null || rows != customRows) {
+      customRows = rows;
+      current = builtIn.plus(build(rows));
+    }
+    return current;
+  }
+
+  private static Documents build(List<ResourceType> types) {
+    ObjectMapper mapper = new ObjectMapper();
+    Map<String, Map<String, List<ResourceType>>> byGroupVersion = new LinkedHashMap<>();
+    for (ResourceType t : types) {
+      byGroupVersion
+          .computeIfAbsent(t.group(), g -> new LinkedHashMap<>())
+          .computeIfAbsent(t.version(), v -> new ArrayList<>())
+          .add(t);
+    }
+    Map<String, ObjectNode> docs = new LinkedHashMap<>();
+    Map<String, String> sums = new LinkedHashMap<>();
+    byGroupVersion.forEach(
+        (group, versions) ->
+            versions.forEach(
+                (version, inGroupVersion) -> {
+                  if (inGroupVersion.stream().allMatch(ResourceType::measured)) {
+                    return; // metrics.k8s.io: metrics-server publishes no OpenAPI of its own either
+                  }
+                  String path =
+                      group.isEmpty() ? "api/" + version : "apis/" + group + "/" + version;
+                  ObjectNode doc = document(inGroupVersion);
+                  docs.put(path, doc);
+                  sums.put(path, sha512(mapper, doc));
+                }));
+    return new Documents(docs, sums);
   }
 
   /** {@code /openapi/v3}: the group-version paths with their content-addressed URLs. */
   public ObjectNode index() {
     ObjectNode doc = JSON.objectNode();
     ObjectNode paths = doc.putObject("paths");
-    for (String path : documents().keySet()) {
+    for (String path : current().documents().keySet()) {
       paths.putObject(path).put("serverRelativeURL", documentUrl(path));
     }
     return doc;
@@ -114,12 +168,11 @@ public final class OpenApiV3 {
 
   /** The document for "api/v1" or "apis/apps/v1" (no leading slash, no query), if served. */
   public Optional<ObjectNode> document(String path) {
-    return Optional.ofNullable(documents().get(path)).map(ObjectNode::deepCopy);
+    return Optional.ofNullable(current().documents().get(path)).map(ObjectNode::deepCopy);
   }
 
   public String hash(String path) {
-    documents();
-    return hashes.get(path);
+    return current().hashes().get(path);
   }
 
   public String documentUrl(String path) {
@@ -137,7 +190,7 @@ public final class OpenApiV3 {
     }
   }
 
-  private static ObjectNode build(List<ResourceType> types) {
+  private static ObjectNode document(List<ResourceType> types) {
     ObjectNode doc = JSON.objectNode();
     doc.put("openapi", "3.0.0");
     doc.putObject("info").put("title", "Kubernetes").put("version", Discovery.GIT_VERSION);
@@ -244,7 +297,7 @@ public final class OpenApiV3 {
       params.add(queryParameter("force", "boolean", "Force is going to \"force\" Apply requests."));
       ObjectNode body = op.putObject("requestBody");
       ObjectNode content = body.putObject("content");
-      for (String type : PATCH_CONTENT_TYPES) {
+      for (String type : patchContentTypes(t)) {
         content
             .putObject(type)
             .putObject("schema")

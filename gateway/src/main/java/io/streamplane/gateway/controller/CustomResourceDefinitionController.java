@@ -6,8 +6,10 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.gateway.api.ApiException;
 import io.streamplane.gateway.cache.WatchCache;
+import io.streamplane.gateway.conversion.ConversionWebhook;
 import io.streamplane.gateway.storage.ResourceService;
 import io.streamplane.gateway.storage.WriteOptions;
+import io.streamplane.gateway.webhook.WebhookClient;
 import io.streamplane.kinds.ResourceRegistry;
 import io.streamplane.kinds.ResourceType;
 import io.streamplane.kinds.apiextensions.CustomResourceDefinitionStrategy;
@@ -33,9 +35,10 @@ import org.slf4j.LoggerFactory;
  * short names, list kind or singular; {@code acceptedNames}), the establishing controller ({@code
  * Established} once the names are accepted; {@code storedVersions}), the handler's table of served
  * kinds (this gateway's {@link ResourceRegistry#serveCustom}, replaced whenever a definition
- * changes, so a kind is served as soon as this gateway sees its definition Established), and the
- * finalizer controller (a deleted definition's objects are all deleted, then the {@code
- * customresourcecleanup.apiextensions.k8s.io} finalizer is removed).
+ * changes, so a kind is served as soon as this gateway sees its definition Established; the
+ * versions of a definition with {@code Webhook} conversion converted by its {@link
+ * ConversionWebhook}), and the finalizer controller (a deleted definition's objects are all
+ * deleted, then the {@code customresourcecleanup.apiextensions.k8s.io} finalizer is removed).
  *
  * <p>Every change of a definition queues one pass over all of them, on one thread; a pass that
  * waits for objects to go looks again after {@link #RETRY}. Status writes go through the {@link
@@ -59,6 +62,7 @@ public final class CustomResourceDefinitionController implements AutoCloseable {
   private final Clock clock;
   private final ScheduledExecutorService executor;
   private final AtomicBoolean queued = new AtomicBoolean();
+  private final WebhookClient webhooks = new WebhookClient();
   private WatchCache.Registration watch;
 
   CustomResourceDefinitionController(
@@ -111,7 +115,7 @@ public final class CustomResourceDefinitionController implements AutoCloseable {
   boolean sync() {
     List<ObjectNode> crds = cache.list(GROUP, RESOURCE, null, o -> true).items();
     List<ResourceType> rows = new ArrayList<>();
-    crds.forEach(crd -> rows.addAll(CustomResources.rows(crd)));
+    crds.forEach(crd -> rows.addAll(CustomResources.rows(crd, converter(crd))));
     registry.serveCustom(rows);
     boolean done = true;
     for (ObjectNode crd : crds) {
@@ -132,6 +136,13 @@ public final class CustomResourceDefinitionController implements AutoCloseable {
       }
     }
     return done;
+  }
+
+  /** The definition's conversion: None, or its webhook. */
+  private CustomResources.VersionConverter converter(JsonNode crd) {
+    return CustomResources.convertsByWebhook(crd)
+        ? new ConversionWebhook(webhooks, crd)
+        : CustomResources.VersionConverter.NONE;
   }
 
   /** Writes NamesAccepted, Established, acceptedNames and storedVersions when they differ. */

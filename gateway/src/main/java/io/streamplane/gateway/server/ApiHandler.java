@@ -105,8 +105,7 @@ final class ApiHandler implements HttpHandler {
     this.cache = cache;
     this.discovery = discovery;
     this.openApi = openApi;
-    // The documents describe the built-in kinds: custom resources are not published in them.
-    this.openApiV2 = new OpenApiV2(ResourceRegistry.kubernetes());
+    this.openApiV2 = new OpenApiV2(registry);
     this.tables = tables;
     this.watches = new Watches(cache, tables);
     this.podLogs = new PodLogs(registry, service);
@@ -389,6 +388,7 @@ final class ApiHandler implements HttpHandler {
     if (subresource != null && type.subresource(subresource).isEmpty()) {
       throw new ApiException(Statuses.notFoundPath());
     }
+    type.strategy().deprecationWarning().ifPresent(w -> warn(exchange, w));
     if ("log".equals(subresource)) {
       if (!info.verb().equals("get")) {
         throw new ApiException(
@@ -609,11 +609,13 @@ final class ApiHandler implements HttpHandler {
 
   private void respond(HttpExchange exchange, Written written) throws IOException {
     for (String warning : written.warnings()) {
-      exchange
-          .getResponseHeaders()
-          .add("Warning", "299 - \"" + warning.replace("\"", "\\\"") + "\"");
+      warn(exchange, warning);
     }
     Responses.json(exchange, written.code(), written.object());
+  }
+
+  private static void warn(HttpExchange exchange, String warning) {
+    exchange.getResponseHeaders().add("Warning", "299 - \"" + warning.replace("\"", "\\\"") + "\"");
   }
 
   /**

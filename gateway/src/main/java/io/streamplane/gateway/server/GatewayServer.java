@@ -703,8 +703,7 @@ public final class GatewayServer implements AutoCloseable {
             service,
             cache,
             new Discovery(registry, "streamplane", Instant.parse("2026-11-22T00:00:00Z")),
-            // The built-in kinds only: custom resources are not published in the documents.
-            new OpenApiV3(ResourceRegistry.kubernetes()),
+            new OpenApiV3(registry),
             new TableConverter(Clock.systemUTC()),
             authenticationApi);
     Server server = httpServer(handler, registry, service, chain, auditor);

@@ -148,8 +148,23 @@ final class Watches {
               event ->
                   (request.namespace() == null || request.namespace().equals(event.namespace()))
                       && request.labels().matches(event.object())
-                      && request.fields().matches(type.fromStorage(event.object())),
+                      && matchesFields(request, event.object()),
               queue::offer);
+    }
+
+    /**
+     * Whether the object, as the watched version shows it, matches the field selector; an object
+     * whose conversion fails is let through, for {@link #run} to end the watch with the error.
+     */
+    private static boolean matchesFields(Request request, ObjectNode stored) {
+      if (request.fields().isEverything()) {
+        return true;
+      }
+      try {
+        return request.fields().matches(request.type().fromStorage(stored));
+      } catch (ApiException e) {
+        return true;
+      }
     }
 
     /**
@@ -172,7 +187,15 @@ final class Watches {
               sink.end();
               return;
             }
-            ObjectNode object = r.type().fromStorage(event.object());
+            ObjectNode object;
+            try {
+              object = r.type().fromStorage(event.object());
+            } catch (ApiException e) {
+              // A version whose conversion failed (its webhook): the watch ends with the error.
+              sink.event(WatchEvent.ERROR, e.status());
+              sink.end();
+              return;
+            }
             sink.event(
                 event.type(), r.table() ? tables.forObject(r.type(), object, r.include()) : object);
           }

@@ -8,6 +8,8 @@ import io.streamplane.kinds.validation.FieldErrors;
 import io.streamplane.kinds.validation.Names;
 import io.streamplane.log.CustomObject;
 import io.streamplane.log.StatusCause;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -27,9 +29,10 @@ import org.apache.avro.specific.SpecificRecord;
  * server's default columns, NAME and CREATED AT.
  *
  * <p>The definition is stored as a {@link CustomObject} (see docs/custom-resources.md), so the
- * validation reads its JSON. The rules of {@code x-kubernetes-validations} must compile. Limits:
- * conversion webhooks are refused (only {@code None}); the rules' cost is not estimated; {@code
- * allOf}/{@code anyOf}/{@code oneOf} and the structural rules about them are not checked.
+ * validation reads its JSON. The rules of {@code x-kubernetes-validations} must compile, and a
+ * {@code Webhook} conversion needs one of url or service and review versions v1 or v1beta1. Limits:
+ * the rules' cost is not estimated; {@code allOf}/{@code anyOf}/{@code oneOf} and the structural
+ * rules about them are not checked.
  */
 public final class CustomResourceDefinitionStrategy implements KindStrategy {
 
@@ -142,12 +145,105 @@ public final class CustomResourceDefinitionStrategy implements KindStrategy {
       causes.add(FieldErrors.notSupported("spec.scope", scope, List.of("Cluster", "Namespaced")));
     }
     validateNames(names, causes);
-    String strategy = spec.path("conversion").path("strategy").asText("None");
-    if (!strategy.equals("None")) {
-      causes.add(FieldErrors.notSupported("spec.conversion.strategy", strategy, List.of("None")));
-    }
+    validateConversion(spec.path("conversion"), causes);
     validateVersions(spec.path("versions"), causes);
     return causes;
+  }
+
+  /**
+   * apiextensions' {@code validateCustomResourceConversion}, with its internal field names ({@code
+   * webhookClientConfig}, {@code conversionReviewVersions} directly under {@code conversion}) in
+   * the messages, as kube-apiserver reports them for v1.
+   */
+  private static void validateConversion(JsonNode conversion, List<StatusCause> causes) {
+    String path = "spec.conversion";
+    String strategy = conversion.path("strategy").asText("None");
+    JsonNode webhook = conversion.path("webhook");
+    JsonNode clientConfig = webhook.path("clientConfig");
+    JsonNode reviewVersions = webhook.path("conversionReviewVersions");
+    if (!strategy.equals("Webhook")) {
+      if (!strategy.equals("None")) {
+        causes.add(
+            FieldErrors.notSupported(path + ".strategy", strategy, List.of("None", "Webhook")));
+      }
+      if (clientConfig.isObject()) {
+        causes.add(
+            FieldErrors.forbidden(
+                path + ".webhookClientConfig",
+                "should not be set when strategy is not set to Webhook"));
+      }
+      if (reviewVersions.isArray() && !reviewVersions.isEmpty()) {
+        causes.add(
+            FieldErrors.forbidden(
+                path + ".conversionReviewVersions",
+                "should not be set when strategy is not set to Webhook"));
+      }
+      return;
+    }
+    if (!clientConfig.isObject()) {
+      causes.add(
+          FieldErrors.required(
+              path + ".webhookClientConfig", "required when strategy is set to Webhook"));
+    } else if (clientConfig.hasNonNull("url") == clientConfig.path("service").isObject()) {
+      causes.add(
+          FieldErrors.required(
+              path + ".webhookClientConfig", "exactly one of url or service is required"));
+    } else if (clientConfig.hasNonNull("url")) {
+      String url = clientConfig.path("url").asText();
+      try {
+        URI uri = new URI(url);
+        if (!"https".equals(uri.getScheme())) {
+          causes.add(
+              FieldErrors.invalid(
+                  path + ".webhookClientConfig.url",
+                  FieldErrors.quote(uri.getScheme() == null ? "" : uri.getScheme()),
+                  "'https' is the only allowed URL scheme"));
+        } else if (uri.getHost() == null || uri.getHost().isEmpty()) {
+          causes.add(
+              FieldErrors.invalid(
+                  path + ".webhookClientConfig.url",
+                  FieldErrors.quote(url),
+                  "host must be specified"));
+        }
+      } catch (URISyntaxException e) {
+        causes.add(
+            FieldErrors.invalid(
+                path + ".webhookClientConfig.url",
+                FieldErrors.quote(url),
+                "url must be a valid URL: " + e.getMessage()));
+      }
+    } else {
+      JsonNode service = clientConfig.path("service");
+      if (service.path("name").asText("").isEmpty()) {
+        causes.add(
+            FieldErrors.required(
+                path + ".webhookClientConfig.service.name", "service name is required"));
+      }
+      if (service.path("namespace").asText("").isEmpty()) {
+        causes.add(
+            FieldErrors.required(
+                path + ".webhookClientConfig.service.namespace", "service namespace is required"));
+      }
+      int port = service.path("port").asInt(443);
+      if (port < 1 || port > 65535) {
+        causes.add(
+            FieldErrors.invalid(
+                path + ".webhookClientConfig.service.port",
+                String.valueOf(port),
+                "port is not valid: must be between 1 and 65535, inclusive"));
+      }
+    }
+    List<String> versions = new ArrayList<>();
+    reviewVersions.forEach(v -> versions.add(v.asText()));
+    if (versions.isEmpty()) {
+      causes.add(FieldErrors.required(path + ".conversionReviewVersions", ""));
+    } else if (!versions.contains("v1") && !versions.contains("v1beta1")) {
+      causes.add(
+          FieldErrors.invalid(
+              path + ".conversionReviewVersions",
+              "[]string{\"" + String.join("\", \"", versions) + "\"}",
+              "must include at least one of v1, v1beta1"));
+    }
   }
 
   private static void validateNames(JsonNode names, List<StatusCause> causes) {

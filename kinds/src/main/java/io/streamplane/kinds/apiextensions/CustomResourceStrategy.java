@@ -14,6 +14,7 @@ import io.streamplane.log.StatusCause;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.apache.avro.specific.SpecificRecord;
 
 /**
@@ -25,17 +26,34 @@ import org.apache.avro.specific.SpecificRecord;
  */
 public final class CustomResourceStrategy implements KindStrategy {
 
+  private final JsonNode openApiSchema;
   private final StructuralSchema schema;
   private final boolean statusSubresource;
   private final JsonNode scale;
   private final Printer printer;
+  private final String deprecationWarning;
 
-  /** {@code version}: one entry of the definition's {@code spec.versions}. */
-  public CustomResourceStrategy(JsonNode version) {
-    this.schema = new StructuralSchema(version.path("schema").path("openAPIV3Schema"));
+  /**
+   * {@code version}: one entry of the definition's {@code spec.versions}; {@code
+   * deprecationWarning}: the warning of a deprecated version, else null.
+   */
+  public CustomResourceStrategy(JsonNode version, String deprecationWarning) {
+    this.deprecationWarning = deprecationWarning;
+    this.openApiSchema = version.path("schema").path("openAPIV3Schema");
+    this.schema = new StructuralSchema(openApiSchema);
     this.statusSubresource = version.path("subresources").path("status").isObject();
     this.scale = version.path("subresources").path("scale");
     this.printer = printer(version.path("additionalPrinterColumns"));
+  }
+
+  /** The version's {@code openAPIV3Schema} as the definition gives it (shared: do not change). */
+  public JsonNode openApiSchema() {
+    return openApiSchema;
+  }
+
+  @Override
+  public Optional<String> deprecationWarning() {
+    return Optional.ofNullable(deprecationWarning);
   }
 
   @Override

@@ -13,12 +13,26 @@ import java.util.Locale;
  * The rows of the table of kinds a CustomResourceDefinition defines: one per served version, named
  * by the definition's accepted names, with the status and scale subresources it declares and a
  * {@link CustomResourceStrategy} of that version. The storage version's row is stored; each other
- * served version is a view of it whose conversion only changes {@code apiVersion} (the {@code None}
- * strategy).
+ * served version is a view of it, converted by a {@link VersionConverter}: {@link
+ * VersionConverter#NONE} (the definition's {@code None} strategy: only {@code apiVersion} changes)
+ * unless the caller gives the definition's webhook.
  */
 public final class CustomResources {
 
   private CustomResources() {}
+
+  /** Converts a custom object to another served version of its kind. */
+  @FunctionalInterface
+  public interface VersionConverter {
+    /** The {@code None} strategy: the same object under the other {@code apiVersion}. */
+    VersionConverter NONE = (object, apiVersion) -> object.deepCopy().put("apiVersion", apiVersion);
+
+    /**
+     * {@code object} as {@code apiVersion} ({@code group/version}) shows it: a new object, the
+     * argument unchanged. Fails with a runtime exception the caller answers as a Status.
+     */
+    ObjectNode convert(ObjectNode object, String apiVersion);
+  }
 
   /** Whether the definition's {@code Established} condition is true. */
   public static boolean established(JsonNode crd) {
@@ -34,12 +48,25 @@ public final class CustomResources {
     return false;
   }
 
-  /** The rows a definition serves; empty for one not established or being deleted. */
+  /**
+   * The rows a definition serves, other versions converted with {@link VersionConverter#NONE};
+   * empty for one not established or being deleted.
+   */
   public static List<ResourceType> rows(JsonNode crd) {
+    return rows(crd, VersionConverter.NONE);
+  }
+
+  /** The rows a definition serves, other versions converted by {@code converter}. */
+  public static List<ResourceType> rows(JsonNode crd, VersionConverter converter) {
     if (!established(crd) || crd.path("metadata").has("deletionTimestamp")) {
       return List.of();
     }
-    return allRows(crd);
+    return allRows(crd, converter);
+  }
+
+  /** Whether the definition converts its versions through a webhook. */
+  public static boolean convertsByWebhook(JsonNode crd) {
+    return crd.path("spec").path("conversion").path("strategy").asText("None").equals("Webhook");
   }
 
   /**
@@ -47,14 +74,14 @@ public final class CustomResources {
    * definition's objects); null when it has none.
    */
   public static ResourceType storageRow(JsonNode crd) {
-    List<ResourceType> rows = allRows(crd);
+    List<ResourceType> rows = allRows(crd, VersionConverter.NONE);
     if (rows.isEmpty()) {
       return null;
     }
     return rows.get(0).storage();
   }
 
-  private static List<ResourceType> allRows(JsonNode crd) {
+  private static List<ResourceType> allRows(JsonNode crd, VersionConverter converter) {
     JsonNode spec = crd.path("spec");
     JsonNode names = crd.path("status").path("acceptedNames");
     if (names.path("plural").asText("").isEmpty()) {
@@ -74,7 +101,8 @@ public final class CustomResources {
         continue;
       }
       if (version.path("storage").asBoolean(false)) {
-        storage = row(group, kind, plural, singular, shortNames, categories, namespaced, version);
+        storage =
+            row(group, kind, plural, singular, shortNames, categories, namespaced, version, spec);
       } else {
         others.add(version);
       }
@@ -83,7 +111,8 @@ public final class CustomResources {
       // A storage version that is not served still stores what the served versions write.
       for (JsonNode version : spec.path("versions")) {
         if (version.path("storage").asBoolean(false)) {
-          storage = row(group, kind, plural, singular, shortNames, categories, namespaced, version);
+          storage =
+              row(group, kind, plural, singular, shortNames, categories, namespaced, version, spec);
         }
       }
     }
@@ -100,9 +129,11 @@ public final class CustomResources {
       String apiVersion = group + "/" + version.path("name").asText();
       String storageApiVersion = storage.groupVersion();
       rows.add(
-          row(group, kind, plural, singular, shortNames, categories, namespaced, version)
-              .viewOf(storage, new ApiVersionOnly(apiVersion, storageApiVersion)));
+          row(group, kind, plural, singular, shortNames, categories, namespaced, version, spec)
+              .viewOf(storage, new Converted(apiVersion, storageApiVersion, converter)));
     }
+    // The preferred version first, as discovery lists a definition's versions.
+    rows.sort((a, b) -> KubeVersions.compare(b.version(), a.version()));
     return rows;
   }
 
@@ -114,7 +145,8 @@ public final class CustomResources {
       List<String> shortNames,
       List<String> categories,
       boolean namespaced,
-      JsonNode version) {
+      JsonNode version,
+      JsonNode spec) {
     String name = version.path("name").asText();
     List<ResourceType.Subresource> subresources = new ArrayList<>();
     JsonNode declared = version.path("subresources");
@@ -138,7 +170,7 @@ public final class CustomResources {
         ResourceRegistry.ALL_VERBS,
         CustomObject.class,
         subresources,
-        new CustomResourceStrategy(version),
+        new CustomResourceStrategy(version, deprecationWarning(spec, version)),
         null);
   }
 
@@ -148,16 +180,49 @@ public final class CustomResources {
     return values;
   }
 
-  /** The {@code None} conversion: the object as it is, under the other version's apiVersion. */
-  private record ApiVersionOnly(String served, String storage) implements ResourceType.Conversion {
+  /**
+   * The warning every request to a deprecated version gets: its {@code deprecationWarning}, or
+   * apiextensions' default, naming the newest served version newer than it that is not deprecated.
+   */
+  static String deprecationWarning(JsonNode spec, JsonNode version) {
+    if (!version.path("deprecated").asBoolean(false)) {
+      return null;
+    }
+    if (version.hasNonNull("deprecationWarning")) {
+      return version.path("deprecationWarning").asText();
+    }
+    String group = spec.path("group").asText();
+    String kind = spec.path("names").path("kind").asText();
+    String name = version.path("name").asText();
+    String message = group + "/" + name + " " + kind + " is deprecated";
+    String newest = null;
+    for (JsonNode v : spec.path("versions")) {
+      String other = v.path("name").asText();
+      if (v.path("served").asBoolean(false)
+          && !v.path("deprecated").asBoolean(false)
+          && KubeVersions.compare(name, other) < 0
+          && (newest == null || KubeVersions.compare(other, newest) > 0)) {
+        newest = other;
+      }
+    }
+    return newest == null ? message : message + "; use " + group + "/" + newest + " " + kind;
+  }
+
+  /** A served version other than the storage one, converted to and from it by {@code converter}. */
+  private record Converted(String served, String storage, VersionConverter converter)
+      implements ResourceType.Conversion {
     @Override
     public ObjectNode toStorage(ObjectNode object) {
-      return object.put("apiVersion", storage);
+      return storage.equals(object.path("apiVersion").asText())
+          ? object
+          : converter.convert(object, storage);
     }
 
     @Override
     public ObjectNode fromStorage(ObjectNode stored) {
-      return stored.deepCopy().put("apiVersion", served);
+      return served.equals(stored.path("apiVersion").asText())
+          ? stored.deepCopy()
+          : converter.convert(stored, served);
     }
   }
 }

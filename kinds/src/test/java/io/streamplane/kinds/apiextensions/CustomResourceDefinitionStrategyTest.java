@@ -82,6 +82,42 @@ class CustomResourceDefinitionStrategyTest {
   }
 
   @Test
+  void aWebhookConversionNeedsOneOfUrlOrServiceAndAKnownReviewVersion() {
+    ObjectNode json = json(CRD);
+    json.with("spec")
+        .putObject("conversion")
+        .put("strategy", "Webhook")
+        .putObject("webhook")
+        .putArray("conversionReviewVersions")
+        .add("v2");
+    assertThat(messages(strategy.validate(stored(json))))
+        .containsExactlyInAnyOrder(
+            "spec.conversion.webhookClientConfig: Required value: required when strategy is set"
+                + " to Webhook",
+            "spec.conversion.conversionReviewVersions: Invalid value: []string{\"v2\"}: must"
+                + " include at least one of v1, v1beta1");
+
+    ObjectNode webhook = (ObjectNode) json.path("spec").path("conversion").path("webhook");
+    webhook.putArray("conversionReviewVersions").add("v1");
+    webhook.putObject("clientConfig").put("url", "http://127.0.0.1:8443/convert");
+    assertThat(messages(strategy.validate(stored(json))))
+        .containsExactly(
+            "spec.conversion.webhookClientConfig.url: Invalid value: \"http\": 'https' is the"
+                + " only allowed URL scheme");
+
+    webhook.putObject("clientConfig").put("url", "https://127.0.0.1:8443/convert");
+    assertThat(strategy.validate(stored(json))).isEmpty();
+
+    ((ObjectNode) json.path("spec").path("conversion")).put("strategy", "None");
+    assertThat(messages(strategy.validate(stored(json))))
+        .containsExactlyInAnyOrder(
+            "spec.conversion.webhookClientConfig: Forbidden: should not be set when strategy is"
+                + " not set to Webhook",
+            "spec.conversion.conversionReviewVersions: Forbidden: should not be set when strategy"
+                + " is not set to Webhook");
+  }
+
+  @Test
   void anEstablishedDefinitionServesItsKindWithItsNamesSubresourcesAndColumns() {
     ObjectNode json = json(CRD);
     strategy.applyDefaults(json, true);
@@ -120,7 +156,7 @@ class CustomResourceDefinitionStrategyTest {
   void aKindWithoutTheStatusSubresourceKeepsStatusWithItsOtherFields() {
     ObjectNode version =
         json("{\"name\": \"v1\", \"schema\": {\"openAPIV3Schema\": {\"type\": \"object\"}}}");
-    CustomResourceStrategy noStatus = new CustomResourceStrategy(version);
+    CustomResourceStrategy noStatus = new CustomResourceStrategy(version, null);
     CustomObject decoded =
         kubeJson
             .toAvro(
