@@ -345,6 +345,13 @@ final class ApiHandler implements HttpHandler {
     return exchange.getLocalAddress().getHostString() + ":" + exchange.getLocalAddress().getPort();
   }
 
+  /** Where admission's audit annotations of the request go: its audit, when it is audited. */
+  private static java.util.function.BiConsumer<String, String> auditAnnotations(
+      HttpExchange exchange) {
+    RequestAudit audit = RequestAudit.of(exchange);
+    return audit == null ? null : audit::annotate;
+  }
+
   // ---------------------------------------------------------------- resources
 
   private void resource(
@@ -414,7 +421,8 @@ final class ApiHandler implements HttpHandler {
             auditId,
             query.get("fieldManager"),
             exchange.getRequestHeaders().getFirst("User-Agent"),
-            query.containsKey("force") ? QueryBooleans.get(query, "force") : null);
+            query.containsKey("force") ? QueryBooleans.get(query, "force") : null,
+            auditAnnotations(exchange));
     String contentType = exchange.getRequestHeaders().getFirst("Content-Type");
     boolean apply = contentType != null && contentType.startsWith(APPLY_PATCH);
     String optionsKind =
