@@ -203,8 +203,10 @@ public final class ValidatingAdmissionPolicies implements ValidatingAdmission {
         || !Webhooks.objectMatches(match.path("objectSelector"), request)) {
       return false;
     }
+    // No resourceRules (a binding's matchResources may have none) constrains nothing.
     return !rulesMatch(match.path("excludeResourceRules"), request)
-        && rulesMatch(match.path("resourceRules"), request);
+        && (match.path("resourceRules").isEmpty()
+            || rulesMatch(match.path("resourceRules"), request));
   }
 
   private static boolean rulesMatch(JsonNode rules, AdmissionRequest request) {

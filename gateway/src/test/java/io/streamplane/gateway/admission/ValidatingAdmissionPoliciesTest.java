@@ -140,13 +140,20 @@ class ValidatingAdmissionPoliciesTest {
     binding(
         "prod-only",
         "'policyName':'max-replicas','validationActions':['Deny'],"
-            + "'matchResources':{'namespaceSelector':{'matchLabels':{'env':'prod'}},"
-            + "'resourceRules':[{'apiGroups':['*'],'apiVersions':['*'],'operations':['*'],"
-            + "'resources':['*']}]}");
+            + "'matchResources':{'namespaceSelector':{'matchLabels':{'env':'prod'}}}");
 
     assertThat(denial(deployment("shop", "web", 7))).isNotNull();
     assertThatCode(() -> plugin.validate(deployment("lab", "web", 7))).doesNotThrowAnyException();
     assertThatCode(() -> plugin.validate(deployment("shop", "legacy", 7)))
+        .doesNotThrowAnyException();
+
+    binding(
+        "prod-only",
+        "'policyName':'max-replicas','validationActions':['Deny'],"
+            + "'matchResources':{'resourceRules':[{'apiGroups':['apps'],'apiVersions':['v1'],"
+            + "'operations':['UPDATE'],'resources':['deployments']}]}");
+    assertThatCode(() -> plugin.validate(deployment("shop", "web", 7)))
+        .as("a create, which the binding's rules leave out")
         .doesNotThrowAnyException();
   }
 
