@@ -48,6 +48,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -346,8 +347,7 @@ final class ApiHandler implements HttpHandler {
   }
 
   /** Where admission's audit annotations of the request go: its audit, when it is audited. */
-  private static java.util.function.BiConsumer<String, String> auditAnnotations(
-      HttpExchange exchange) {
+  private static BiConsumer<String, String> auditAnnotations(HttpExchange exchange) {
     RequestAudit audit = RequestAudit.of(exchange);
     return audit == null ? null : audit::annotate;
   }
