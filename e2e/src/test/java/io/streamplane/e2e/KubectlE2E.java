@@ -472,6 +472,191 @@ class KubectlE2E {
         .isEmpty();
   }
 
+  private static final String REPLICA_POLICIES =
+      """
+      apiVersion: admissionregistration.k8s.io/v1
+      kind: ValidatingAdmissionPolicy
+      metadata:
+        name: max-replicas
+      spec:
+        matchConstraints:
+          resourceRules:
+            - apiGroups: [apps]
+              apiVersions: [v1]
+              operations: [CREATE, UPDATE]
+              resources: [deployments]
+        validations:
+          - expression: object.spec.replicas <= 5
+            message: replicas must be no greater than 5
+      ---
+      apiVersion: admissionregistration.k8s.io/v1
+      kind: ValidatingAdmissionPolicy
+      metadata:
+        name: no-blocked-pods
+      spec:
+        matchConstraints:
+          resourceRules:
+            - apiGroups: [""]
+              apiVersions: [v1]
+              operations: [CREATE]
+              resources: [pods]
+        validations:
+          - expression: object.metadata.labels.app != 'blocked'
+            messageExpression: "'pods of ' + object.metadata.labels.app + ' are not allowed'"
+            reason: Forbidden
+      ---
+      apiVersion: admissionregistration.k8s.io/v1
+      kind: ValidatingAdmissionPolicyBinding
+      metadata:
+        name: max-replicas
+      spec:
+        policyName: max-replicas
+        validationActions: [Deny]
+        matchResources:
+          namespaceSelector:
+            matchLabels: {replica-policy: deny}
+      ---
+      apiVersion: admissionregistration.k8s.io/v1
+      kind: ValidatingAdmissionPolicyBinding
+      metadata:
+        name: max-replicas-warn
+      spec:
+        policyName: max-replicas
+        validationActions: [Warn]
+        matchResources:
+          namespaceSelector:
+            matchLabels: {replica-policy: warn}
+      ---
+      apiVersion: admissionregistration.k8s.io/v1
+      kind: ValidatingAdmissionPolicyBinding
+      metadata:
+        name: no-blocked-pods
+      spec:
+        policyName: no-blocked-pods
+        validationActions: [Deny]
+        matchResources:
+          namespaceSelector:
+            matchLabels: {replica-policy: deny}
+      """;
+
+  @Test
+  void aValidatingAdmissionPolicyDeniesOrWarnsAsItsBindingsSayControllersWritesIncluded()
+      throws Exception {
+    kubectl.run("create", "namespace", "vap-deny").expectSuccess();
+    kubectl.run("label", "namespace", "vap-deny", "replica-policy=deny").expectSuccess();
+    kubectl.run("create", "namespace", "vap-warn").expectSuccess();
+    kubectl.run("label", "namespace", "vap-warn", "replica-policy=warn").expectSuccess();
+    kubectl.runWithInput(REPLICA_POLICIES, "apply", "-f", "-").expectSuccess();
+    assertThat(
+            String.join(
+                "\n", words(kubectl.run("get", "validatingadmissionpolicy").expectSuccess().out())))
+        .contains(
+            "NAME VALIDATIONS PARAMKIND AGE\n",
+            "max-replicas 1 <unset> ",
+            "no-blocked-pods 1 <unset> ");
+    assertThat(
+            String.join(
+                "\n",
+                words(
+                    kubectl.run("get", "validatingadmissionpolicybinding").expectSuccess().out())))
+        .contains("NAME POLICYNAME PARAMREF AGE\n", "max-replicas-warn max-replicas <unset> ");
+
+    // The gateway sees the bindings as its cache does, as kube-apiserver its informers.
+    await("the Deny binding applied")
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        kubectl
+                            .run(
+                                "create",
+                                "deployment",
+                                "web",
+                                "--image=nginx",
+                                "--replicas=7",
+                                "-n",
+                                "vap-deny",
+                                "--dry-run=server")
+                            .exitCode())
+                    .isNotZero());
+    assertThat(
+            kubectl
+                .run(
+                    "create",
+                    "deployment",
+                    "web",
+                    "--image=nginx",
+                    "--replicas=7",
+                    "-n",
+                    "vap-deny")
+                .err())
+        .contains(
+            "deployments.apps \"web\" is forbidden: ValidatingAdmissionPolicy 'max-replicas' with"
+                + " binding 'max-replicas' denied request: replicas must be no greater than 5");
+    kubectl
+        .run("create", "deployment", "small", "--image=nginx", "--replicas=2", "-n", "vap-deny")
+        .expectSuccess();
+    Kubectl.Result warned =
+        kubectl.run(
+            "create",
+            "deployment",
+            "web",
+            "--image=nginx",
+            "--replicas=7",
+            "-n",
+            "vap-warn",
+            "--dry-run=server");
+    assertThat(warned.exitCode()).isZero();
+    assertThat(warned.err())
+        .contains(
+            "Warning: Validation failed for ValidatingAdmissionPolicy 'max-replicas' with binding"
+                + " 'max-replicas-warn': replicas must be no greater than 5");
+
+    // The ReplicaSet controller's pods pass the same policies: its creates are refused.
+    kubectl
+        .run("create", "deployment", "blocked", "--image=nginx", "-n", "vap-deny")
+        .expectSuccess();
+    // Right after the cluster starts, the controllers may take some seconds to make the set.
+    await("the ReplicaSet's FailedCreate event")
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        kubectl
+                            .run(
+                                "get",
+                                "events",
+                                "-n",
+                                "vap-deny",
+                                "--field-selector",
+                                "reason=FailedCreate",
+                                "-o",
+                                "jsonpath={.items[*].message}")
+                            .out())
+                    .contains(
+                        "is forbidden: ValidatingAdmissionPolicy 'no-blocked-pods' with binding"
+                            + " 'no-blocked-pods' denied request: pods of blocked are not"
+                            + " allowed"));
+
+    Kubectl.Result broken =
+        kubectl.runWithInput(
+            REPLICA_POLICIES
+                .substring(0, REPLICA_POLICIES.indexOf("---"))
+                .replace("name: max-replicas", "name: broken")
+                .replace("object.spec.replicas <= 5", "object.spec.replicas <="),
+            "apply",
+            "-f",
+            "-");
+    assertThat(broken.exitCode()).isNotZero();
+    assertThat(broken.err())
+        .contains(
+            "The ValidatingAdmissionPolicy \"broken\" is invalid: spec.validations[0].expression:"
+                + " Invalid value: \"object.spec.replicas <=\": compilation failed: ERROR:");
+
+    kubectl.runWithInput(REPLICA_POLICIES, "delete", "-f", "-").expectSuccess();
+    kubectl.run("delete", "namespace", "vap-deny", "vap-warn", "--wait=false").expectSuccess();
+  }
+
   @Test
   void replacingWithAStaleResourceVersionIsAConflict() throws Exception {
     kubectl.run("create", "configmap", "contested", "--from-literal=a=1").expectSuccess();

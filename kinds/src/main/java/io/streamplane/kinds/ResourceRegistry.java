@@ -45,8 +45,12 @@ import io.streamplane.api.ServiceAccount;
 import io.streamplane.api.ServiceCIDR;
 import io.streamplane.api.StatefulSet;
 import io.streamplane.api.StorageClass;
+import io.streamplane.api.ValidatingAdmissionPolicy;
+import io.streamplane.api.ValidatingAdmissionPolicyBinding;
 import io.streamplane.api.ValidatingWebhookConfiguration;
 import io.streamplane.api.VolumeAttachment;
+import io.streamplane.kinds.admissionregistration.ValidatingAdmissionPolicyBindingStrategy;
+import io.streamplane.kinds.admissionregistration.ValidatingAdmissionPolicyStrategy;
 import io.streamplane.kinds.apiextensions.CustomObjectStrategy;
 import io.streamplane.kinds.apiextensions.CustomResourceDefinitionStrategy;
 import io.streamplane.kinds.apps.ControllerRevisionStrategy;
@@ -629,6 +633,22 @@ public final class ResourceRegistry {
             MutatingWebhookConfiguration.class));
     t.add(
         webhooks(
+                admission,
+                "ValidatingAdmissionPolicy",
+                "validatingadmissionpolicies",
+                ValidatingAdmissionPolicy.class,
+                List.of(status(admission, "ValidatingAdmissionPolicy")))
+            .withStrategy(new ValidatingAdmissionPolicyStrategy()));
+    t.add(
+        webhooks(
+                admission,
+                "ValidatingAdmissionPolicyBinding",
+                "validatingadmissionpolicybindings",
+                ValidatingAdmissionPolicyBinding.class,
+                List.of())
+            .withStrategy(new ValidatingAdmissionPolicyBindingStrategy()));
+    t.add(
+        webhooks(
             admission,
             "ValidatingWebhookConfiguration",
             "validatingwebhookconfigurations",
@@ -769,6 +789,15 @@ public final class ResourceRegistry {
 
   private static ResourceType webhooks(
       String group, String kind, String plural, Class<? extends SpecificRecord> avroClass) {
+    return webhooks(group, kind, plural, avroClass, List.of());
+  }
+
+  private static ResourceType webhooks(
+      String group,
+      String kind,
+      String plural,
+      Class<? extends SpecificRecord> avroClass,
+      List<ResourceType.Subresource> subresources) {
     return new ResourceType(
         group,
         "v1",
@@ -780,7 +809,7 @@ public final class ResourceRegistry {
         List.of("api-extensions"),
         ALL_VERBS,
         avroClass,
-        List.of());
+        subresources);
   }
 
   private static ResourceType review(String group, String kind, String plural, boolean namespaced) {

@@ -106,7 +106,7 @@ public final class Webhooks implements MutatingAdmission, ValidatingAdmission {
       ruleMatches |= ruleMatches(rule, request);
     }
     return ruleMatches
-        && namespaceMatches(webhook.path("namespaceSelector"), request)
+        && namespaceMatches(objects, webhook.path("namespaceSelector"), request)
         && objectMatches(webhook.path("objectSelector"), request);
   }
 
@@ -158,7 +158,8 @@ public final class Webhooks implements MutatingAdmission, ValidatingAdmission {
     return false;
   }
 
-  private boolean namespaceMatches(JsonNode selector, AdmissionRequest request) {
+  static boolean namespaceMatches(
+      ClusterObjects objects, JsonNode selector, AdmissionRequest request) {
     if (!selector.isObject() || selector.isEmpty()) {
       return true;
     }
@@ -179,7 +180,7 @@ public final class Webhooks implements MutatingAdmission, ValidatingAdmission {
     return Selectors.fromLabelSelector(selector).matches(labels);
   }
 
-  private static boolean objectMatches(JsonNode selector, AdmissionRequest request) {
+  static boolean objectMatches(JsonNode selector, AdmissionRequest request) {
     if (!selector.isObject() || selector.isEmpty()) {
       return true;
     }
@@ -272,9 +273,20 @@ public final class Webhooks implements MutatingAdmission, ValidatingAdmission {
   private ObjectNode review(String uid, AdmissionRequest request) {
     ObjectNode review = JSON.createObjectNode();
     review.put("apiVersion", "admission.k8s.io/v1").put("kind", "AdmissionReview");
-    ObjectNode r = review.putObject("request");
+    review.set("request", requestJson(uid, request));
+    return review;
+  }
+
+  /**
+   * The write as admission.k8s.io/v1's {@code AdmissionRequest}: what a webhook is sent, and what
+   * an admission policy's expressions see as {@code request} ({@code uid} left out when null).
+   */
+  static ObjectNode requestJson(String uid, AdmissionRequest request) {
+    ObjectNode r = JSON.createObjectNode();
     ResourceType type = request.type();
-    r.put("uid", uid);
+    if (uid != null) {
+      r.put("uid", uid);
+    }
     ObjectNode kind = r.putObject("kind");
     kind.put("group", type.group()).put("version", type.version()).put("kind", type.kind());
     ObjectNode resource = r.putObject("resource");
@@ -310,7 +322,7 @@ public final class Webhooks implements MutatingAdmission, ValidatingAdmission {
           case DELETE -> "DeleteOptions";
           case CONNECT -> "ConnectOptions";
         });
-    return review;
+    return r;
   }
 
   private static ObjectNode userInfo(UserInfo user) {

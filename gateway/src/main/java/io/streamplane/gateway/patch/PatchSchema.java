@@ -422,7 +422,10 @@ public final class PatchSchema {
           "certificates.k8s.io/v1/CertificateSigningRequest",
           "node.k8s.io/v1/RuntimeClass",
           // endpoints and ports are atomic lists: a patch replaces them whole.
-          "discovery.k8s.io/v1/EndpointSlice"
+          "discovery.k8s.io/v1/EndpointSlice",
+          // every list of the admission policies is atomic.
+          "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy",
+          "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding"
         }) {
       kinds.put(kind, METADATA_ONLY);
     }

@@ -48,6 +48,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -344,6 +345,12 @@ final class ApiHandler implements HttpHandler {
     return exchange.getLocalAddress().getHostString() + ":" + exchange.getLocalAddress().getPort();
   }
 
+  /** Where admission's audit annotations of the request go: its audit, when it is audited. */
+  private static BiConsumer<String, String> auditAnnotations(HttpExchange exchange) {
+    RequestAudit audit = RequestAudit.of(exchange);
+    return audit == null ? null : audit::annotate;
+  }
+
   // ---------------------------------------------------------------- resources
 
   private void resource(
@@ -414,7 +421,8 @@ final class ApiHandler implements HttpHandler {
             auditId,
             query.get("fieldManager"),
             exchange.getRequestHeaders().getFirst("User-Agent"),
-            query.containsKey("force") ? QueryBooleans.get(query, "force") : null);
+            query.containsKey("force") ? QueryBooleans.get(query, "force") : null,
+            auditAnnotations(exchange));
     String contentType = exchange.getRequestHeaders().getFirst("Content-Type");
     boolean apply = contentType != null && contentType.startsWith(APPLY_PATCH);
     String optionsKind =

@@ -19,6 +19,7 @@ import io.streamplane.gateway.admission.ServiceAllocation;
 import io.streamplane.gateway.admission.StorageObjectInUseProtection;
 import io.streamplane.gateway.admission.SystemWrites;
 import io.streamplane.gateway.admission.ValidatingAdmission;
+import io.streamplane.gateway.admission.ValidatingAdmissionPolicies;
 import io.streamplane.gateway.admission.Webhooks;
 import io.streamplane.gateway.authn.Authentication;
 import io.streamplane.gateway.authn.Authenticator;
@@ -34,6 +35,7 @@ import io.streamplane.gateway.authz.NodeAuthorizer;
 import io.streamplane.gateway.authz.PrivilegedGroups;
 import io.streamplane.gateway.authz.Rbac;
 import io.streamplane.gateway.cache.WatchCache;
+import io.streamplane.kinds.ResourceRegistry;
 import java.security.PublicKey;
 import java.time.Clock;
 import java.time.Duration;
@@ -139,6 +141,7 @@ final class ClusterChain {
             priority,
             new PersistentVolumeClaimResize(objects),
             new CertificateSubjectRestriction(),
+            new ValidatingAdmissionPolicies(objects, ResourceRegistry.kubernetes()),
             Webhooks.validating(objects),
             new ResourceQuotaAdmission(objects, systemWrites, Clock.systemUTC()));
     return new Admission(mutating, validating);

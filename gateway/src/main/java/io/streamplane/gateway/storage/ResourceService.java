@@ -327,7 +327,8 @@ public final class ResourceService {
                 object,
                 null,
                 options.actor(),
-                options.dryRun()));
+                options.dryRun(),
+                options.auditAnnotations()));
     Defaults.prepareForCreate(type, object, options.actor());
     if (manage) {
       object =
@@ -494,7 +495,8 @@ public final class ResourceService {
                 object,
                 live,
                 options.actor(),
-                options.dryRun()));
+                options.dryRun(),
+                options.auditAnnotations()));
     if (manage && live != null) {
       object =
           FieldManager.update(
@@ -725,7 +727,8 @@ public final class ResourceService {
             null,
             current(type, namespace, name),
             options.actor(),
-            options.dryRun()));
+            options.dryRun(),
+            options.auditAnnotations()));
     DeleteOptions.Builder delete = DeleteOptions.newBuilder();
     if (deleteOptions.hasNonNull("gracePeriodSeconds")) {
       delete.setGracePeriodSeconds(deleteOptions.get("gracePeriodSeconds").asLong());

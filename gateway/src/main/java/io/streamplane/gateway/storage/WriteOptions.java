@@ -1,12 +1,15 @@
 package io.streamplane.gateway.storage;
 
 import io.streamplane.log.UserInfo;
+import java.util.function.BiConsumer;
 
 /**
  * How one write is to be done: who asks, whether it is a dry run, how unknown fields are treated
  * ({@code Strict}, {@code Warn} or {@code Ignore}, Kubernetes' fieldValidation), the audit id of
  * the request, and what managedFields records of it: the {@code fieldManager} query parameter (null
- * when not given), the client's User-Agent, and {@code force} (null when not given; apply only).
+ * when not given), the client's User-Agent, and {@code force} (null when not given; apply only);
+ * {@code auditAnnotations}: where admission's audit annotations go (the request's audit; null for
+ * writes no request audits).
  */
 public record WriteOptions(
     UserInfo actor,
@@ -15,10 +18,22 @@ public record WriteOptions(
     String auditId,
     String fieldManager,
     String userAgent,
-    Boolean force) {
+    Boolean force,
+    BiConsumer<String, String> auditAnnotations) {
 
   public WriteOptions(UserInfo actor, boolean dryRun, String fieldValidation, String auditId) {
     this(actor, dryRun, fieldValidation, auditId, null, null, null);
+  }
+
+  public WriteOptions(
+      UserInfo actor,
+      boolean dryRun,
+      String fieldValidation,
+      String auditId,
+      String fieldManager,
+      String userAgent,
+      Boolean force) {
+    this(actor, dryRun, fieldValidation, auditId, fieldManager, userAgent, force, null);
   }
 
   public boolean strict() {
@@ -41,6 +56,7 @@ public record WriteOptions(
   }
 
   public WriteOptions withDryRun() {
-    return new WriteOptions(actor, true, fieldValidation, auditId, fieldManager, userAgent, force);
+    return new WriteOptions(
+        actor, true, fieldValidation, auditId, fieldManager, userAgent, force, auditAnnotations);
   }
 }

@@ -90,7 +90,9 @@ public final class StoredKinds {
         V1.PersistentVolume.getDescriptor(),
         V1.PersistentVolumeClaim.getDescriptor(),
         V1Apps.StatefulSet.getDescriptor(),
-        autoscalingV2().findMessageTypeByName("HorizontalPodAutoscaler"));
+        autoscalingV2().findMessageTypeByName("HorizontalPodAutoscaler"),
+        V1Admissionregistration.ValidatingAdmissionPolicy.getDescriptor(),
+        V1Admissionregistration.ValidatingAdmissionPolicyBinding.getDescriptor());
   }
 
   /**
