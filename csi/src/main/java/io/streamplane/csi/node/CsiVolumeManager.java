@@ -128,7 +128,7 @@ public final class CsiVolumeManager {
   }
 
   /** The kubelet's rendering of a gRPC failure: {@code rpc error: code = X desc = Y}. */
-  static String rpcError(StatusRuntimeException e) {
+  public static String rpcError(StatusRuntimeException e) {
     return "rpc error: code = "
         + codeName(e.getStatus().getCode())
         + " desc = "

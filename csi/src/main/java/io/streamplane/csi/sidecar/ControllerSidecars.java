@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import io.streamplane.csi.UnixSockets;
+import io.streamplane.csi.node.CsiVolumeManager;
 import io.streamplane.csi.v1.ControllerExpandVolumeRequest;
 import io.streamplane.csi.v1.ControllerExpandVolumeResponse;
 import io.streamplane.csi.v1.ControllerGrpc;
@@ -30,11 +31,15 @@ import org.slf4j.LoggerFactory;
  * bound ahead to it; a Released volume of reclaim policy Delete is deleted — DeleteVolume, then the
  * PersistentVolume) and the resizer (external-resizer: a bound claim whose request grew gets
  * ControllerExpandVolume, the volume's new capacity, and FileSystemResizePending until the node
- * finishes). The driver is called over its socket, as a sidecar container calls it.
+ * finishes), and, for a driver that attaches, the attacher (external-attacher: a VolumeAttachment
+ * of the driver for this node gets the attacher's finalizer, ControllerPublishVolume, and {@code
+ * status.attached} with the publish context as {@code attachmentMetadata}, or {@code attachError};
+ * a deleted one gets ControllerUnpublishVolume, then loses the finalizer). The driver is called
+ * over its socket, as a sidecar container calls it.
  *
  * <p>Contract: every {@code period} the claims and volumes are listed and each is brought one step
  * on; a failed step is logged and tried again at the next pass. A pass over objects that need
- * nothing writes nothing. Not attaching: the host-path driver needs no attachment.
+ * nothing writes nothing.
  */
 public final class ControllerSidecars implements AutoCloseable {
 
@@ -44,6 +49,7 @@ public final class ControllerSidecars implements AutoCloseable {
   private final String topologyKey;
   private final String nodeId;
   private final boolean immediate;
+  private final boolean attach;
   private final KubeApi api;
   private final ManagedChannel channel;
   private final ScheduledExecutorService loop;
@@ -58,6 +64,7 @@ public final class ControllerSidecars implements AutoCloseable {
       String topologyKey,
       String nodeId,
       boolean immediate,
+      boolean attach,
       KubeApi api,
       Path csiSocket,
       long periodMillis) {
@@ -65,6 +72,7 @@ public final class ControllerSidecars implements AutoCloseable {
     this.topologyKey = topologyKey;
     this.nodeId = nodeId;
     this.immediate = immediate;
+    this.attach = attach;
     this.api = api;
     this.channel = UnixSockets.connect(csiSocket);
     this.loop =
@@ -113,9 +121,111 @@ public final class ControllerSidecars implements AutoCloseable {
           LOG.warn("volume {}: {}", pv.path("metadata").path("name").asText(), e.toString());
         }
       }
+      if (attach) {
+        attachments(pvs);
+      }
     } catch (IOException | RuntimeException e) {
       LOG.warn("sidecar pass failed: {}", e.toString());
     }
+  }
+
+  private static String now() {
+    return Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+  }
+
+  private void attachments(Map<String, JsonNode> pvs) throws IOException {
+    KubeApi.Reply list = api.get("/apis/storage.k8s.io/v1/volumeattachments");
+    if (!list.ok()) {
+      LOG.warn("cannot list volume attachments: {}", list.status());
+      return;
+    }
+    String csiNodeId = null;
+    for (JsonNode attachment : list.body().path("items")) {
+      if (!Attaching.ours(attachment, driver, nodeId)
+          || !(Attaching.toAttach(attachment) || Attaching.toDetach(attachment, driver))) {
+        continue;
+      }
+      String name = attachment.path("metadata").path("name").asText();
+      try {
+        if (csiNodeId == null) {
+          KubeApi.Reply csiNode = api.get("/apis/storage.k8s.io/v1/csinodes/" + nodeId);
+          csiNodeId = csiNode.ok() ? Attaching.nodeId(csiNode.body(), driver).orElse(null) : null;
+          if (csiNodeId == null) {
+            throw new IllegalStateException(
+                "driver " + driver + " is not registered on node " + nodeId);
+          }
+        }
+        String path = "/apis/storage.k8s.io/v1/volumeattachments/" + name;
+        JsonNode pv =
+            pvs.get(attachment.path("spec").path("source").path("persistentVolumeName").asText());
+        if (Attaching.toAttach(attachment)) {
+          attachOne(path, attachment, pv, csiNodeId);
+        } else {
+          detachOne(path, attachment, pv, csiNodeId);
+        }
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("volume attachment {}: {}", name, e.toString());
+      }
+    }
+  }
+
+  private void attachOne(String path, JsonNode attachment, JsonNode pv, String csiNodeId)
+      throws IOException {
+    Optional<com.fasterxml.jackson.databind.node.ObjectNode> finalizer =
+        Attaching.withFinalizer(attachment, driver);
+    if (finalizer.isPresent()) {
+      KubeApi.Reply written = api.mergePatch(path, finalizer.get());
+      if (!written.ok()) {
+        throw new IllegalStateException("adding the finalizer: " + written);
+      }
+      return; // attached at the next pass, from the object with its finalizer
+    }
+    if (pv == null || !pv.path("spec").path("csi").isObject()) {
+      api.mergePatch(
+          path + "/status",
+          Attaching.attachFailed(
+              "persistentvolume \""
+                  + attachment.path("spec").path("source").path("persistentVolumeName").asText()
+                  + "\" not found or not a CSI volume",
+              now()));
+      return;
+    }
+    com.fasterxml.jackson.databind.node.ObjectNode status;
+    try {
+      status =
+          Attaching.attached(
+              controller()
+                  .controllerPublishVolume(Attaching.publish(pv, csiNodeId))
+                  .getPublishContextMap());
+    } catch (StatusRuntimeException e) {
+      status = Attaching.attachFailed(CsiVolumeManager.rpcError(e), now());
+    }
+    KubeApi.Reply written = api.mergePatch(path + "/status", status);
+    if (!written.ok()) {
+      throw new IllegalStateException("writing the attachment's status: " + written);
+    }
+    LOG.info(
+        "volume attachment {}: {}",
+        attachment.path("metadata").path("name").asText(),
+        status.path("status"));
+  }
+
+  private void detachOne(String path, JsonNode attachment, JsonNode pv, String csiNodeId)
+      throws IOException {
+    if (pv != null && pv.path("spec").path("csi").isObject()) {
+      try {
+        controller().controllerUnpublishVolume(Attaching.unpublish(pv, csiNodeId));
+      } catch (StatusRuntimeException e) {
+        api.mergePatch(
+            path + "/status", Attaching.detachFailed(CsiVolumeManager.rpcError(e), now()));
+        throw new IllegalStateException("ControllerUnpublishVolume: " + e.getStatus(), e);
+      }
+    }
+    KubeApi.Reply written = api.mergePatch(path, Attaching.withoutFinalizer(attachment, driver));
+    if (!written.ok() && written.status() != 404) {
+      throw new IllegalStateException("removing the finalizer: " + written);
+    }
+    LOG.info("detached volume attachment {}", attachment.path("metadata").path("name").asText());
   }
 
   private JsonNode storageClass(String name, Map<String, JsonNode> classes) throws IOException {

@@ -109,7 +109,7 @@ public final class Provisioning {
         claim.path("spec").path("resources").path("requests").path("storage").asText("0"));
   }
 
-  private static VolumeCapability.AccessMode.Mode mode(String accessMode) {
+  static VolumeCapability.AccessMode.Mode mode(String accessMode) {
     return switch (accessMode) {
       case "ReadOnlyMany" -> VolumeCapability.AccessMode.Mode.MULTI_NODE_READER_ONLY;
       case "ReadWriteMany" -> VolumeCapability.AccessMode.Mode.MULTI_NODE_MULTI_WRITER;
