@@ -198,7 +198,11 @@ public final class ControllerSidecars implements AutoCloseable {
                   .controllerPublishVolume(Attaching.publish(pv, csiNodeId))
                   .getPublishContextMap());
     } catch (StatusRuntimeException e) {
-      status = Attaching.attachFailed(CsiVolumeManager.rpcError(e), now());
+      String message = CsiVolumeManager.rpcError(e);
+      if (message.equals(attachment.path("status").path("attachError").path("message").asText())) {
+        return; // failing as it was: tried again at the next pass, nothing new to write
+      }
+      status = Attaching.attachFailed(message, now());
     }
     KubeApi.Reply written = api.mergePatch(path + "/status", status);
     if (!written.ok()) {

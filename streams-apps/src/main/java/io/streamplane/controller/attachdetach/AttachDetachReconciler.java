@@ -12,13 +12,10 @@ import io.streamplane.api.VolumeAttachmentSource;
 import io.streamplane.api.VolumeAttachmentSpec;
 import io.streamplane.controller.Intent;
 import io.streamplane.schema.objects.PodEvents;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import io.streamplane.schema.objects.VolumeAttachmentNames;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,8 +30,8 @@ import java.util.Set;
  * csi-<sha256(volume handle + driver + node)>}), attacher the driver, source the PersistentVolume;
  * an attachment of a pair no longer desired is deleted (its attacher detaches it and removes its
  * finalizer). The pods of a pair get the controller's events: {@code SuccessfulAttachVolume} once
- * attached, {@code FailedAttachVolume} with the attacher's {@code attachError}, each once (events
- * already written are passed in by name).
+ * attached, {@code FailedAttachVolume} with the attacher's {@code attachError}, once per pod and
+ * message (events already written are passed in by name).
  *
  * <p>Limits: a detach does not wait for the node to report the volume unmounted ({@code
  * node.status.volumesInUse}): it follows the pod's end at once; inline CSI volumes are not
@@ -50,19 +47,6 @@ public final class AttachDetachReconciler {
 
   /** A volume to attach to a node, and the pods there that use it. */
   record Desired(String name, String driver, String pv, String node, List<Pod> pods) {}
-
-  /** csi_attacher's {@code getAttachmentName}: {@code csi-<sha256(handle + driver + node)>}. */
-  public static String attachmentName(String volumeHandle, String driver, String node) {
-    try {
-      return "csi-"
-          + HexFormat.of()
-              .formatHex(
-                  MessageDigest.getInstance("SHA-256")
-                      .digest((volumeHandle + driver + node).getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
-  }
 
   /** Whether volumes of {@code driver} are attached: its CSIDriver says so, or there is none. */
   static boolean attachRequired(String driver, Map<String, CSIDriver> drivers) {
@@ -122,7 +106,8 @@ public final class AttachDetachReconciler {
         if (!attachRequired(driver, drivers)) {
           continue;
         }
-        String name = attachmentName(pv.getSpec().getCsi().getVolumeHandle(), driver, node);
+        String name =
+            VolumeAttachmentNames.of(pv.getSpec().getCsi().getVolumeHandle(), driver, node);
         desired
             .computeIfAbsent(name, n -> new Desired(n, driver, pvName, node, new ArrayList<>()))
             .pods()
@@ -181,7 +166,7 @@ public final class AttachDetachReconciler {
                   + d.pv()
                   + "\" : "
                   + status.getAttachError().getMessage(),
-              d.name() + "/" + status.getAttachError().getTime(),
+              d.name() + "/failed/" + status.getAttachError().getMessage(),
               now);
         }
       }

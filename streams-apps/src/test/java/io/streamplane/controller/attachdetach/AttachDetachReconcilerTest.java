@@ -11,6 +11,7 @@ import io.streamplane.api.Pod;
 import io.streamplane.api.VolumeAttachment;
 import io.streamplane.controller.Intent;
 import io.streamplane.log.CommandVerb;
+import io.streamplane.schema.objects.VolumeAttachmentNames;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
@@ -21,7 +22,7 @@ class AttachDetachReconcilerTest {
 
   private static final Instant NOW = Instant.parse("2026-11-27T01:00:00Z");
   private static final String DRIVER = "attach.csi.streamplane.io";
-  private static final String NAME = AttachDetachReconciler.attachmentName("h-1", DRIVER, "node-0");
+  private static final String NAME = VolumeAttachmentNames.of("h-1", DRIVER, "node-0");
 
   private static Pod pod(String name, String node, String phase) {
     return avro(
@@ -87,7 +88,7 @@ class AttachDetachReconcilerTest {
   void theNameIsCsiAttachersHashOfHandleDriverAndNode() {
     assertThat(NAME)
         .isEqualTo("csi-01e379b0c0764585c90f151a0758a49713cb4d65adad237fea4d3f8a77ab6980");
-    assertThat(AttachDetachReconciler.attachmentName("h-1", DRIVER, "node-1")).isNotEqualTo(NAME);
+    assertThat(VolumeAttachmentNames.of("h-1", DRIVER, "node-1")).isNotEqualTo(NAME);
   }
 
   @Test
