@@ -343,7 +343,7 @@ class StorageE2E {
         .until(() -> kubectl.run("get", "pv", pv).exitCode() != 0 && !Files.exists(dir));
   }
 
-  private String events(String pod) {
+  private String events(String pod) throws Exception {
     return kubectl
         .run(
             "get",
