@@ -372,7 +372,7 @@ class StorageE2E {
             apiVersion: storage.k8s.io/v1
             kind: CSIDriver
             metadata: {name: attach.csi.streamplane.io}
-            spec: {attachRequired: true}
+            spec: {attachRequired: true, storageCapacity: true}
             ---
             apiVersion: storage.k8s.io/v1
             kind: StorageClass
@@ -412,6 +412,50 @@ class StorageE2E {
             "--kubeconfig",
             home.resolve("state/csi/kubeconfig").toString())) {
       attacher.awaitLine("attacher running", WAIT);
+      await("the driver publishes its node's capacity for the class")
+          .atMost(WAIT)
+          .until(
+              () ->
+                  kubectl
+                      .run("get", "csistoragecapacities", "-n", "kube-system", "--no-headers")
+                      .out()
+                      .matches("(?s).*csisc-[0-9a-f]{10}\\s+attached\\s+1Gi\\s.*"));
+      kubectl
+          .runWithInput(
+              """
+              apiVersion: v1
+              kind: PersistentVolumeClaim
+              metadata: {name: too-big}
+              spec:
+                storageClassName: attached
+                accessModes: [ReadWriteOnce]
+                resources: {requests: {storage: 2Gi}}
+              ---
+              """
+                  + writer(
+                      "too-big",
+                      "name: data\n    persistentVolumeClaim: {claimName: too-big}",
+                      "sleep 3600"),
+              "apply",
+              "-f",
+              "-")
+          .expectSuccess();
+      await("a claim larger than the capacity keeps its pod Pending")
+          .atMost(WAIT)
+          .until(
+              () ->
+                  kubectl
+                      .run(
+                          "get",
+                          "pod",
+                          "too-big",
+                          "-o",
+                          "jsonpath={.status.conditions[?(@.type==\"PodScheduled\")].message}")
+                      .out()
+                      .contains("1 node(s) did not have enough free storage"));
+      kubectl
+          .run("delete", "pod/too-big", "pvc/too-big", "--grace-period=1", "--wait=true")
+          .expectSuccess();
       kubectl
           .runWithInput(
               writer(

@@ -34,8 +34,10 @@ import org.slf4j.LoggerFactory;
  * finishes), and, for a driver that attaches, the attacher (external-attacher: a VolumeAttachment
  * of the driver for this node gets the attacher's finalizer, ControllerPublishVolume, and {@code
  * status.attached} with the publish context as {@code attachmentMetadata}, or {@code attachError};
- * a deleted one gets ControllerUnpublishVolume, then loses the finalizer). The driver is called
- * over its socket, as a sidecar container calls it.
+ * a deleted one gets ControllerUnpublishVolume, then loses the finalizer), and the capacity
+ * publisher (external-provisioner's storage capacity: a CSIStorageCapacity per StorageClass of the
+ * driver for this node's topology segment, of what GetCapacity answers). The driver is called over
+ * its socket, as a sidecar container calls it.
  *
  * <p>Contract: every {@code period} the claims and volumes are listed and each is brought one step
  * on; a failed step is logged and tried again at the next pass. A pass over objects that need
@@ -124,8 +126,67 @@ public final class ControllerSidecars implements AutoCloseable {
       if (attach) {
         attachments(pvs);
       }
+      capacities();
     } catch (IOException | RuntimeException e) {
       LOG.warn("sidecar pass failed: {}", e.toString());
+    }
+  }
+
+  /**
+   * external-provisioner's capacity: a CSIStorageCapacity per class of the driver, for its node.
+   */
+  private void capacities() throws IOException {
+    KubeApi.Reply classes = api.get("/apis/storage.k8s.io/v1/storageclasses");
+    String path =
+        "/apis/storage.k8s.io/v1/namespaces/" + Capacities.NAMESPACE + "/csistoragecapacities";
+    KubeApi.Reply stored = api.get(path);
+    if (!classes.ok() || !stored.ok()) {
+      LOG.warn("cannot list classes and capacities: {} / {}", classes.status(), stored.status());
+      return;
+    }
+    Map<String, JsonNode> ours = new HashMap<>();
+    for (JsonNode capacity : stored.body().path("items")) {
+      if (Capacities.ours(capacity, driver, nodeId)) {
+        ours.put(capacity.path("metadata").path("name").asText(), capacity);
+      }
+    }
+    for (JsonNode storageClass : classes.body().path("items")) {
+      if (!driver.equals(storageClass.path("provisioner").asText())) {
+        continue;
+      }
+      String className = storageClass.path("metadata").path("name").asText();
+      com.fasterxml.jackson.databind.node.ObjectNode wanted;
+      try {
+        wanted =
+            Capacities.capacity(
+                driver,
+                topologyKey,
+                nodeId,
+                className,
+                controller().getCapacity(Capacities.request(storageClass, topologyKey, nodeId)));
+      } catch (StatusRuntimeException e) {
+        LOG.warn("GetCapacity for class {}: {}", className, e.getStatus());
+        continue;
+      }
+      JsonNode existing = ours.remove(wanted.path("metadata").path("name").asText());
+      KubeApi.Reply written = null;
+      if (existing == null) {
+        written = api.post(path, wanted);
+      } else if (Capacities.differs(existing, wanted)) {
+        written =
+            api.put(
+                path + "/" + existing.path("metadata").path("name").asText(),
+                Capacities.updated(existing, wanted));
+      }
+      if (written != null && !written.ok() && written.status() != 409) {
+        LOG.warn("capacity of class {}: {}", className, written);
+      }
+    }
+    for (String obsolete : ours.keySet()) {
+      KubeApi.Reply deleted = api.delete(path + "/" + obsolete);
+      if (!deleted.ok() && deleted.status() != 404) {
+        LOG.warn("deleting capacity {}: {}", obsolete, deleted);
+      }
     }
   }
 

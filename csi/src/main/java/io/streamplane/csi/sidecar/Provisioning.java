@@ -31,7 +31,7 @@ public final class Provisioning {
   public static final String STORAGE_RESIZER = "volume.kubernetes.io/storage-resizer";
 
   /** The prefix of class parameters meant for the sidecars, never passed to the driver. */
-  private static final String RESERVED_PREFIX = "csi.storage.k8s.io/";
+  static final String RESERVED_PREFIX = "csi.storage.k8s.io/";
 
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
