@@ -330,10 +330,27 @@ public final class ControllerSidecars implements AutoCloseable {
       }
     }
     CreateVolumeRequest request = Provisioning.createVolume(claim, storageClass, topology);
+    String claimKey =
+        claim.path("metadata").path("namespace").asText()
+            + "/"
+            + claim.path("metadata").path("name").asText();
+    String uid = claim.path("metadata").path("uid").asText();
+    recordEvent(
+        claim,
+        "Normal",
+        "Provisioning",
+        "External provisioner is provisioning volume for claim \"" + claimKey + "\"",
+        uid + "/Provisioning");
     Volume volume;
     try {
       volume = controller().createVolume(request).getVolume();
     } catch (StatusRuntimeException e) {
+      String message =
+          "failed to provision volume with StorageClass \""
+              + storageClass.path("metadata").path("name").asText()
+              + "\": "
+              + CsiVolumeManager.rpcError(e);
+      recordEvent(claim, "Warning", "ProvisioningFailed", message, uid + "/failed/" + message);
       throw new IllegalStateException("CreateVolume: " + e.getStatus(), e);
     }
     KubeApi.Reply created =
@@ -343,6 +360,12 @@ public final class ControllerSidecars implements AutoCloseable {
     if (!created.ok() && created.status() != 409) {
       throw new IllegalStateException("creating the PersistentVolume: " + created);
     }
+    recordEvent(
+        claim,
+        "Normal",
+        "ProvisioningSucceeded",
+        "Successfully provisioned volume " + request.getName(),
+        uid + "/ProvisioningSucceeded");
     LOG.info(
         "provisioned {} ({} bytes) for claim {}/{}",
         request.getName(),
@@ -375,13 +398,31 @@ public final class ControllerSidecars implements AutoCloseable {
     if (request.isEmpty() || !Provisioning.onNode(pv, topologyKey, nodeId)) {
       return;
     }
+    String name = pv.path("metadata").path("name").asText();
+    String seed =
+        claim.path("metadata").path("uid").asText()
+            + "/"
+            + request.get().getCapacityRange().getRequiredBytes();
+    recordEvent(
+        claim,
+        "Normal",
+        "Resizing",
+        "External resizer is resizing volume " + name,
+        seed + "/Resizing");
     ControllerExpandVolumeResponse expanded;
     try {
       expanded = controller().controllerExpandVolume(request.get());
     } catch (StatusRuntimeException e) {
+      String message =
+          "resize volume \""
+              + name
+              + "\" by resizer \""
+              + driver
+              + "\" failed: "
+              + CsiVolumeManager.rpcError(e);
+      recordEvent(claim, "Warning", "VolumeResizeFailed", message, seed + "/failed/" + message);
       throw new IllegalStateException("ControllerExpandVolume: " + e.getStatus(), e);
     }
-    String name = pv.path("metadata").path("name").asText();
     KubeApi.Reply volume =
         api.mergePatch(
             "/api/v1/persistentvolumes/" + name,
@@ -405,6 +446,21 @@ public final class ControllerSidecars implements AutoCloseable {
                 Instant.now().truncatedTo(ChronoUnit.SECONDS).toString()));
     if (!status.ok()) {
       throw new IllegalStateException("writing the claim's status: " + status);
+    }
+    if (expanded.getNodeExpansionRequired()) {
+      recordEvent(
+          claim,
+          "Normal",
+          "FileSystemResizeRequired",
+          "Require file system resize of volume on node",
+          seed + "/FileSystemResizeRequired");
+    } else {
+      recordEvent(
+          claim,
+          "Normal",
+          "VolumeResizeSuccessful",
+          "Resize volume succeeded",
+          seed + "/VolumeResizeSuccessful");
     }
     LOG.info("expanded {} to {} bytes", name, expanded.getCapacityBytes());
   }

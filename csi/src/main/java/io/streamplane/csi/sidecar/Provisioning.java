@@ -329,4 +329,50 @@ public final class Provisioning {
     }
     return patch;
   }
+
+  /**
+   * An Event about a claim, as a sidecar's event recorder writes it: named {@code <claim>.<hex>}
+   * with the hex derived from {@code seed}, so the same decision recorded again is AlreadyExists.
+   */
+  public static ObjectNode claimEvent(
+      JsonNode claim,
+      String component,
+      String type,
+      String reason,
+      String message,
+      String seed,
+      String now) {
+    JsonNode meta = claim.path("metadata");
+    ObjectNode event = NODES.objectNode();
+    event.put("apiVersion", "v1");
+    event.put("kind", "Event");
+    ObjectNode metadata = event.putObject("metadata");
+    metadata.put(
+        "name",
+        meta.path("name").asText()
+            + "."
+            + Long.toHexString(
+                java.util
+                        .UUID
+                        .nameUUIDFromBytes(seed.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                        .getMostSignificantBits()
+                    & 0xffffffffffffL));
+    metadata.put("namespace", meta.path("namespace").asText());
+    ObjectNode involved = event.putObject("involvedObject");
+    involved.put("kind", "PersistentVolumeClaim");
+    involved.put("apiVersion", "v1");
+    involved.put("namespace", meta.path("namespace").asText());
+    involved.put("name", meta.path("name").asText());
+    involved.put("uid", meta.path("uid").asText());
+    involved.put("resourceVersion", meta.path("resourceVersion").asText());
+    event.put("type", type);
+    event.put("reason", reason);
+    event.put("message", message);
+    event.putObject("source").put("component", component);
+    event.put("firstTimestamp", now);
+    event.put("lastTimestamp", now);
+    event.put("count", 1);
+    event.put("reportingComponent", component);
+    return event;
+  }
 }
