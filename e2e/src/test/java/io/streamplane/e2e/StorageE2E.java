@@ -20,7 +20,8 @@ import org.junit.jupiter.api.TestInstance;
  * claim of the default class gets a volume that pods on the node write and read back, grows when
  * its request does, and is deleted with the claim; inline {@code csi} volumes live as long as their
  * pod; a failing NodePublishVolume leaves the pod ContainerCreating with FailedMount; a StatefulSet
- * gets a Bound claim per ordinal, which a pod made again under the same name mounts again.
+ * gets a Bound claim per ordinal, which a pod made again under the same name mounts again; a driver
+ * run beside the node that attaches and publishes its capacity gets VolumeAttachments for its pods.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class StorageE2E {
@@ -509,6 +510,14 @@ class StorageE2E {
       assertThat(events("attached"))
           .contains(
               "SuccessfulAttachVolume: AttachVolume.Attach succeeded for volume \"" + pv + "\"");
+      // the claim, named as its pod, has the volume controllers' events
+      assertThat(events("attached"))
+          .contains(
+              "WaitForFirstConsumer: waiting for first consumer to be created before binding",
+              "ExternalProvisioning: Waiting for a volume to be created either by the external"
+                  + " provisioner 'attach.csi.streamplane.io' or manually by the system"
+                  + " administrator.",
+              "ProvisioningSucceeded: Successfully provisioned volume " + pv);
       String handle = get("pv", pv).at("/spec/csi/volumeHandle").asText();
       assertThat(root.resolve("volumes").resolve(handle).resolve("file")).hasContent("attached\n");
       assertThat(root.resolve("meta").resolve(handle + ".json")).content().contains("\"node-0\"");

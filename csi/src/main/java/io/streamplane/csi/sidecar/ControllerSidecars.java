@@ -132,6 +132,23 @@ public final class ControllerSidecars implements AutoCloseable {
     }
   }
 
+  /** An event about a claim, from this node's sidecars; one already written is left as it is. */
+  private void recordEvent(
+      JsonNode claim, String type, String reason, String message, String seed) {
+    try {
+      KubeApi.Reply written =
+          api.post(
+              "/api/v1/namespaces/" + claim.path("metadata").path("namespace").asText() + "/events",
+              Provisioning.claimEvent(
+                  claim, driver + "_" + nodeId, type, reason, message, seed, now()));
+      if (!written.ok() && written.status() != 409) {
+        LOG.warn("event {} not written: {}", reason, written);
+      }
+    } catch (IOException e) {
+      LOG.warn("event {} not written: {}", reason, e.toString());
+    }
+  }
+
   /**
    * external-provisioner's capacity: a CSIStorageCapacity per class of the driver, for its node.
    */
