@@ -196,8 +196,8 @@ class ReplayIT {
         .contains("secrets 3")
         .contains("persistentvolumes 2")
         .contains("persistentvolumeclaims 1")
-        .contains("storageclasses 1")
-        .contains("csistoragecapacities 1")
+        .contains("storageclasses.storage.k8s.io 1")
+        .contains("csistoragecapacities.storage.k8s.io 1")
         .containsPattern("replayed [0-9,]+ events \\([0-9.]+ MB\\) in [0-9.]+ s: [0-9,]+ events/s");
   }
 
