@@ -19,7 +19,8 @@ import org.junit.jupiter.api.TestInstance;
  * claim of the default class gets a volume that pods on the node write and read back, grows when
  * its request does, and is deleted with the claim; inline {@code csi} volumes live as long as their
  * pod; a failing NodePublishVolume leaves the pod ContainerCreating with FailedMount; a StatefulSet
- * gets a Bound claim per ordinal, which a pod made again under the same name mounts again.
+ * gets a Bound claim per ordinal, which a pod made again under the same name mounts again; a driver
+ * run beside the node that attaches and publishes its capacity gets VolumeAttachments for its pods.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @SharedCluster(SharedCluster.Shape.ONE_PROCESS_NODE)
@@ -332,5 +333,201 @@ class StorageE2E {
     await("the volume and its directory are gone")
         .atMost(WAIT)
         .until(() -> kubectl.run("get", "pv", pv).exitCode() != 0 && !Files.exists(dir));
+  }
+
+  private String events(String pod) throws Exception {
+    return kubectl
+        .run(
+            "get",
+            "events",
+            "--field-selector",
+            "involvedObject.name=" + pod,
+            "-o",
+            "jsonpath={range .items[*]}{.reason}: {.message}{\"\\n\"}{end}")
+        .out();
+  }
+
+  @Test
+  void aDriverThatAttachesIsAttachedBeforeTheNodeStagesAndDetachedOnceThePodIsGone()
+      throws Exception {
+    String driver = "attach.csi.streamplane.io";
+    Path nodeRoot = home.resolve("state/pods/kubelet/node-0");
+    assertThat(nodeRoot.resolve("plugins_registry")).isDirectory();
+    Path root = home.resolve("attach-driver");
+    Path socket = nodeRoot.resolve("plugins").resolve(driver).resolve("csi.sock");
+    Files.createDirectories(socket.getParent());
+    Files.createDirectories(root);
+    Files.writeString(root.resolve("fail-controller-publish"), "the bus is down");
+    kubectl
+        .runWithInput(
+            """
+            apiVersion: storage.k8s.io/v1
+            kind: CSIDriver
+            metadata: {name: attach.csi.streamplane.io}
+            spec: {attachRequired: true, storageCapacity: true}
+            ---
+            apiVersion: storage.k8s.io/v1
+            kind: StorageClass
+            metadata: {name: attached}
+            provisioner: attach.csi.streamplane.io
+            volumeBindingMode: WaitForFirstConsumer
+            ---
+            apiVersion: v1
+            kind: PersistentVolumeClaim
+            metadata: {name: attached}
+            spec:
+              storageClassName: attached
+              accessModes: [ReadWriteOnce]
+              resources: {requests: {storage: 10Mi}}
+            """,
+            "apply",
+            "-f",
+            "-")
+        .expectSuccess();
+    try (Launcher attacher =
+        Launcher.startLabelled(
+            "attach-driver",
+            "csi-driver",
+            "--driver-name",
+            driver,
+            "--node-id",
+            "node-0",
+            "--root-dir",
+            root.toString(),
+            "--csi-socket",
+            socket.toString(),
+            "--registration-dir",
+            nodeRoot.resolve("plugins_registry").toString(),
+            "--capacity",
+            "1Gi",
+            "--enable-attach",
+            "--kubeconfig",
+            home.resolve("state/csi/kubeconfig").toString())) {
+      attacher.awaitLine("attacher running", WAIT);
+      await("the driver publishes its node's capacity for the class")
+          .atMost(WAIT)
+          .until(
+              () ->
+                  kubectl
+                      .run("get", "csistoragecapacities", "-n", "kube-system", "--no-headers")
+                      .out()
+                      .matches("(?s).*csisc-[0-9a-f]{10}\\s+attached\\s+1Gi\\s.*"));
+      kubectl
+          .runWithInput(
+              """
+              apiVersion: v1
+              kind: PersistentVolumeClaim
+              metadata: {name: too-big}
+              spec:
+                storageClassName: attached
+                accessModes: [ReadWriteOnce]
+                resources: {requests: {storage: 2Gi}}
+              ---
+              """
+                  + writer(
+                      "too-big",
+                      "name: data\n    persistentVolumeClaim: {claimName: too-big}",
+                      "sleep 3600"),
+              "apply",
+              "-f",
+              "-")
+          .expectSuccess();
+      await("a claim larger than the capacity keeps its pod Pending")
+          .atMost(WAIT)
+          .until(
+              () ->
+                  kubectl
+                      .run(
+                          "get",
+                          "pod",
+                          "too-big",
+                          "-o",
+                          "jsonpath={.status.conditions[?(@.type==\"PodScheduled\")].message}")
+                      .out()
+                      .contains("1 node(s) did not have enough free storage"));
+      kubectl
+          .run("delete", "pod/too-big", "pvc/too-big", "--grace-period=1", "--wait=true")
+          .expectSuccess();
+      kubectl
+          .runWithInput(
+              writer(
+                  "attached",
+                  "name: data\n    persistentVolumeClaim: {claimName: attached}",
+                  "echo attached > /data/file && sleep 3600"),
+              "apply",
+              "-f",
+              "-")
+          .expectSuccess();
+      await("FailedAttachVolume from the attacher's error")
+          .atMost(WAIT)
+          .until(
+              () ->
+                  events("attached")
+                      .matches(
+                          "(?s).*FailedAttachVolume: AttachVolume.Attach failed for volume"
+                              + " \"pvc-[^\"]+\" : rpc error: code = Internal desc = the bus is"
+                              + " down.*"));
+      String pv = get("pvc", "attached").at("/spec/volumeName").asText();
+      await("the node waits for the attachment")
+          .atMost(WAIT)
+          .until(
+              () ->
+                  events("attached")
+                      .contains(
+                          "FailedMount: MountVolume.WaitForAttach failed for volume \""
+                              + pv
+                              + "\" : rpc error: code = Internal desc = the bus is down"));
+      assertThat(
+              kubectl
+                  .run(
+                      "get",
+                      "pod",
+                      "attached",
+                      "-o",
+                      "jsonpath={.status.containerStatuses[0].state.waiting.reason}")
+                  .out())
+          .isEqualTo("ContainerCreating");
+      Files.delete(root.resolve("fail-controller-publish"));
+      ready("attached");
+      assertThat(kubectl.run("get", "volumeattachment").expectSuccess().out())
+          .containsPattern("(?m)^NAME\\s+ATTACHER\\s+PV\\s+NODE\\s+ATTACHED\\s+AGE$")
+          .containsPattern(
+              "(?m)^csi-[0-9a-f]{64}\\s+" + driver + "\\s+" + pv + "\\s+node-0\\s+true\\s+");
+      JsonNode attachment = get("volumeattachment").at("/items/0");
+      assertThat(attachment.at("/status/attachmentMetadata/attachedTo").asText())
+          .isEqualTo("node-0");
+      assertThat(attachment.at("/metadata/finalizers/0").asText())
+          .isEqualTo("external-attacher/attach-csi-streamplane-io");
+      assertThat(events("attached"))
+          .contains(
+              "SuccessfulAttachVolume: AttachVolume.Attach succeeded for volume \"" + pv + "\"");
+      // the claim, named as its pod, has the volume controllers' events
+      assertThat(events("attached"))
+          .contains(
+              "WaitForFirstConsumer: waiting for first consumer to be created before binding",
+              "ExternalProvisioning: Waiting for a volume to be created either by the external"
+                  + " provisioner 'attach.csi.streamplane.io' or manually by the system"
+                  + " administrator.",
+              "ProvisioningSucceeded: Successfully provisioned volume " + pv);
+      String handle = get("pv", pv).at("/spec/csi/volumeHandle").asText();
+      assertThat(root.resolve("volumes").resolve(handle).resolve("file")).hasContent("attached\n");
+      assertThat(root.resolve("meta").resolve(handle + ".json")).content().contains("\"node-0\"");
+
+      kubectl.run("delete", "pod", "attached", "--grace-period=1", "--wait=true").expectSuccess();
+      await("the attachment is deleted and the volume detached")
+          .atMost(WAIT)
+          .until(
+              () ->
+                  kubectl.run("get", "volumeattachment", "-o", "name").out().isBlank()
+                      && !Files.readString(root.resolve("meta").resolve(handle + ".json"))
+                          .contains("\"node-0\""));
+      kubectl.run("delete", "pvc", "attached", "--wait=true").expectSuccess();
+      await("the volume deleted with its claim")
+          .atMost(WAIT)
+          .until(() -> kubectl.run("get", "pv", pv).exitCode() != 0);
+    } finally {
+      Files.deleteIfExists(nodeRoot.resolve("plugins_registry").resolve(driver + "-reg.sock"));
+      Files.deleteIfExists(socket);
+    }
   }
 }

@@ -11,6 +11,7 @@ import io.streamplane.csi.node.CsiVolumeManager;
 import io.streamplane.csi.node.PluginWatcher;
 import io.streamplane.schema.convert.KubeJson;
 import io.streamplane.schema.objects.Quantities;
+import io.streamplane.schema.objects.VolumeAttachmentNames;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -30,8 +31,9 @@ import org.slf4j.LoggerFactory;
  * topologyKeys) and its topology segments as labels of the Node; and, in a pod's life, the set-up
  * of its {@code persistentVolumeClaim} volumes bound to a CSI PersistentVolume (and of its generic
  * {@code ephemeral} volumes, whose claim is {@code <pod>-<volume>}), of its inline {@code csi}
- * volumes (NodeStageVolume, NodePublishVolume), their node expansion when the volume grew, and
- * their tear-down when the pod stops.
+ * volumes (for a driver that attaches, once its VolumeAttachment on this node is attached;
+ * NodeStageVolume, NodePublishVolume), their node expansion when the volume grew, and their
+ * tear-down when the pod stops.
  *
  * <p>Contract: {@link #setUp} completes with the published directories by volume name, or
  * exceptionally with a {@link FailedMount} carrying the kubelet's message; the caller retries.
@@ -190,8 +192,64 @@ final class CsiVolumes implements AutoCloseable {
                         + ": PVC is not bound");
               }
               return api.get("/api/v1/persistentvolumes/" + pv)
-                  .thenApply(pvReply -> volumeSpec(pvReply, pv, readOnly));
+                  .thenApply(pvReply -> volumeSpec(pvReply, pv, readOnly))
+                  .thenCompose(this::attached);
             });
+  }
+
+  /**
+   * The volume with its publish context once attached (the kubelet's csi_attacher WaitForAttach):
+   * for a driver that attaches (its CSIDriver's {@code attachRequired}, or no CSIDriver), the
+   * VolumeAttachment of the volume on this node must be attached, else the mount fails and is
+   * retried; its {@code attachmentMetadata} is the publish context.
+   */
+  private CompletableFuture<CsiVolumeManager.VolumeSpec> attached(
+      CsiVolumeManager.VolumeSpec spec) {
+    if (spec.driver().isEmpty()) {
+      return CompletableFuture.completedFuture(spec);
+    }
+    String failed = "MountVolume.WaitForAttach failed for volume \"" + spec.name() + "\" : ";
+    return api.get("/apis/storage.k8s.io/v1/csidrivers/" + spec.driver())
+        .thenCompose(
+            driver -> {
+              if (!driver.ok() && driver.status() != 404) {
+                throw new FailedMount(failed + driver.body().path("message").asText("" + driver));
+              }
+              if (driver.ok()
+                  && !driver.body().path("spec").path("attachRequired").asBoolean(true)) {
+                return CompletableFuture.completedFuture(spec);
+              }
+              String name = VolumeAttachmentNames.of(spec.volumeHandle(), spec.driver(), nodeName);
+              return api.get("/apis/storage.k8s.io/v1/volumeattachments/" + name)
+                  .thenApply(reply -> attachedSpec(spec, name, reply, failed));
+            });
+  }
+
+  static CsiVolumeManager.VolumeSpec attachedSpec(
+      CsiVolumeManager.VolumeSpec spec, String name, GatewayClient.Reply reply, String failed) {
+    JsonNode attachment = reply.body();
+    JsonNode status = attachment.path("status");
+    boolean deleting =
+        reply.ok()
+            && !attachment.path("metadata").path("deletionTimestamp").isMissingNode()
+            && !attachment.path("metadata").path("deletionTimestamp").isNull();
+    if (reply.ok() && !deleting && status.path("attached").asBoolean(false)) {
+      Map<String, String> context = new LinkedHashMap<>();
+      status
+          .path("attachmentMetadata")
+          .fields()
+          .forEachRemaining(e -> context.put(e.getKey(), e.getValue().asText()));
+      return spec.withPublishContext(context);
+    }
+    if (deleting) {
+      throw new FailedMount(failed + "volume attachment is being deleted");
+    }
+    String error = status.path("attachError").path("message").asText("");
+    throw new FailedMount(
+        failed
+            + (error.isEmpty()
+                ? "volume " + spec.volumeHandle() + " is not attached for volume attachment " + name
+                : error));
   }
 
   private static CsiVolumeManager.VolumeSpec volumeSpec(

@@ -1,5 +1,6 @@
 package io.streamplane.controller;
 
+import io.streamplane.controller.attachdetach.AttachDetachController;
 import io.streamplane.controller.cronjob.CronJobController;
 import io.streamplane.controller.daemon.DaemonSetController;
 import io.streamplane.controller.disruption.DisruptionController;
@@ -75,7 +76,8 @@ public final class ControllersTopology {
         .register(new DisruptionController())
         .register(new StatefulSetController())
         .register(new PersistentVolumeController())
-        .register(new VolumeClaimController());
+        .register(new VolumeClaimController())
+        .register(new AttachDetachController());
     return builder.build();
   }
 }

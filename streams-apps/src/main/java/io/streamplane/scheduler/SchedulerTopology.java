@@ -211,9 +211,17 @@ public final class SchedulerTopology {
     return null;
   }
 
-  /** The resources of the volume binding's view: claims, volumes, StorageClasses. */
+  /**
+   * The resources of the volume binding's view: claims, volumes, StorageClasses, CSIDrivers and
+   * CSIStorageCapacities.
+   */
   static final Set<String> STORAGE =
-      Set.of("persistentvolumeclaims", "persistentvolumes", "storageclasses");
+      Set.of(
+          "persistentvolumeclaims",
+          "persistentvolumes",
+          "storageclasses",
+          "csidrivers",
+          "csistoragecapacities");
 
   /** The key of a claim, volume or class in {@code storage-objects}. */
   static String storageKey(ResourceEvent event) {

@@ -31,6 +31,12 @@ import picocli.CommandLine.Option;
             + " are directories under --root-dir.")
 public final class CsiDriverCommand implements Callable<Integer> {
 
+  @Option(
+      names = "--driver-name",
+      defaultValue = HostPathConfig.DRIVER_NAME,
+      description = "The driver's name (default: ${DEFAULT-VALUE}).")
+  String driverName;
+
   @Option(names = "--node-id", required = true, description = "The node this driver serves.")
   String nodeId;
 
@@ -75,6 +81,27 @@ public final class CsiDriverCommand implements Callable<Integer> {
   Path failMarker;
 
   @Option(
+      names = "--enable-attach",
+      description =
+          "Ask to be attached: the controller service publishes volumes to nodes"
+              + " (ControllerPublishVolume) before they are staged, and the sidecars attach"
+              + " VolumeAttachments of this driver.")
+  boolean enableAttach;
+
+  @Option(
+      names = "--fail-attach-marker",
+      description =
+          "While this file exists, ControllerPublishVolume fails with its content as the message"
+              + " (default: <root-dir>/fail-controller-publish).")
+  Path failAttachMarker;
+
+  @Option(
+      names = "--max-volumes-per-node",
+      defaultValue = "0",
+      description = "The node's volume limit NodeGetInfo reports (default: 0, none).")
+  long maxVolumesPerNode;
+
+  @Option(
       names = "--kubeconfig",
       description =
           "A kubeconfig of the controller sidecars' identity: with it, this process also"
@@ -109,12 +136,17 @@ public final class CsiDriverCommand implements Callable<Integer> {
     }
     HostPathConfig config =
         new HostPathConfig(
-            HostPathConfig.DRIVER_NAME,
+            driverName,
             nodeId,
             root,
             bytes,
             mode,
-            failMarker == null ? HostPathConfig.defaultFailMarker(root) : failMarker);
+            failMarker == null ? HostPathConfig.defaultFailMarker(root) : failMarker,
+            enableAttach,
+            failAttachMarker == null
+                ? HostPathConfig.defaultFailAttachMarker(root)
+                : failAttachMarker,
+            maxVolumesPerNode);
     CountDownLatch stop = new CountDownLatch(1);
     try (HostPathPlugin plugin =
         HostPathPlugin.start(
@@ -125,10 +157,11 @@ public final class CsiDriverCommand implements Callable<Integer> {
           kubeconfig == null
               ? null
               : new ControllerSidecars(
-                  HostPathConfig.DRIVER_NAME,
+                  driverName,
                   HostPathConfig.TOPOLOGY_KEY,
                   nodeId,
                   provisionImmediate,
+                  enableAttach,
                   api(kubeconfig),
                   plugin.csiSocket(),
                   1000);
@@ -148,7 +181,7 @@ public final class CsiDriverCommand implements Callable<Integer> {
                   "csi-driver-shutdown"));
       System.out.println(
           "csi-driver: "
-              + HostPathConfig.DRIVER_NAME
+              + driverName
               + " of node "
               + nodeId
               + " on "
@@ -159,7 +192,9 @@ public final class CsiDriverCommand implements Callable<Integer> {
               + capacity
               + ", publishing by "
               + mode.name().toLowerCase(java.util.Locale.ROOT)
-              + (sidecars == null ? "" : "; provisioner and resizer running")
+              + (sidecars == null
+                  ? ""
+                  : "; provisioner, resizer" + (enableAttach ? ", attacher" : "") + " running")
               + ")");
       stop.await();
     }

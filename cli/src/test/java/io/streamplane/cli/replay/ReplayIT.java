@@ -127,6 +127,60 @@ class ReplayIT {
     expect(200, patch(crontabs("red") + "/every-five", "{\"spec\":{\"replicas\":3}}"));
     expectSuccess(send("DELETE", crontabs("green") + "/every-five", null));
     expectSuccess(send("DELETE", "/api/v1/namespaces/blue", null));
+
+    // Storage: a class, a volume bound ahead to a claim, its attachment attached then detached, a
+    // published capacity, and a volume deleted while its protection finalizer holds it.
+    String storage = "/apis/storage.k8s.io/v1";
+    expect(
+        201,
+        send(
+            "POST",
+            storage + "/storageclasses",
+            "{\"metadata\":{\"name\":\"fast\"},\"provisioner\":\"example.csi\","
+                + "\"volumeBindingMode\":\"WaitForFirstConsumer\"}"));
+    expect(
+        201,
+        send(
+            "POST",
+            "/api/v1/namespaces/red/persistentvolumeclaims",
+            "{\"metadata\":{\"name\":\"data\"},\"spec\":{\"storageClassName\":\"fast\","
+                + "\"accessModes\":[\"ReadWriteOnce\"],"
+                + "\"resources\":{\"requests\":{\"storage\":\"1Gi\"}}}}"));
+    for (String pv : List.of("pv-1", "pv-2")) {
+      expect(
+          201,
+          send(
+              "POST",
+              "/api/v1/persistentvolumes",
+              "{\"metadata\":{\"name\":\""
+                  + pv
+                  + "\"},\"spec\":{\"storageClassName\":\"fast\","
+                  + "\"capacity\":{\"storage\":\"1Gi\"},\"accessModes\":[\"ReadWriteOnce\"],"
+                  + "\"csi\":{\"driver\":\"example.csi\",\"volumeHandle\":\""
+                  + pv
+                  + "\"},\"claimRef\":{\"namespace\":\"red\",\"name\":\"data\"}}}"));
+    }
+    expect(
+        201,
+        send(
+            "POST",
+            storage + "/volumeattachments",
+            "{\"metadata\":{\"name\":\"csi-1\"},\"spec\":{\"attacher\":\"example.csi\","
+                + "\"nodeName\":\"node-0\",\"source\":{\"persistentVolumeName\":\"pv-1\"}}}"));
+    expect(
+        200,
+        patch(
+            storage + "/volumeattachments/csi-1/status",
+            "{\"status\":{\"attached\":true,\"attachmentMetadata\":{\"at\":\"node-0\"}}}"));
+    expect(
+        201,
+        send(
+            "POST",
+            storage + "/namespaces/red/csistoragecapacities",
+            "{\"metadata\":{\"name\":\"csisc-1\"},\"storageClassName\":\"fast\","
+                + "\"capacity\":\"9Gi\",\"nodeTopology\":{\"matchLabels\":{\"n\":\"0\"}}}"));
+    expectSuccess(send("DELETE", storage + "/volumeattachments/csi-1", null));
+    expectSuccess(send("DELETE", "/api/v1/persistentvolumes/pv-2", null));
   }
 
   @AfterAll
@@ -150,6 +204,10 @@ class ReplayIT {
         .contains("secrets 3")
         .contains("crontabs.stable.example.com 1")
         .contains("customresourcedefinitions.apiextensions.k8s.io 1")
+        .contains("persistentvolumes 2")
+        .contains("persistentvolumeclaims 1")
+        .contains("storageclasses.storage.k8s.io 1")
+        .contains("csistoragecapacities.storage.k8s.io 1")
         .containsPattern("replayed [0-9,]+ events \\([0-9.]+ MB\\) in [0-9.]+ s: [0-9,]+ events/s");
   }
 

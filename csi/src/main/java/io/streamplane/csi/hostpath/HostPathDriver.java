@@ -27,11 +27,15 @@ import org.slf4j.LoggerFactory;
  * HostPathConfig#TOPOLOGY_KEY}) and refuses a request whose requisite topology excludes this node;
  * DeleteVolume removes the directory and its files, and is idempotent; ControllerExpandVolume grows
  * the account (NOT_FOUND for an unknown volume) and asks for node expansion; GetCapacity is what
- * remains of the node's capacity (0 for another topology). NodeStageVolume publishes the volume's
- * directory at the staging path; NodePublishVolume publishes the staged path (or the directory) at
- * the target path, read-only when asked; the Unstage and Unpublish calls undo them; all four are
- * idempotent. NodeExpandVolume has nothing to grow in a directory: it confirms the new size. Every
- * call is served under one lock.
+ * remains of the node's capacity (0 for another topology). With attachment enabled (the
+ * PUBLISH_UNPUBLISH_VOLUME capability), ControllerPublishVolume records the volume attached to this
+ * node (FAILED_PRECONDITION when attached to another, NOT_FOUND for another node) and answers the
+ * publish context {@code attachedTo: <node>}, ControllerUnpublishVolume forgets it, both
+ * idempotent, and NodeStageVolume refuses a volume not attached here. NodeStageVolume publishes the
+ * volume's directory at the staging path; NodePublishVolume publishes the staged path (or the
+ * directory) at the target path, read-only when asked; the Unstage and Unpublish calls undo them;
+ * all four are idempotent. NodeExpandVolume has nothing to grow in a directory: it confirms the new
+ * size. Every call is served under one lock.
  *
  * <p>Limits: block volumes and volume sources (snapshots, clones) are refused; there is one node,
  * whose driver is also the controller (as the host-path driver runs its provisioner per node).
@@ -166,7 +170,102 @@ public final class HostPathDriver {
     }
   }
 
+  private List<ControllerServiceCapability.RPC.Type> controllerCapabilities() {
+    List<ControllerServiceCapability.RPC.Type> types =
+        new java.util.ArrayList<>(
+            List.of(
+                ControllerServiceCapability.RPC.Type.CREATE_DELETE_VOLUME,
+                ControllerServiceCapability.RPC.Type.GET_CAPACITY,
+                ControllerServiceCapability.RPC.Type.EXPAND_VOLUME));
+    if (config.enableAttach()) {
+      types.add(ControllerServiceCapability.RPC.Type.PUBLISH_UNPUBLISH_VOLUME);
+    }
+    return types;
+  }
+
+  /** The publish context ControllerPublishVolume gives, which the node passes back on staging. */
+  public static final String PUBLISH_CONTEXT_NODE = "attachedTo";
+
   private final class ControllerService extends ControllerGrpc.ControllerImplBase {
+    @Override
+    public void controllerPublishVolume(
+        ControllerPublishVolumeRequest request,
+        StreamObserver<ControllerPublishVolumeResponse> observer) {
+      serve(
+          "ControllerPublishVolume",
+          observer,
+          () -> {
+            if (!config.enableAttach()) {
+              throw Status.UNIMPLEMENTED
+                  .withDescription("ControllerPublishVolume is not supported")
+                  .asException();
+            }
+            HostPathVolumes.Record record = existing(request.getVolumeId());
+            if (request.getNodeId().isEmpty()) {
+              throw invalid("node ID missing in request");
+            }
+            if (!request.hasVolumeCapability()) {
+              throw invalid("volume capability missing in request");
+            }
+            requireMount(request.getVolumeCapability());
+            if (!request.getNodeId().equals(config.nodeId())) {
+              throw Status.NOT_FOUND
+                  .withDescription("node " + request.getNodeId() + " not found")
+                  .asException();
+            }
+            Path marker = config.failAttachMarker();
+            if (marker != null && Files.exists(marker)) {
+              String why = Files.readString(marker, StandardCharsets.UTF_8).strip();
+              throw Status.INTERNAL
+                  .withDescription(
+                      why.isEmpty() ? "attaching is failing on demand (" + marker + ")" : why)
+                  .asException();
+            }
+            if (record.attachedTo() != null && !record.attachedTo().equals(request.getNodeId())) {
+              throw Status.FAILED_PRECONDITION
+                  .withDescription(
+                      "volume " + record.id() + " is attached to node " + record.attachedTo())
+                  .asException();
+            }
+            if (record.attachedTo() == null) {
+              volumes.write(record.withAttachedTo(request.getNodeId()));
+              LOG.info("attached volume {} to node {}", record.id(), request.getNodeId());
+            }
+            return ControllerPublishVolumeResponse.newBuilder()
+                .putPublishContext(PUBLISH_CONTEXT_NODE, request.getNodeId())
+                .build();
+          });
+    }
+
+    @Override
+    public void controllerUnpublishVolume(
+        ControllerUnpublishVolumeRequest request,
+        StreamObserver<ControllerUnpublishVolumeResponse> observer) {
+      serve(
+          "ControllerUnpublishVolume",
+          observer,
+          () -> {
+            if (!config.enableAttach()) {
+              throw Status.UNIMPLEMENTED
+                  .withDescription("ControllerUnpublishVolume is not supported")
+                  .asException();
+            }
+            if (request.getVolumeId().isEmpty()) {
+              throw invalid("volume ID missing in request");
+            }
+            Optional<HostPathVolumes.Record> record = volumes.byId(request.getVolumeId());
+            // a deleted volume, or one attached elsewhere, is not attached here: done
+            if (record.isPresent()
+                && record.get().attachedTo() != null
+                && (request.getNodeId().isEmpty()
+                    || record.get().attachedTo().equals(request.getNodeId()))) {
+              volumes.write(record.get().withAttachedTo(null));
+              LOG.info("detached volume {} from node {}", record.get().id(), request.getNodeId());
+            }
+            return ControllerUnpublishVolumeResponse.getDefaultInstance();
+          });
+    }
+
     @Override
     public void createVolume(
         CreateVolumeRequest request, StreamObserver<CreateVolumeResponse> observer) {
@@ -312,11 +411,7 @@ public final class HostPathDriver {
           () -> {
             ControllerGetCapabilitiesResponse.Builder answer =
                 ControllerGetCapabilitiesResponse.newBuilder();
-            for (ControllerServiceCapability.RPC.Type type :
-                List.of(
-                    ControllerServiceCapability.RPC.Type.CREATE_DELETE_VOLUME,
-                    ControllerServiceCapability.RPC.Type.GET_CAPACITY,
-                    ControllerServiceCapability.RPC.Type.EXPAND_VOLUME)) {
+            for (ControllerServiceCapability.RPC.Type type : controllerCapabilities()) {
               answer.addCapabilities(
                   ControllerServiceCapability.newBuilder()
                       .setRpc(ControllerServiceCapability.RPC.newBuilder().setType(type)));
@@ -360,9 +455,7 @@ public final class HostPathDriver {
                             + available)
                     .asException();
               }
-              record =
-                  new HostPathVolumes.Record(
-                      record.id(), record.name(), wanted, record.ephemeral());
+              record = record.withCapacity(wanted);
               volumes.write(record);
               LOG.info("expanded volume {} to {} bytes", record.id(), wanted);
             }
@@ -428,6 +521,12 @@ public final class HostPathDriver {
               throw invalid("volume capability missing in request");
             }
             requireMount(request.getVolumeCapability());
+            if (config.enableAttach() && !config.nodeId().equals(record.attachedTo())) {
+              throw Status.FAILED_PRECONDITION
+                  .withDescription(
+                      "volume " + record.id() + " is not attached to node " + config.nodeId())
+                  .asException();
+            }
             mounts.publish(
                 volumes.directory(record.id()), Path.of(request.getStagingTargetPath()), false);
             return NodeStageVolumeResponse.getDefaultInstance();
@@ -554,6 +653,7 @@ public final class HostPathDriver {
           () ->
               NodeGetInfoResponse.newBuilder()
                   .setNodeId(config.nodeId())
+                  .setMaxVolumesPerNode(config.maxVolumesPerNode())
                   .setAccessibleTopology(topology())
                   .build());
     }

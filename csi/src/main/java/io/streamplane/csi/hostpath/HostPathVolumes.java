@@ -22,8 +22,22 @@ import java.util.stream.Stream;
  */
 public final class HostPathVolumes {
 
-  /** A volume's record. */
-  public record Record(String id, String name, long capacityBytes, boolean ephemeral) {}
+  /**
+   * A volume's record.
+   *
+   * @param attachedTo the node the volume is published to by ControllerPublishVolume, or null
+   */
+  public record Record(
+      String id, String name, long capacityBytes, boolean ephemeral, String attachedTo) {
+
+    public Record withCapacity(long bytes) {
+      return new Record(id, name, bytes, ephemeral, attachedTo);
+    }
+
+    public Record withAttachedTo(String node) {
+      return new Record(id, name, capacityBytes, ephemeral, node);
+    }
+  }
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -90,7 +104,7 @@ public final class HostPathVolumes {
   /** A new volume of the given id, e.g. an inline ephemeral volume whose id the node chose. */
   public Record create(String id, String name, long capacity, boolean ephemeral)
       throws IOException {
-    Record record = new Record(id, name, capacity, ephemeral);
+    Record record = new Record(id, name, capacity, ephemeral, null);
     Files.createDirectories(directory(record.id()));
     write(record);
     return record;

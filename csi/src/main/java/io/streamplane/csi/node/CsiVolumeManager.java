@@ -39,14 +39,37 @@ import java.util.function.Function;
  */
 public final class CsiVolumeManager {
 
-  /** A volume of a pod, as the node asks for it. */
+  /**
+   * A volume of a pod, as the node asks for it.
+   *
+   * @param publishContext what the attacher's ControllerPublishVolume answered (the
+   *     VolumeAttachment's {@code attachmentMetadata}), passed to NodeStageVolume and
+   *     NodePublishVolume
+   */
   public record VolumeSpec(
       String driver,
       String volumeHandle,
       String name,
       boolean readOnly,
       String fsType,
-      Map<String, String> volumeContext) {}
+      Map<String, String> volumeContext,
+      Map<String, String> publishContext) {
+
+    /** A volume that is not attached: no publish context. */
+    public VolumeSpec(
+        String driver,
+        String volumeHandle,
+        String name,
+        boolean readOnly,
+        String fsType,
+        Map<String, String> volumeContext) {
+      this(driver, volumeHandle, name, readOnly, fsType, volumeContext, Map.of());
+    }
+
+    public VolumeSpec withPublishContext(Map<String, String> context) {
+      return new VolumeSpec(driver, volumeHandle, name, readOnly, fsType, volumeContext, context);
+    }
+  }
 
   /** A CSI call that failed, with the kubelet's message. */
   public static final class MountFailure extends Exception {
@@ -128,7 +151,7 @@ public final class CsiVolumeManager {
   }
 
   /** The kubelet's rendering of a gRPC failure: {@code rpc error: code = X desc = Y}. */
-  static String rpcError(StatusRuntimeException e) {
+  public static String rpcError(StatusRuntimeException e) {
     return "rpc error: code = "
         + codeName(e.getStatus().getCode())
         + " desc = "
@@ -171,6 +194,7 @@ public final class CsiVolumeManager {
                       .setStagingTargetPath(staging.toString())
                       .setVolumeCapability(capability(spec))
                       .putAllVolumeContext(spec.volumeContext())
+                      .putAllPublishContext(spec.publishContext())
                       .build());
         } catch (StatusRuntimeException e) {
           throw new MountFailure(
@@ -190,6 +214,7 @@ public final class CsiVolumeManager {
                     .setVolumeCapability(capability(spec))
                     .setReadonly(spec.readOnly())
                     .putAllVolumeContext(spec.volumeContext())
+                    .putAllPublishContext(spec.publishContext())
                     .build());
       } catch (StatusRuntimeException e) {
         throw new MountFailure(

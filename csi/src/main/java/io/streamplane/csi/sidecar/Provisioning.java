@@ -31,7 +31,7 @@ public final class Provisioning {
   public static final String STORAGE_RESIZER = "volume.kubernetes.io/storage-resizer";
 
   /** The prefix of class parameters meant for the sidecars, never passed to the driver. */
-  private static final String RESERVED_PREFIX = "csi.storage.k8s.io/";
+  static final String RESERVED_PREFIX = "csi.storage.k8s.io/";
 
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
@@ -109,7 +109,7 @@ public final class Provisioning {
         claim.path("spec").path("resources").path("requests").path("storage").asText("0"));
   }
 
-  private static VolumeCapability.AccessMode.Mode mode(String accessMode) {
+  static VolumeCapability.AccessMode.Mode mode(String accessMode) {
     return switch (accessMode) {
       case "ReadOnlyMany" -> VolumeCapability.AccessMode.Mode.MULTI_NODE_READER_ONLY;
       case "ReadWriteMany" -> VolumeCapability.AccessMode.Mode.MULTI_NODE_MULTI_WRITER;
@@ -328,5 +328,51 @@ public final class Provisioning {
       status.putObject("capacity").put("storage", Bytes.format(bytes));
     }
     return patch;
+  }
+
+  /**
+   * An Event about a claim, as a sidecar's event recorder writes it: named {@code <claim>.<hex>}
+   * with the hex derived from {@code seed}, so the same decision recorded again is AlreadyExists.
+   */
+  public static ObjectNode claimEvent(
+      JsonNode claim,
+      String component,
+      String type,
+      String reason,
+      String message,
+      String seed,
+      String now) {
+    JsonNode meta = claim.path("metadata");
+    ObjectNode event = NODES.objectNode();
+    event.put("apiVersion", "v1");
+    event.put("kind", "Event");
+    ObjectNode metadata = event.putObject("metadata");
+    metadata.put(
+        "name",
+        meta.path("name").asText()
+            + "."
+            + Long.toHexString(
+                java.util
+                        .UUID
+                        .nameUUIDFromBytes(seed.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                        .getMostSignificantBits()
+                    & 0xffffffffffffL));
+    metadata.put("namespace", meta.path("namespace").asText());
+    ObjectNode involved = event.putObject("involvedObject");
+    involved.put("kind", "PersistentVolumeClaim");
+    involved.put("apiVersion", "v1");
+    involved.put("namespace", meta.path("namespace").asText());
+    involved.put("name", meta.path("name").asText());
+    involved.put("uid", meta.path("uid").asText());
+    involved.put("resourceVersion", meta.path("resourceVersion").asText());
+    event.put("type", type);
+    event.put("reason", reason);
+    event.put("message", message);
+    event.putObject("source").put("component", component);
+    event.put("firstTimestamp", now);
+    event.put("lastTimestamp", now);
+    event.put("count", 1);
+    event.put("reportingComponent", component);
+    return event;
   }
 }

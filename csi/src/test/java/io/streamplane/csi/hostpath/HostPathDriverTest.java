@@ -275,4 +275,95 @@ class HostPathDriverTest {
                             .build())))
         .isEqualTo(Status.Code.NOT_FOUND);
   }
+
+  @Test
+  void withoutAttachmentPublishingOnTheControllerIsUnimplemented() {
+    Volume volume = controller.createVolume(create("pvc-a", MI).build()).getVolume();
+    assertThat(
+            controller
+                .controllerGetCapabilities(ControllerGetCapabilitiesRequest.getDefaultInstance())
+                .getCapabilitiesList())
+        .extracting(c -> c.getRpc().getType())
+        .doesNotContain(ControllerServiceCapability.RPC.Type.PUBLISH_UNPUBLISH_VOLUME);
+    assertThat(
+            code(
+                () ->
+                    controller.controllerPublishVolume(
+                        ControllerPublishVolumeRequest.newBuilder()
+                            .setVolumeId(volume.getVolumeId())
+                            .setNodeId("node-0")
+                            .setVolumeCapability(mount())
+                            .build())))
+        .isEqualTo(Status.Code.UNIMPLEMENTED);
+  }
+
+  @Test
+  void anAttachingDriverStagesOnlyWhatItAttachedAndSaysWhereInThePublishContext() throws Exception {
+    channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    plugin.close();
+    Path root = dir.resolve("attaching");
+    plugin =
+        HostPathPlugin.start(
+            new HostPathConfig(
+                "attach.csi.streamplane.io",
+                "node-0",
+                root,
+                100 * MI,
+                Mounts.Mode.SYMLINK,
+                HostPathConfig.defaultFailMarker(root),
+                true,
+                HostPathConfig.defaultFailAttachMarker(root),
+                3),
+            dir.resolve("csi.sock"),
+            null);
+    channel = UnixSockets.connect(dir.resolve("csi.sock"));
+    controller = ControllerGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
+    node = NodeGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
+
+    assertThat(
+            controller
+                .controllerGetCapabilities(ControllerGetCapabilitiesRequest.getDefaultInstance())
+                .getCapabilitiesList())
+        .extracting(c -> c.getRpc().getType())
+        .contains(ControllerServiceCapability.RPC.Type.PUBLISH_UNPUBLISH_VOLUME);
+    assertThat(node.nodeGetInfo(NodeGetInfoRequest.getDefaultInstance()).getMaxVolumesPerNode())
+        .isEqualTo(3);
+    String id = controller.createVolume(create("pvc-a", MI).build()).getVolume().getVolumeId();
+    NodeStageVolumeRequest stage =
+        NodeStageVolumeRequest.newBuilder()
+            .setVolumeId(id)
+            .setStagingTargetPath(dir.resolve("staging").toString())
+            .setVolumeCapability(mount())
+            .build();
+    assertThat(code(() -> node.nodeStageVolume(stage)))
+        .as("not attached yet")
+        .isEqualTo(Status.Code.FAILED_PRECONDITION);
+
+    ControllerPublishVolumeRequest.Builder publish =
+        ControllerPublishVolumeRequest.newBuilder()
+            .setVolumeId(id)
+            .setNodeId("node-0")
+            .setVolumeCapability(mount());
+    Files.writeString(HostPathConfig.defaultFailAttachMarker(root), "the bus is down");
+    assertThatThrownBy(() -> controller.controllerPublishVolume(publish.build()))
+        .hasMessage("INTERNAL: the bus is down");
+    Files.delete(HostPathConfig.defaultFailAttachMarker(root));
+    assertThat(code(() -> controller.controllerPublishVolume(publish.setNodeId("node-9").build())))
+        .isEqualTo(Status.Code.NOT_FOUND);
+    assertThat(
+            controller
+                .controllerPublishVolume(publish.setNodeId("node-0").build())
+                .getPublishContextMap())
+        .containsExactly(java.util.Map.entry("attachedTo", "node-0"));
+    // idempotent
+    controller.controllerPublishVolume(publish.build());
+    assertThat(plugin.driver().volumes().byId(id).orElseThrow().attachedTo()).isEqualTo("node-0");
+    node.nodeStageVolume(stage);
+
+    ControllerUnpublishVolumeRequest unpublish =
+        ControllerUnpublishVolumeRequest.newBuilder().setVolumeId(id).setNodeId("node-0").build();
+    controller.controllerUnpublishVolume(unpublish);
+    controller.controllerUnpublishVolume(unpublish);
+    assertThat(plugin.driver().volumes().byId(id).orElseThrow().attachedTo()).isNull();
+  }
 }

@@ -11,9 +11,9 @@ import java.time.temporal.ChronoUnit;
 import java.util.UUID;
 
 /**
- * core/v1 Events about pods, as Kubernetes' event recorder makes them and {@code kubectl describe
- * pod} shows them: named {@code <pod>.<hex>} in the pod's namespace, the pod as involvedObject,
- * count 1, first and last timestamp {@code now} in whole seconds.
+ * core/v1 Events about pods (and other namespaced objects), as Kubernetes' event recorder makes
+ * them and {@code kubectl describe} shows them: named {@code <object>.<hex>} in its namespace, the
+ * object as involvedObject, count 1, first and last timestamp {@code now} in whole seconds.
  *
  * <p>The hex suffix is derived from {@code nameSeed}: writers that may decide the same thing twice
  * (a replay, a retry) pass a seed that names the decision, so the second create is AlreadyExists
@@ -33,6 +33,32 @@ public final class PodEvents {
       Instant now,
       String nameSeed) {
     ObjectMeta meta = pod.getMetadata();
+    return about(
+        ObjectReference.newBuilder()
+            .setKind("Pod")
+            .setApiVersion("v1")
+            .setNamespace(meta.getNamespace())
+            .setName(meta.getName())
+            .setUid(meta.getUid())
+            .setResourceVersion(meta.getResourceVersion())
+            .build(),
+        source,
+        type,
+        reason,
+        message,
+        now,
+        nameSeed);
+  }
+
+  /** An Event about the namespaced object {@code involved} (a pod, a claim...), named after it. */
+  public static Event about(
+      ObjectReference involved,
+      EventSource source,
+      String type,
+      String reason,
+      String message,
+      Instant now,
+      String nameSeed) {
     String suffix =
         Long.toHexString(
             UUID.nameUUIDFromBytes(nameSeed.getBytes(StandardCharsets.UTF_8))
@@ -44,18 +70,10 @@ public final class PodEvents {
         .setKind("Event")
         .setMetadata(
             ObjectMeta.newBuilder()
-                .setName(meta.getName() + "." + suffix)
-                .setNamespace(meta.getNamespace())
+                .setName(involved.getName() + "." + suffix)
+                .setNamespace(involved.getNamespace())
                 .build())
-        .setInvolvedObject(
-            ObjectReference.newBuilder()
-                .setKind("Pod")
-                .setApiVersion("v1")
-                .setNamespace(meta.getNamespace())
-                .setName(meta.getName())
-                .setUid(meta.getUid())
-                .setResourceVersion(meta.getResourceVersion())
-                .build())
+        .setInvolvedObject(involved)
         .setReason(reason)
         .setMessage(message)
         .setType(type)

@@ -1,5 +1,6 @@
 package io.streamplane.controller.volume;
 
+import io.streamplane.api.Event;
 import io.streamplane.api.PersistentVolume;
 import io.streamplane.api.PersistentVolumeClaim;
 import io.streamplane.api.StorageClass;
@@ -7,13 +8,16 @@ import io.streamplane.controller.Controller;
 import io.streamplane.controller.ControllerActors;
 import io.streamplane.controller.ControllerCache;
 import io.streamplane.controller.Expectations;
+import io.streamplane.controller.Intent;
 import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.log.UserInfo;
 import io.streamplane.schema.objects.KindObjects;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.avro.specific.SpecificRecord;
 
 /**
@@ -37,12 +41,14 @@ public final class PersistentVolumeController
   private static final String VOLUMES = KEY + "/pv/";
   private static final String CLAIMS = KEY + "/pvc/";
   private static final String CLASSES = KEY + "/sc/";
+  private static final String EVENTS = KEY + "/event/";
 
-  /** Every claim, volume and StorageClass. */
+  /** Every claim, volume and StorageClass, and the names of the events this controller wrote. */
   public record View(
       List<PersistentVolumeClaim> claims,
       List<PersistentVolume> volumes,
-      List<StorageClass> classes) {}
+      List<StorageClass> classes,
+      Set<String> events) {}
 
   @Override
   public String name() {
@@ -55,6 +61,9 @@ public final class PersistentVolumeController
     return object instanceof PersistentVolume
             || object instanceof PersistentVolumeClaim
             || object instanceof StorageClass
+            || (object instanceof Event e
+                && e.getSource() != null
+                && PersistentVolumeReconciler.COMPONENT.equals(e.getSource().getComponent()))
         ? List.of(KEY)
         : List.of();
   }
@@ -67,8 +76,14 @@ public final class PersistentVolumeController
       at = VOLUMES + event.getName();
     } else if (object instanceof PersistentVolumeClaim) {
       at = CLAIMS + event.getNamespace() + "/" + event.getName();
-    } else {
+    } else if (object instanceof StorageClass) {
       at = CLASSES + event.getName();
+    } else {
+      // an event of its own, written or gone: remembered, no reconcile
+      cache.putOrDelete(
+          EVENTS + event.getNamespace() + "/" + event.getName(),
+          event.getType() == EventType.DELETED ? null : event);
+      return false;
     }
     if (event.getType() == EventType.DELETED) {
       if (cache.get(at) != null) {
@@ -88,16 +103,19 @@ public final class PersistentVolumeController
     cache.values(VOLUMES).forEach(e -> volumes.add((PersistentVolume) KindObjects.of(e)));
     List<StorageClass> classes = new ArrayList<>();
     cache.values(CLASSES).forEach(e -> classes.add((StorageClass) KindObjects.of(e)));
-    return new View(claims, volumes, classes);
+    Set<String> events = new HashSet<>();
+    cache.values(EVENTS).forEach(e -> events.add(e.getNamespace() + "/" + e.getName()));
+    return new View(claims, volumes, classes, events);
   }
 
   @Override
   public Result reconcile(String key, View view, Expectations expectations, Instant now) {
-    return Result.of(
-        Result.by(
-            ACTOR,
+    List<Intent> intents =
+        new ArrayList<>(
             PersistentVolumeReconciler.reconcile(
-                view.claims(), view.volumes(), view.classes(), now)),
-        null);
+                view.claims(), view.volumes(), view.classes(), now));
+    intents.addAll(
+        PersistentVolumeReconciler.events(view.claims(), view.classes(), view.events(), now));
+    return Result.of(Result.by(ACTOR, intents), null);
   }
 }

@@ -7,6 +7,8 @@ import static io.streamplane.controller.volume.VolumeAnnotations.PROVISIONED_BY;
 import static io.streamplane.controller.volume.VolumeAnnotations.SELECTED_NODE;
 import static io.streamplane.controller.volume.VolumeAnnotations.STORAGE_PROVISIONER;
 
+import io.streamplane.api.Event;
+import io.streamplane.api.EventSource;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.ObjectReference;
 import io.streamplane.api.PersistentVolume;
@@ -17,6 +19,7 @@ import io.streamplane.api.PersistentVolumeSpec;
 import io.streamplane.api.PersistentVolumeStatus;
 import io.streamplane.api.StorageClass;
 import io.streamplane.controller.Intent;
+import io.streamplane.schema.objects.PodEvents;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -62,9 +65,10 @@ import java.util.Set;
  * volume being deleted loses {@code kubernetes.io/pv-protection} once it is not Bound.
  *
  * <p>Every write carries the resourceVersion it was computed from; a write decided for an object
- * already written in this round waits for the next. Limits: no Events (ExternalProvisioning,
- * ProvisioningFailed, ClaimLost, ...); no in-tree provisioning; the volume's {@code
- * lastPhaseTransitionTime} is written here with the phase.
+ * already written in this round waits for the next. Events ({@link #events}): WaitForFirstConsumer
+ * and ExternalProvisioning, once per claim. Limits: no other Events (ProvisioningFailed, ClaimLost,
+ * ...); no in-tree provisioning; the volume's {@code lastPhaseTransitionTime} is written here with
+ * the phase.
  */
 public final class PersistentVolumeReconciler {
 
@@ -116,6 +120,89 @@ public final class PersistentVolumeReconciler {
       r.syncVolume(r.volumes.get(name));
     }
     return r.intents;
+  }
+
+  static final String COMPONENT = "persistentvolume-controller";
+
+  /**
+   * The PersistentVolume controller's events about claims that wait, once per claim and reason
+   * (those in {@code written}, {@code namespace/name}, are not written again): {@code
+   * WaitForFirstConsumer} for a Pending claim of a WaitForFirstConsumer class whose node is not
+   * selected yet, {@code ExternalProvisioning} for a Pending claim handed to an external
+   * provisioner that has no volume yet.
+   */
+  public static List<Intent> events(
+      List<PersistentVolumeClaim> claims,
+      List<StorageClass> classes,
+      Set<String> written,
+      Instant now) {
+    Map<String, StorageClass> byName = new HashMap<>();
+    classes.forEach(c -> byName.put(c.getMetadata().getName(), c));
+    List<Intent> intents = new ArrayList<>();
+    for (PersistentVolumeClaim claim : claims) {
+      ObjectMeta meta = claim.getMetadata();
+      String phase = claim.getStatus() == null ? null : claim.getStatus().getPhase();
+      String volumeName = claim.getSpec().getVolumeName();
+      if (meta.getDeletionTimestamp() != null
+          || !"Pending".equals(phase)
+          || (volumeName != null && !volumeName.isEmpty())) {
+        continue;
+      }
+      StorageClass storageClass = byName.get(VolumeAnnotations.claimClass(claim));
+      String provisioner = VolumeAnnotations.get(meta, STORAGE_PROVISIONER);
+      if (provisioner != null && !provisioner.isEmpty()) {
+        claimEvent(
+            intents,
+            written,
+            claim,
+            "ExternalProvisioning",
+            "Waiting for a volume to be created either by the external provisioner '"
+                + provisioner
+                + "' or manually by the system administrator. If volume creation is delayed,"
+                + " please verify that the provisioner is running and correctly registered.",
+            now);
+      } else if (storageClass != null
+          && "WaitForFirstConsumer".equals(storageClass.getVolumeBindingMode())
+          && !VolumeAnnotations.has(meta, SELECTED_NODE)) {
+        claimEvent(
+            intents,
+            written,
+            claim,
+            "WaitForFirstConsumer",
+            "waiting for first consumer to be created before binding",
+            now);
+      }
+    }
+    return intents;
+  }
+
+  private static void claimEvent(
+      List<Intent> intents,
+      Set<String> written,
+      PersistentVolumeClaim claim,
+      String reason,
+      String message,
+      Instant now) {
+    ObjectMeta meta = claim.getMetadata();
+    Event event =
+        PodEvents.about(
+            ObjectReference.newBuilder()
+                .setKind("PersistentVolumeClaim")
+                .setApiVersion("v1")
+                .setNamespace(meta.getNamespace())
+                .setName(meta.getName())
+                .setUid(meta.getUid())
+                .setResourceVersion(meta.getResourceVersion())
+                .build(),
+            EventSource.newBuilder().setComponent(COMPONENT).build(),
+            "Normal",
+            reason,
+            message,
+            now,
+            meta.getUid() + "/" + reason);
+    if (!written.contains(meta.getNamespace() + "/" + event.getMetadata().getName())) {
+      intents.add(Intent.create("events", "", event));
+    }
   }
 
   private static String claimKey(ObjectMeta meta) {

@@ -63,7 +63,7 @@ public final class VolumeClaimController implements Controller<VolumeClaimContro
     return event;
   }
 
-  private static boolean hasClaims(Pod pod) {
+  public static boolean hasClaims(Pod pod) {
     return pod.getSpec() != null
         && pod.getSpec().getVolumes() != null
         && pod.getSpec().getVolumes().stream()
@@ -71,7 +71,7 @@ public final class VolumeClaimController implements Controller<VolumeClaimContro
   }
 
   /** A pod as the controller reads it: identity, node, claim volumes and phase. */
-  static Pod reduced(Pod pod) {
+  public static Pod reduced(Pod pod) {
     ObjectMeta meta = pod.getMetadata();
     List<Volume> volumes = new ArrayList<>();
     if (pod.getSpec() != null && pod.getSpec().getVolumes() != null) {

@@ -1,5 +1,7 @@
 package io.streamplane.scheduler.framework;
 
+import io.streamplane.api.CSIDriver;
+import io.streamplane.api.CSIStorageCapacity;
 import io.streamplane.api.Node;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.ObjectReference;
@@ -13,6 +15,8 @@ import io.streamplane.api.TopologySelectorTerm;
 import io.streamplane.api.Volume;
 import io.streamplane.controller.volume.VolumeAnnotations;
 import io.streamplane.controller.volume.VolumeMatching;
+import io.streamplane.kinds.selection.LabelSelectors;
+import io.streamplane.schema.objects.Quantities;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -38,15 +42,18 @@ import java.util.Set;
  *       needs on the node either an Available volume that fits it (as the PV controller matches,
  *       with the node's affinity and access modes) or a class whose provisioner can make one there
  *       (not {@code kubernetes.io/no-provisioner}, its {@code allowedTopologies} matching the
- *       node): else {@code node(s) didn't find available persistent volumes to bind};
+ *       node): else {@code node(s) didn't find available persistent volumes to bind}; when the
+ *       provisioner's CSIDriver has {@code storageCapacity: true}, a CSIStorageCapacity of the
+ *       class for the node's topology must hold the claim: else {@code node(s) did not have enough
+ *       free storage};
  *   <li>PreBind ({@link #bindings}): for the chosen node, the volumes to bind to their claims
  *       (claimRef and {@code pv.kubernetes.io/bound-by-controller}) and the claims to provision
  *       there ({@code volume.kubernetes.io/selected-node}).
  * </ul>
  *
- * <p>Limits: no CSIStorageCapacity check; the writes of PreBind are made when the pod is proposed
- * to its node, and the pod is bound without waiting for its volumes to be bound (kube-scheduler
- * waits in PreBind); a volume two pods' claims were both matched to goes to the first write.
+ * <p>Limits: the writes of PreBind are made when the pod is proposed to its node, and the pod is
+ * bound without waiting for its volumes to be bound (kube-scheduler waits in PreBind); a volume two
+ * pods' claims were both matched to goes to the first write.
  */
 public final class VolumeBinding {
 
@@ -57,6 +64,7 @@ public final class VolumeBinding {
   public static final String PV_NOT_EXIST =
       "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)";
   public static final String UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims";
+  public static final String NOT_ENOUGH_SPACE = "node(s) did not have enough free storage";
 
   /**
    * What the plugin reads of the cluster: the scheduler's informers of claims, volumes, classes.
@@ -69,6 +77,16 @@ public final class VolumeBinding {
     StorageClass storageClass(String name);
 
     List<PersistentVolume> volumes();
+
+    /** The CSIDriver of that name, or null. */
+    default CSIDriver csiDriver(String name) {
+      return null;
+    }
+
+    /** Every CSIStorageCapacity, of all namespaces. */
+    default List<CSIStorageCapacity> storageCapacities() {
+      return List.of();
+    }
   }
 
   /** A write PreBind makes: a volume bound to a claim, or a claim to provision on the node. */
@@ -81,6 +99,8 @@ public final class VolumeBinding {
   private final List<PersistentVolumeClaim> delayed;
   private final Objects objects;
   private List<PersistentVolume> allVolumes;
+  private List<CSIStorageCapacity> capacities;
+  private boolean noSpace; // the last bindings failed for want of storage capacity
 
   private VolumeBinding(
       String failure,
@@ -220,8 +240,9 @@ public final class VolumeBinding {
         return Optional.of(Rejection.unresolvable(NODE_CONFLICT));
       }
     }
+    noSpace = false;
     if (!delayed.isEmpty() && bindings(node.node()) == null) {
-      return Optional.of(Rejection.unresolvable(BIND_CONFLICT));
+      return Optional.of(Rejection.unresolvable(noSpace ? NOT_ENOUGH_SPACE : BIND_CONFLICT));
     }
     return Optional.empty();
   }
@@ -251,6 +272,10 @@ public final class VolumeBinding {
       }
       StorageClass storageClass = objects.storageClass(VolumeAnnotations.claimClass(claim));
       if (!provisionable(storageClass, node)) {
+        return null;
+      }
+      if (!enoughCapacity(claim, storageClass, node)) {
+        noSpace = true;
         return null;
       }
       String selected =
@@ -314,6 +339,51 @@ public final class VolumeBinding {
         }
       }
       if (all) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * {@code hasEnoughCapacity}: when the class's provisioner is a CSIDriver with {@code
+   * storageCapacity: true}, some CSIStorageCapacity of the class whose node topology selects the
+   * node must report at least the claim's request ({@code maximumVolumeSize} when given, else
+   * {@code capacity}); other drivers and claims of no size always have room.
+   */
+  private boolean enoughCapacity(
+      PersistentVolumeClaim claim, StorageClass storageClass, Node node) {
+    CSIDriver driver = objects.csiDriver(storageClass.getProvisioner());
+    if (driver == null
+        || driver.getSpec() == null
+        || !Boolean.TRUE.equals(driver.getSpec().getStorageCapacity())) {
+      return true;
+    }
+    var requests =
+        claim.getSpec().getResources() == null
+            ? null
+            : claim.getSpec().getResources().getRequests();
+    String request = requests == null ? null : requests.get("storage");
+    long size = request == null ? 0 : Quantities.value(request);
+    if (size <= 0) {
+      return true;
+    }
+    if (capacities == null) {
+      capacities = objects.storageCapacities(); // read once per pod
+    }
+    Map<String, String> labels =
+        node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
+    for (CSIStorageCapacity capacity : capacities) {
+      if (!storageClass.getMetadata().getName().equals(capacity.getStorageClassName())
+          || capacity.getNodeTopology() == null
+          || !LabelSelectors.matches(capacity.getNodeTopology(), labels)) {
+        continue;
+      }
+      String reported =
+          capacity.getMaximumVolumeSize() != null
+              ? capacity.getMaximumVolumeSize()
+              : capacity.getCapacity();
+      if (reported != null && Quantities.value(reported) >= size) {
         return true;
       }
     }

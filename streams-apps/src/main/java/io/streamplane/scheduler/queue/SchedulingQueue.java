@@ -1,5 +1,7 @@
 package io.streamplane.scheduler.queue;
 
+import io.streamplane.api.CSIDriver;
+import io.streamplane.api.CSIStorageCapacity;
 import io.streamplane.api.Node;
 import io.streamplane.api.PersistentVolume;
 import io.streamplane.api.PersistentVolumeClaim;
@@ -522,6 +524,21 @@ public final class SchedulingQueue
       @Override
       public StorageClass storageClass(String name) {
         return object(store, volumeKey("storageclasses", "", name));
+      }
+
+      @Override
+      public CSIDriver csiDriver(String name) {
+        return object(store, volumeKey("csidrivers", "", name));
+      }
+
+      @Override
+      public List<CSIStorageCapacity> storageCapacities() {
+        List<CSIStorageCapacity> all = new ArrayList<>();
+        try (KeyValueIterator<String, ResourceEvent> it =
+            store.range("csistoragecapacities/", "csistoragecapacities/\uffff")) {
+          it.forEachRemaining(e -> all.add((CSIStorageCapacity) KindObjects.of(e.value)));
+        }
+        return all;
       }
 
       @Override

@@ -348,4 +348,47 @@ class PersistentVolumeReconcilerTest {
         .containsExactly("kubernetes.io/pv-protection");
     assertThat(world.volumes.get("pv2").getMetadata().getFinalizers()).isEmpty();
   }
+
+  @Test
+  void waitingClaimsGetTheControllersEventsOnce() {
+    World world =
+        new World()
+            .storageClass(
+                "{'metadata':{'name':'late'},'provisioner':'example.csi',"
+                    + "'volumeBindingMode':'WaitForFirstConsumer'}")
+            .claim("waits", ",'storageClassName':'late'")
+            .claim(
+                "provisioning",
+                ",'annotations':{'volume.kubernetes.io/storage-provisioner':'example.csi'}",
+                ",'storageClassName':'late'")
+            .claim("bound", ",'storageClassName':'late','volumeName':'pv1'");
+    List<Intent> intents =
+        PersistentVolumeReconciler.events(
+            List.copyOf(world.claims.values()), world.classes, java.util.Set.of(), NOW);
+    assertThat(intents).hasSize(2);
+    io.streamplane.api.Event waits = (io.streamplane.api.Event) intents.get(0).object();
+    assertThat(waits.getReason()).isEqualTo("WaitForFirstConsumer");
+    assertThat(waits.getMessage())
+        .isEqualTo("waiting for first consumer to be created before binding");
+    assertThat(waits.getInvolvedObject().getKind()).isEqualTo("PersistentVolumeClaim");
+    assertThat(waits.getInvolvedObject().getName()).isEqualTo("waits");
+    assertThat(waits.getSource().getComponent()).isEqualTo("persistentvolume-controller");
+    io.streamplane.api.Event external = (io.streamplane.api.Event) intents.get(1).object();
+    assertThat(external.getReason()).isEqualTo("ExternalProvisioning");
+    assertThat(external.getMessage())
+        .isEqualTo(
+            "Waiting for a volume to be created either by the external provisioner 'example.csi'"
+                + " or manually by the system administrator. If volume creation is delayed, please"
+                + " verify that the provisioner is running and correctly registered.");
+    assertThat(
+            PersistentVolumeReconciler.events(
+                List.copyOf(world.claims.values()),
+                world.classes,
+                java.util.Set.of(
+                    "default/" + waits.getMetadata().getName(),
+                    "default/" + external.getMetadata().getName()),
+                NOW))
+        .as("written once")
+        .isEmpty();
+  }
 }

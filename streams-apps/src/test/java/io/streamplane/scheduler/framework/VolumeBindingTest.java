@@ -6,6 +6,8 @@ import static io.streamplane.scheduler.framework.Fixtures.node;
 import static io.streamplane.scheduler.framework.Fixtures.withLabels;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.streamplane.api.CSIDriver;
+import io.streamplane.api.CSIStorageCapacity;
 import io.streamplane.api.PersistentVolume;
 import io.streamplane.api.PersistentVolumeClaim;
 import io.streamplane.api.Pod;
@@ -25,6 +27,47 @@ class VolumeBindingTest {
     final Map<String, PersistentVolumeClaim> claims = new HashMap<>();
     final Map<String, PersistentVolume> volumes = new HashMap<>();
     final Map<String, StorageClass> classes = new HashMap<>();
+    final Map<String, CSIDriver> drivers = new HashMap<>();
+    final List<CSIStorageCapacity> capacities = new ArrayList<>();
+
+    Cluster driver(String name, boolean storageCapacity) {
+      drivers.put(
+          name,
+          avro(
+              "{'metadata':{'name':'"
+                  + name
+                  + "'},'spec':{'storageCapacity':"
+                  + storageCapacity
+                  + "}}",
+              CSIDriver.class));
+      return this;
+    }
+
+    Cluster capacity(String zone, String storageClass, String capacity) {
+      capacities.add(
+          avro(
+              "{'metadata':{'name':'csisc-"
+                  + zone
+                  + "','namespace':'kube-system'},'storageClassName':'"
+                  + storageClass
+                  + "','nodeTopology':{'matchLabels':{'zone':'"
+                  + zone
+                  + "'}},'capacity':'"
+                  + capacity
+                  + "'}",
+              CSIStorageCapacity.class));
+      return this;
+    }
+
+    @Override
+    public CSIDriver csiDriver(String name) {
+      return drivers.get(name);
+    }
+
+    @Override
+    public List<CSIStorageCapacity> storageCapacities() {
+      return capacities;
+    }
 
     Cluster claim(String name, String meta, String spec) {
       claims.put(
@@ -233,5 +276,39 @@ class VolumeBindingTest {
             "0/2 nodes are available: 2 node(s) didn't find available persistent volumes to"
                 + " bind. preemption: 0/2 nodes are available: 2 Preemption is not helpful for"
                 + " scheduling.");
+  }
+
+  @Test
+  void aDriverWithStorageCapacityProvisionsOnlyWhereACapacityHoldsTheClaim() {
+    Pod pod = pod(DATA);
+    Cluster cluster =
+        new Cluster()
+            .storageClass("late", "example.csi", "WaitForFirstConsumer")
+            .claim("data", "", ",'storageClassName':'late'")
+            .driver("example.csi", true)
+            .capacity("a", "late", "512Mi")
+            .capacity("b", "late", "2Gi");
+    assertThat(schedule(pod, cluster).nodeName()).isEqualTo("n2");
+
+    Cluster full =
+        new Cluster()
+            .storageClass("late", "example.csi", "WaitForFirstConsumer")
+            .claim("data", "", ",'storageClassName':'late'")
+            .driver("example.csi", true)
+            .capacity("a", "late", "512Mi")
+            .capacity("b", "other", "2Gi");
+    assertThat(schedule(pod, full).failureMessage())
+        .isEqualTo(
+            "0/2 nodes are available: 2 node(s) did not have enough free storage. preemption: 0/2"
+                + " nodes are available: 2 Preemption is not helpful for scheduling.");
+
+    Cluster unchecked =
+        new Cluster()
+            .storageClass("late", "example.csi", "WaitForFirstConsumer")
+            .claim("data", "", ",'storageClassName':'late'")
+            .driver("example.csi", false);
+    assertThat(schedule(pod, unchecked).scheduled())
+        .as("a driver without storageCapacity is not checked")
+        .isTrue();
   }
 }
