@@ -17,8 +17,9 @@ import org.junit.jupiter.api.TestMethodOrder;
 /**
  * Jobs run to completion on {@code ./streamplane up --nodes 1 --runtime process}, with the real
  * kubectl: {@code kubectl create job} runs once and its log is there, a Job whose pods keep failing
- * ends Failed past its backoffLimit, an Indexed Job completes every index, a CronJob runs a Job at
- * its next minute. The node's use of CPU and memory reaches {@code kubectl top} (the gateway
+ * ends Failed past its backoffLimit, one whose pod matches a FailJob rule of its podFailurePolicy
+ * ends Failed at once, an Indexed Job completes every index, one with a successPolicy completes once
+ * the policy's indexes succeed, a CronJob runs a Job at its next minute. The node's use of CPU and memory reaches {@code kubectl top} (the gateway
  * scrapes every 2 s here rather than 15).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -117,6 +118,133 @@ class JobsE2E {
                 .expectSuccess()
                 .out())
         .isEqualTo("2 BackoffLimitExceeded");
+  }
+
+  @Test
+  void aFailJobRuleFailsTheJobAtTheFirstMatchingExitCodeNotAfterItsBackoffLimit() throws Exception {
+    kubectl
+        .runWithInput(
+            """
+            apiVersion: batch/v1
+            kind: Job
+            metadata:
+              name: fatal
+            spec:
+              backoffLimit: 6
+              podFailurePolicy:
+                rules:
+                - action: Ignore
+                  onPodConditions:
+                  - type: DisruptionTarget
+                - action: FailJob
+                  onExitCodes:
+                    containerName: main
+                    operator: In
+                    values: [42]
+              template:
+                spec:
+                  restartPolicy: Never
+                  containers:
+                  - name: main
+                    image: busybox
+                    command: ["sh", "-c", "exit 42"]
+            """,
+            "apply",
+            "-f",
+            "-")
+        .expectSuccess();
+
+    kubectl.run("wait", "--for=condition=failed", "job/fatal", "--timeout=60s").expectSuccess();
+
+    String status =
+        kubectl
+            .run(
+                "get",
+                "job",
+                "fatal",
+                "-o",
+                "jsonpath={.status.failed}|{.status.conditions[?(@.type==\"Failed\")].reason}"
+                    + "|{.status.conditions[?(@.type==\"Failed\")].message}")
+            .expectSuccess()
+            .out();
+    assertThat(status)
+        .as("one pod, failed at once by the rule rather than retried 6 times")
+        .startsWith("1|PodFailurePolicy|Container main for pod default/fatal-")
+        .endsWith(" failed with exit code 42 matching FailJob rule at index 1");
+    assertThat(
+            kubectl
+                .runWithInput(
+                    """
+                    apiVersion: batch/v1
+                    kind: Job
+                    metadata:
+                      name: refused
+                    spec:
+                      podFailurePolicy:
+                        rules:
+                        - action: FailIndex
+                          onExitCodes: {operator: In, values: [1]}
+                      template:
+                        spec:
+                          restartPolicy: OnFailure
+                          containers: [{name: main, image: busybox}]
+                    """,
+                    "apply",
+                    "-f",
+                    "-")
+                .err())
+        .contains(
+            "spec.podFailurePolicy.rules[0].action: Invalid value: \"FailIndex\": requires the"
+                + " backoffLimitPerIndex to be set")
+        .contains("only \"Never\" is supported when podFailurePolicy is specified");
+  }
+
+  @Test
+  void aSuccessPolicyCompletesAnIndexedJobWithoutWaitingForItsOtherIndexes() throws Exception {
+    kubectl
+        .runWithInput(
+            """
+            apiVersion: batch/v1
+            kind: Job
+            metadata:
+              name: leader
+            spec:
+              completions: 3
+              parallelism: 3
+              completionMode: Indexed
+              successPolicy:
+                rules:
+                - succeededIndexes: "0"
+              template:
+                spec:
+                  restartPolicy: Never
+                  terminationGracePeriodSeconds: 1
+                  containers:
+                  - name: main
+                    image: busybox
+                    command: ["sh", "-c", "[ $JOB_COMPLETION_INDEX = 0 ] || sleep 600"]
+            """,
+            "apply",
+            "-f",
+            "-")
+        .expectSuccess();
+
+    kubectl
+        .run("wait", "--for=condition=complete", "job/leader", "--timeout=90s")
+        .expectSuccess();
+
+    assertThat(
+            kubectl
+                .run(
+                    "get",
+                    "job",
+                    "leader",
+                    "-o",
+                    "jsonpath={.status.completedIndexes}|{.status.conditions[?(@.type==\"Complete\")]"
+                        + ".reason}|{.status.conditions[?(@.type==\"Complete\")].message}")
+                .expectSuccess()
+                .out())
+        .isEqualTo("0|SuccessPolicy|Matched rules at index 0");
   }
 
   @Test
