@@ -10,6 +10,7 @@ import io.streamplane.api.UncountedTerminatedPods;
 import io.streamplane.controller.Controller.Decision;
 import io.streamplane.controller.Controller.Result;
 import io.streamplane.controller.ControllerActors;
+import io.streamplane.controller.ControllerEvents;
 import io.streamplane.controller.Expectations;
 import io.streamplane.controller.Intent;
 import io.streamplane.controller.Owners;
@@ -47,11 +48,12 @@ import java.util.TreeSet;
  * ({@link SuccessPolicies}) or enough successes set {@code SuccessCriteriaMet}; either deletes the
  * active pods, and once none is left and everything is counted the terminal {@code Failed} or
  * {@code Complete} (with {@code completionTime}) follows with the same reason and message. With
- * {@code backoffLimitPerIndex} an index fails after that many failures or at a FailIndex rule;
- * each new pod carries its index's failures so far in {@code
- * batch.kubernetes.io/job-index-failure-count}, read from the index's latest failed pod. A suspended Job deletes its active pods and is
- * {@code Suspended}; a resumed one starts its clock again. Replacements of failed pods wait
- * Kubernetes' back-off: 10 s doubled for each failure since the last success, at most 6 min.
+ * {@code backoffLimitPerIndex} an index fails after that many failures or at a FailIndex rule; each
+ * new pod carries its index's failures so far in {@code
+ * batch.kubernetes.io/job-index-failure-count}, read from the index's latest failed pod. A
+ * suspended Job deletes its active pods and is {@code Suspended}; a resumed one starts its clock
+ * again. Replacements of failed pods wait Kubernetes' back-off: 10 s doubled for each failure since
+ * the last success, at most 6 min.
  *
  * <p>Pods are named {@code <job>-<5 chars>} ({@code <job>-<index>-<5 chars>} when Indexed), the
  * suffix derived from the Job's uid and a slot, so a decision taken twice creates the same pods. A
@@ -368,6 +370,7 @@ public final class JobReconciler {
         updated.setStatus(status);
         intents.add(Intent.updateStatus("jobs", "batch", updated));
       }
+      intents.addAll(events(status));
       return Result.of(Result.by(JOB_CONTROLLER, intents), requeueAt);
     }
 
@@ -510,6 +513,42 @@ public final class JobReconciler {
         }
       }
       return failures == 0 ? null : lastFailure.plus(backoff(failures));
+    }
+
+    /**
+     * The Events the job controller records: {@code SuccessfulCreate} and {@code SuccessfulDelete}
+     * of pods, {@code Completed}, the reason of a {@code Failed} condition ({@code
+     * BackoffLimitExceeded}, {@code DeadlineExceeded}, {@code PodFailurePolicy}, ...), {@code
+     * Suspended} and {@code Resumed}; a condition's Event named after the Job's version that led to
+     * it.
+     */
+    private List<Intent> events(JobStatus status) {
+      ControllerEvents events =
+          ControllerEvents.about("Job", "batch/v1", job.getMetadata(), "job-controller", now);
+      List<Intent> recorded =
+          new ArrayList<>(
+              events.forWrites(
+                  intents, "pods", pod -> "Created pod: " + pod, pod -> "Deleted pod: " + pod));
+      String version = job.getMetadata().getResourceVersion();
+      if (condition(status, "Complete") && !condition(old, "Complete")) {
+        recorded.add(events.event(ControllerEvents.NORMAL, "Completed", "Job completed", version));
+      }
+      JobCondition failedCondition = find(list(status.getConditions()), "Failed");
+      if (failedCondition != null && !condition(old, "Failed")) {
+        recorded.add(
+            events.event(
+                ControllerEvents.WARNING,
+                failedCondition.getReason(),
+                failedCondition.getMessage(),
+                version));
+      }
+      boolean wasSuspended = condition(old, "Suspended");
+      if (condition(status, "Suspended") && !wasSuspended) {
+        recorded.add(events.event(ControllerEvents.NORMAL, "Suspended", "Job suspended", version));
+      } else if (wasSuspended && !condition(status, "Suspended")) {
+        recorded.add(events.event(ControllerEvents.NORMAL, "Resumed", "Job resumed", version));
+      }
+      return recorded;
     }
 
     /** The message of the first failed pod a FailJob rule matches ({@code getFailJobMessage}). */

@@ -6,6 +6,7 @@ import io.streamplane.api.Container;
 import io.streamplane.api.ContainerState;
 import io.streamplane.api.ContainerStateTerminated;
 import io.streamplane.api.ContainerStatus;
+import io.streamplane.api.Event;
 import io.streamplane.api.Job;
 import io.streamplane.api.JobCondition;
 import io.streamplane.api.JobSpec;
@@ -50,6 +51,7 @@ class JobReconcilerTest {
     final Map<String, Pod> pods = new LinkedHashMap<>();
     long version = 100;
     final List<Intent> sent = new ArrayList<>();
+    final List<Event> events = new ArrayList<>();
 
     Cluster(Job job) {
       this.job = job;
@@ -80,6 +82,10 @@ class JobReconcilerTest {
 
     private void apply(Intent intent, Instant now) {
       sent.add(intent);
+      if (intent.resource().equals("events")) {
+        events.add((Event) intent.object());
+        return;
+      }
       version++;
       if (intent.resource().equals("jobs")) {
         if (intent.verb() == CommandVerb.DELETE) {
@@ -633,5 +639,40 @@ class JobReconcilerTest {
             "FailureTarget/MaxFailedIndexesExceeded", "Failed/MaxFailedIndexesExceeded");
     assertThat(cluster.job.getStatus().getFailedIndexes()).isEqualTo("2");
     assertThat(cluster.active()).isEmpty();
+  }
+
+  @Test
+  void recordsTheEventsOfKubeControllerManagerOnceEach() {
+    Cluster cluster = new Cluster(job(1, 1, "NonIndexed"));
+    cluster.sync(T0);
+    String pod = cluster.active().get(0);
+    cluster.finish(pod, 0, T0.plusSeconds(1));
+    cluster.settle(T0.plusSeconds(2));
+    cluster.settle(T0.plusSeconds(3));
+
+    assertThat(cluster.events)
+        .extracting(e -> e.getType() + " " + e.getReason() + " " + e.getMessage())
+        .containsExactly(
+            "Normal SuccessfulCreate Created pod: " + pod, "Normal Completed Job completed");
+    Event created = cluster.events.get(0);
+    assertThat(created.getInvolvedObject().getKind()).isEqualTo("Job");
+    assertThat(created.getInvolvedObject().getName()).isEqualTo("pi");
+    assertThat(created.getSource().getComponent()).isEqualTo("job-controller");
+    assertThat(created.getMetadata().getName()).startsWith("pi.");
+  }
+
+  @Test
+  void aFailedJobRecordsAWarningWithItsReason() {
+    Job spec = job(1, 1, "NonIndexed");
+    spec.getSpec().setBackoffLimit(0);
+    Cluster cluster = new Cluster(spec);
+    cluster.sync(T0);
+    cluster.finish(cluster.active().get(0), 3, T0.plusSeconds(1));
+
+    cluster.settle(T0.plusSeconds(2));
+
+    assertThat(cluster.events)
+        .extracting(e -> e.getType() + " " + e.getReason() + " " + e.getMessage())
+        .contains("Warning BackoffLimitExceeded Job has reached the specified backoff limit");
   }
 }
