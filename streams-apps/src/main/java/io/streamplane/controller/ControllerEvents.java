@@ -52,7 +52,8 @@ public record ControllerEvents(
 
   /**
    * {@code SuccessfulCreate} and {@code SuccessfulDelete} for each create and delete of {@code
-   * resource} among {@code writes}, in the words {@code created} and {@code deleted} give them.
+   * resource} among {@code writes}, in the words {@code created} and {@code deleted} give them
+   * (none where they give null).
    */
   public List<Intent> forWrites(
       List<Intent> writes,
