@@ -79,6 +79,10 @@ class JobsE2E {
                 .expectSuccess()
                 .out())
         .isEqualTo("Succeeded");
+    assertThat(kubectl.run("describe", "job", "pi").expectSuccess().out())
+        .as("the job controller's Events")
+        .containsPattern("Normal\\s+SuccessfulCreate\\s+.*Created pod: pi-")
+        .containsPattern("Normal\\s+Completed\\s+.*Job completed");
   }
 
   @Test
