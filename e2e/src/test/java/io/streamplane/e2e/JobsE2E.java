@@ -18,9 +18,9 @@ import org.junit.jupiter.api.TestMethodOrder;
  * Jobs run to completion on {@code ./streamplane up --nodes 1 --runtime process}, with the real
  * kubectl: {@code kubectl create job} runs once and its log is there, a Job whose pods keep failing
  * ends Failed past its backoffLimit, one whose pod matches a FailJob rule of its podFailurePolicy
- * ends Failed at once, an Indexed Job completes every index, one with a successPolicy completes once
- * the policy's indexes succeed, a CronJob runs a Job at its next minute. The node's use of CPU and memory reaches {@code kubectl top} (the gateway
- * scrapes every 2 s here rather than 15).
+ * ends Failed at once, an Indexed Job completes every index, one with a successPolicy completes
+ * once the policy's indexes succeed, a CronJob runs a Job at its next minute. The node's use of CPU
+ * and memory reaches {@code kubectl top} (the gateway scrapes every 2 s here rather than 15).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -233,9 +233,7 @@ class JobsE2E {
             "-")
         .expectSuccess();
 
-    kubectl
-        .run("wait", "--for=condition=complete", "job/leader", "--timeout=90s")
-        .expectSuccess();
+    kubectl.run("wait", "--for=condition=complete", "job/leader", "--timeout=90s").expectSuccess();
 
     assertThat(
             kubectl
