@@ -38,7 +38,10 @@ class JobsE2E {
     String javaOptions = System.getenv().getOrDefault("STREAMPLANE_JAVA_OPTS", "");
     cluster =
         new LocalCluster(home, "--nodes", "1", "--runtime", "process")
-            .javaOptions(javaOptions + " -Dstreamplane.metric-resolution=PT2S")
+            .javaOptions(
+                javaOptions
+                    + " -Dstreamplane.metric-resolution=PT2S"
+                    + " -Dstreamplane.horizontal-pod-autoscaler-sync-period=PT3S")
             .start();
     kubectl = cluster.kubectl;
     await("a Ready node")
@@ -247,6 +250,77 @@ class JobsE2E {
                 .expectSuccess()
                 .out())
         .isEqualTo("0|SuccessPolicy|Matched rules at index 0");
+  }
+
+  @Test
+  void anAutoscalerScalesUpADeploymentWhosePodsBurnCpuAndBackDownWhenTheyStop() throws Exception {
+    kubectl
+        .runWithInput(
+            """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata:
+              name: spin
+            spec:
+              replicas: 1
+              selector:
+                matchLabels:
+                  app: spin
+              template:
+                metadata:
+                  labels:
+                    app: spin
+                spec:
+                  terminationGracePeriodSeconds: 1
+                  containers:
+                  - name: spin
+                    image: busybox
+                    command: ["sh", "-c", "while true; do :; done"]
+                    resources: {requests: {cpu: 100m}, limits: {cpu: 100m}}
+            """,
+            "apply",
+            "-f",
+            "-")
+        .expectSuccess();
+    kubectl
+        .run("autoscale", "deployment", "spin", "--cpu-percent=50", "--min=1", "--max=2")
+        .expectSuccess();
+    kubectl
+        .run(
+            "patch",
+            "hpa",
+            "spin",
+            "--type=merge",
+            "-p",
+            "{\"spec\":{\"behavior\":{\"scaleDown\":{\"stabilizationWindowSeconds\":0}}}}")
+        .expectSuccess();
+
+    await("the autoscaler to scale the busy Deployment up to 2")
+        .atMost(WAIT)
+        .until(() -> deploymentReplicas("spin"), r -> r == 2);
+
+    // The loop stops: the pods of the new template sleep.
+    kubectl
+        .run(
+            "patch",
+            "deployment",
+            "spin",
+            "--type=json",
+            "-p",
+            "[{\"op\":\"replace\",\"path\":\"/spec/template/spec/containers/0/command\","
+                + "\"value\":[\"sleep\",\"3600\"]}]")
+        .expectSuccess();
+    await("the autoscaler to scale the idle Deployment back down to 1")
+        .atMost(WAIT)
+        .until(() -> deploymentReplicas("spin"), r -> r == 1);
+    kubectl.run("delete", "hpa", "spin").expectSuccess();
+    kubectl.run("delete", "deployment", "spin", "--wait=false").expectSuccess();
+  }
+
+  private int deploymentReplicas(String name) throws Exception {
+    String out =
+        kubectl.run("get", "deployment", name, "-o", "jsonpath={.spec.replicas}").out().trim();
+    return out.isEmpty() ? -1 : Integer.parseInt(out);
   }
 
   @Test

@@ -230,6 +230,27 @@ class CronJobReconcilerTest {
         .containsExactly("tick-10", "tick-11");
     assertThat(statusWritten(result).getStatus().getLastSuccessfulTime())
         .isEqualTo(Instant.parse("2026-01-01T12:00:09Z"));
+    assertThat(result.decisions())
+        .filteredOn(d -> d.intent().resource().equals("events"))
+        .extracting(d -> ((Event) d.intent().object()).getMessage())
+        .containsExactly("Deleted job tick-10", "Deleted job tick-11");
+
+    cj.getStatus()
+        .setActive(
+            List.of(
+                io.streamplane.api.ObjectReference.newBuilder()
+                    .setName("tick-12")
+                    .setUid("uid-12")
+                    .build()));
+    Result saw = CronJobReconciler.reconcile(cj, jobs, UTC, Instant.parse("2026-01-01T12:30:00Z"));
+    assertThat(saw.decisions())
+        .filteredOn(d -> d.intent().resource().equals("events"))
+        .extracting(
+            d ->
+                ((Event) d.intent().object()).getReason()
+                    + ": "
+                    + ((Event) d.intent().object()).getMessage())
+        .contains("SawCompletedJob: Saw completed job: tick-12, condition: Complete");
   }
 
   @Test
