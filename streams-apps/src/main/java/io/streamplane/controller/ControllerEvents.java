@@ -65,9 +65,9 @@ public record ControllerEvents(
       if (!write.resource().equals(resource)) {
         continue;
       }
-      if (write.verb() == CommandVerb.CREATE) {
+      if (write.verb() == CommandVerb.CREATE && created.apply(write.name()) != null) {
         events.add(event(NORMAL, "SuccessfulCreate", created.apply(write.name()), write.name()));
-      } else if (write.verb() == CommandVerb.DELETE) {
+      } else if (write.verb() == CommandVerb.DELETE && deleted.apply(write.name()) != null) {
         String uid = write.preconditions() == null ? null : write.preconditions().getUid();
         events.add(
             event(

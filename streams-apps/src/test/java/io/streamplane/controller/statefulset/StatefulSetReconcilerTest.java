@@ -411,6 +411,11 @@ class StatefulSetReconcilerTest {
     assertThat(deleted.claims).containsOnlyKeys("www-web-0");
     assertThat(deleted.writes)
         .containsSubsequence("pods DELETE web-1", "persistentvolumeclaims DELETE www-web-1");
+    assertThat(deleted.events)
+        .as("a claim's create is recorded, its delete by a scale-down is not")
+        .contains("create Claim www-web-1 Pod web-1 in StatefulSet web success")
+        .doesNotContainNull()
+        .hasSize(5);
   }
 
   @Test
