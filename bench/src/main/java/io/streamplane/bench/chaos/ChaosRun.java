@@ -152,7 +152,8 @@ public final class ChaosRun {
             String victim = i < 0 ? null : role + "-" + i;
             try {
               rounds.add(failover.measure(role, victim));
-            } catch (IOException e) {
+            } catch (IOException | IllegalStateException e) {
+              // IllegalStateException: the victim is not running (a restart that failed).
               failures.add("failover round of " + role + " (" + victim + "): " + e.getMessage());
               if (victim != null && !cluster.alive(victim)) {
                 cluster.restart(victim);
