@@ -283,6 +283,11 @@ class DisruptionE2E {
     assertThat(hpa.at("/status/lastScaleTime").asText()).isNotEmpty();
     assertThat(kubectl.run("top", "pods", "-n", "autoscaled").expectSuccess().out())
         .containsPattern("burner-\\S+\\s+100m");
+    assertThat(kubectl.run("describe", "hpa", "burner", "-n", "autoscaled").expectSuccess().out())
+        .as("the autoscaler's Event")
+        .containsPattern(
+            "Normal\\s+SuccessfulRescale\\s+.*New size: \\d; reason: cpu resource utilization"
+                + " \\(percentage of request\\) above target");
 
     // At maxReplicas and still busy, once its new pods are Ready and measured, the autoscaler
     // writes nothing more: its resourceVersion holds over three passes.

@@ -15,9 +15,10 @@ import org.junit.jupiter.api.TestMethodOrder;
 /**
  * Jobs run to completion on {@code ./streamplane up --nodes 1 --runtime process}, with the real
  * kubectl: {@code kubectl create job} runs once and its log is there, a Job whose pods keep failing
- * ends Failed past its backoffLimit, an Indexed Job completes every index, a CronJob runs a Job at
- * its next minute. The node's use of CPU and memory reaches {@code kubectl top} (the gateway
- * scrapes every 2 s here rather than 15).
+ * ends Failed past its backoffLimit, one whose pod matches a FailJob rule of its podFailurePolicy
+ * ends Failed at once, an Indexed Job completes every index, one with a successPolicy completes
+ * once the policy's indexes succeed, a CronJob runs a Job at its next minute. The node's use of CPU
+ * and memory reaches {@code kubectl top} (the gateway scrapes every 2 s here rather than 15).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -66,6 +67,10 @@ class JobsE2E {
                 .expectSuccess()
                 .out())
         .isEqualTo("Succeeded");
+    assertThat(kubectl.run("describe", "job", "pi").expectSuccess().out())
+        .as("the job controller's Events")
+        .containsPattern("Normal\\s+SuccessfulCreate\\s+.*Created pod: pi-")
+        .containsPattern("Normal\\s+Completed\\s+.*Job completed");
   }
 
   @Test
@@ -105,6 +110,202 @@ class JobsE2E {
                 .expectSuccess()
                 .out())
         .isEqualTo("2 BackoffLimitExceeded");
+  }
+
+  @Test
+  void aFailJobRuleFailsTheJobAtTheFirstMatchingExitCodeNotAfterItsBackoffLimit() throws Exception {
+    kubectl
+        .runWithInput(
+            """
+            apiVersion: batch/v1
+            kind: Job
+            metadata:
+              name: fatal
+            spec:
+              backoffLimit: 6
+              podFailurePolicy:
+                rules:
+                - action: Ignore
+                  onPodConditions:
+                  - type: DisruptionTarget
+                - action: FailJob
+                  onExitCodes:
+                    containerName: main
+                    operator: In
+                    values: [42]
+              template:
+                spec:
+                  restartPolicy: Never
+                  containers:
+                  - name: main
+                    image: busybox
+                    command: ["sh", "-c", "exit 42"]
+            """,
+            "apply",
+            "-f",
+            "-")
+        .expectSuccess();
+
+    kubectl.run("wait", "--for=condition=failed", "job/fatal", "--timeout=60s").expectSuccess();
+
+    String status =
+        kubectl
+            .run(
+                "get",
+                "job",
+                "fatal",
+                "-o",
+                "jsonpath={.status.failed}|{.status.conditions[?(@.type==\"Failed\")].reason}"
+                    + "|{.status.conditions[?(@.type==\"Failed\")].message}")
+            .expectSuccess()
+            .out();
+    assertThat(status)
+        .as("one pod, failed at once by the rule rather than retried 6 times")
+        .startsWith("1|PodFailurePolicy|Container main for pod default/fatal-")
+        .endsWith(" failed with exit code 42 matching FailJob rule at index 1");
+    assertThat(
+            kubectl
+                .runWithInput(
+                    """
+                    apiVersion: batch/v1
+                    kind: Job
+                    metadata:
+                      name: refused
+                    spec:
+                      podFailurePolicy:
+                        rules:
+                        - action: FailIndex
+                          onExitCodes: {operator: In, values: [1]}
+                      template:
+                        spec:
+                          restartPolicy: OnFailure
+                          containers: [{name: main, image: busybox}]
+                    """,
+                    "apply",
+                    "-f",
+                    "-")
+                .err())
+        .contains(
+            "spec.podFailurePolicy.rules[0].action: Invalid value: \"FailIndex\": requires the"
+                + " backoffLimitPerIndex to be set")
+        .contains("only \"Never\" is supported when podFailurePolicy is specified");
+  }
+
+  @Test
+  void aSuccessPolicyCompletesAnIndexedJobWithoutWaitingForItsOtherIndexes() throws Exception {
+    kubectl
+        .runWithInput(
+            """
+            apiVersion: batch/v1
+            kind: Job
+            metadata:
+              name: leader
+            spec:
+              completions: 3
+              parallelism: 3
+              completionMode: Indexed
+              successPolicy:
+                rules:
+                - succeededIndexes: "0"
+              template:
+                spec:
+                  restartPolicy: Never
+                  terminationGracePeriodSeconds: 1
+                  containers:
+                  - name: main
+                    image: busybox
+                    command: ["sh", "-c", "[ $JOB_COMPLETION_INDEX = 0 ] || sleep 600"]
+            """,
+            "apply",
+            "-f",
+            "-")
+        .expectSuccess();
+
+    kubectl.run("wait", "--for=condition=complete", "job/leader", "--timeout=90s").expectSuccess();
+
+    assertThat(
+            kubectl
+                .run(
+                    "get",
+                    "job",
+                    "leader",
+                    "-o",
+                    "jsonpath={.status.completedIndexes}|{.status.conditions[?(@.type==\"Complete\")]"
+                        + ".reason}|{.status.conditions[?(@.type==\"Complete\")].message}")
+                .expectSuccess()
+                .out())
+        .isEqualTo("0|SuccessPolicy|Matched rules at index 0");
+  }
+
+  @Test
+  void anAutoscalerScalesUpADeploymentWhosePodsBurnCpuAndBackDownWhenTheyStop() throws Exception {
+    kubectl
+        .runWithInput(
+            """
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata:
+              name: spin
+            spec:
+              replicas: 1
+              selector:
+                matchLabels:
+                  app: spin
+              template:
+                metadata:
+                  labels:
+                    app: spin
+                spec:
+                  terminationGracePeriodSeconds: 1
+                  containers:
+                  - name: spin
+                    image: busybox
+                    command: ["sh", "-c", "while true; do :; done"]
+                    resources: {requests: {cpu: 100m}, limits: {cpu: 100m}}
+            """,
+            "apply",
+            "-f",
+            "-")
+        .expectSuccess();
+    kubectl
+        .run("autoscale", "deployment", "spin", "--cpu-percent=50", "--min=1", "--max=2")
+        .expectSuccess();
+    kubectl
+        .run(
+            "patch",
+            "hpa",
+            "spin",
+            "--type=merge",
+            "-p",
+            "{\"spec\":{\"behavior\":{\"scaleDown\":{\"stabilizationWindowSeconds\":0}}}}")
+        .expectSuccess();
+
+    await("the autoscaler to scale the busy Deployment up to 2")
+        .atMost(WAIT)
+        .until(() -> deploymentReplicas("spin"), r -> r == 2);
+
+    // The loop stops: the pods of the new template sleep.
+    kubectl
+        .run(
+            "patch",
+            "deployment",
+            "spin",
+            "--type=json",
+            "-p",
+            "[{\"op\":\"replace\",\"path\":\"/spec/template/spec/containers/0/command\","
+                + "\"value\":[\"sleep\",\"3600\"]}]")
+        .expectSuccess();
+    await("the autoscaler to scale the idle Deployment back down to 1")
+        .atMost(WAIT)
+        .until(() -> deploymentReplicas("spin"), r -> r == 1);
+    kubectl.run("delete", "hpa", "spin").expectSuccess();
+    kubectl.run("delete", "deployment", "spin", "--wait=false").expectSuccess();
+  }
+
+  private int deploymentReplicas(String name) throws Exception {
+    String out =
+        kubectl.run("get", "deployment", name, "-o", "jsonpath={.spec.replicas}").out().trim();
+    return out.isEmpty() ? -1 : Integer.parseInt(out);
   }
 
   @Test

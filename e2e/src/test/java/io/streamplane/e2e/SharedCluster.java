@@ -26,9 +26,17 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
   /** The arguments of {@code up} and the JVM options of a shared cluster. */
   enum Shape {
-    /** One node with the process runtime; node metrics every 2 s for {@code kubectl top}. */
+    /**
+     * One node with the process runtime; node metrics every 2 s for {@code kubectl top}, and the
+     * autoscaler's sync every 3 s.
+     */
     ONE_PROCESS_NODE(
-        " -Dstreamplane.metric-resolution=PT2S", "--nodes", "1", "--runtime", "process"),
+        " -Dstreamplane.metric-resolution=PT2S"
+            + " -Dstreamplane.horizontal-pod-autoscaler-sync-period=PT3S",
+        "--nodes",
+        "1",
+        "--runtime",
+        "process"),
     /** Two nodes with the process runtime. */
     TWO_PROCESS_NODES("", "--nodes", "2", "--runtime", "process"),
     /**

@@ -1,5 +1,6 @@
 package io.streamplane.bench.chaos;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.streamplane.bench.chaos.Ledger.Outcome;
 import io.streamplane.bench.chaos.RegisterChecker.Kind;
 import io.streamplane.bench.chaos.RegisterChecker.Result;
@@ -435,5 +436,125 @@ final class ChaosChecks {
       }
     }
     return differences;
+  }
+
+  /** The Job pods counted twice and those never counted, over every Job, and what was found. */
+  record JobCounts(int countedTwice, int lost, List<String> findings) {}
+
+  /**
+   * Each Job's {@code status.succeeded} and {@code status.failed} against the pods a watch saw
+   * succeed and fail (or go before succeeding): a count above what was seen is a pod counted twice;
+   * a finished Job whose counts fall short of what was seen lost a pod.
+   */
+  static JobCounts jobCounts(
+      List<JsonNode> jobs,
+      Map<String, java.util.Set<String>> succeeded,
+      Map<String, java.util.Set<String>> failed) {
+    int twice = 0;
+    int lost = 0;
+    List<String> findings = new ArrayList<>();
+    for (JsonNode job : jobs) {
+      String uid = job.at("/metadata/uid").asText();
+      String name = job.at("/metadata/name").asText();
+      int countedSucceeded = job.at("/status/succeeded").asInt(0);
+      int countedFailed = job.at("/status/failed").asInt(0);
+      int seenSucceeded = succeeded.getOrDefault(uid, java.util.Set.of()).size();
+      int seenFailed = failed.getOrDefault(uid, java.util.Set.of()).size();
+      int over =
+          Math.max(0, countedSucceeded - seenSucceeded) + Math.max(0, countedFailed - seenFailed);
+      if (over > 0) {
+        twice += over;
+        findings.add(
+            String.format(
+                java.util.Locale.ROOT,
+                "job %s counts %d succeeded and %d failed; %d and %d were seen",
+                name,
+                countedSucceeded,
+                countedFailed,
+                seenSucceeded,
+                seenFailed));
+      }
+      boolean finished = false;
+      for (JsonNode c : job.at("/status/conditions")) {
+        finished |=
+            (c.path("type").asText().equals("Complete") || c.path("type").asText().equals("Failed"))
+                && c.path("status").asText().equals("True");
+      }
+      int missing = seenSucceeded + seenFailed - countedSucceeded - countedFailed;
+      if (finished && missing > 0) {
+        lost += missing;
+        findings.add(
+            String.format(
+                java.util.Locale.ROOT,
+                "job %s finished with %d succeeded and %d failed; %d and %d were seen",
+                name,
+                countedSucceeded,
+                countedFailed,
+                seenSucceeded,
+                seenFailed));
+      }
+    }
+    return new JobCounts(twice, lost, findings);
+  }
+
+  /**
+   * After convergence: live pods of the StatefulSet that share an ordinal, or whose ordinal is
+   * outside {@code [0, replicas)}.
+   */
+  static List<String> statefulOrdinals(List<JsonNode> pods, String set, int replicas) {
+    List<String> found = new ArrayList<>();
+    Map<String, Integer> ordinals = new TreeMap<>();
+    for (JsonNode pod : pods) {
+      if (!pod.at("/metadata/labels/app").asText("").equals(set)
+          || pod.at("/metadata/deletionTimestamp").isTextual()) {
+        continue;
+      }
+      ordinals.merge(
+          pod.at("/metadata/labels/apps.kubernetes.io~1pod-index").asText("?"), 1, Integer::sum);
+    }
+    ordinals.forEach(
+        (ordinal, n) -> {
+          boolean inRange;
+          try {
+            int i = Integer.parseInt(ordinal);
+            inRange = i >= 0 && i < replicas;
+          } catch (NumberFormatException e) {
+            inRange = false;
+          }
+          if (n > 1 || !inRange) {
+            found.add(
+                set + " ordinal " + ordinal + ": " + n + " live pods (replicas " + replicas + ")");
+          }
+        });
+    return found;
+  }
+
+  /** After convergence: Ready nodes that do not run exactly one live pod of the DaemonSet. */
+  static List<String> daemonPodsPerNode(List<JsonNode> nodes, List<JsonNode> pods, String ds) {
+    Map<String, Integer> perNode = new TreeMap<>();
+    for (JsonNode node : nodes) {
+      for (JsonNode c : node.at("/status/conditions")) {
+        if (c.path("type").asText().equals("Ready") && c.path("status").asText().equals("True")) {
+          perNode.put(node.at("/metadata/name").asText(), 0);
+        }
+      }
+    }
+    for (JsonNode pod : pods) {
+      String phase = pod.at("/status/phase").asText("");
+      if (pod.at("/metadata/labels/app").asText("").equals(ds)
+          && !pod.at("/metadata/deletionTimestamp").isTextual()
+          && !phase.equals("Succeeded")
+          && !phase.equals("Failed")) {
+        perNode.computeIfPresent(pod.at("/spec/nodeName").asText(""), (n, count) -> count + 1);
+      }
+    }
+    List<String> found = new ArrayList<>();
+    perNode.forEach(
+        (node, n) -> {
+          if (n != 1) {
+            found.add(node + ": " + n + " pods of " + ds);
+          }
+        });
+    return found;
   }
 }

@@ -107,6 +107,7 @@ public final class ChaosRun {
       String[] phase = {"chaos"};
       List<Failover.Round> rounds = new ArrayList<>();
       List<String> duplicates;
+      Workloads workloads;
       List<String> notConverged = new ArrayList<>();
       LagTimeline lag = new LagTimeline();
       try (LagSampler lagSampler =
@@ -148,6 +149,7 @@ public final class ChaosRun {
         } catch (IOException e) {
           duplicates = List.of("could not list pods and ReplicaSets: " + e);
         }
+        workloads = workloads(admin, pods);
         watch.close();
         pods.close();
         phase[0] = "failover";
@@ -157,7 +159,8 @@ public final class ChaosRun {
             String victim = i < 0 ? null : role + "-" + i;
             try {
               rounds.add(failover.measure(role, victim));
-            } catch (IOException e) {
+            } catch (IOException | IllegalStateException e) {
+              // IllegalStateException: the victim is not running (a restart that failed).
               failures.add("failover round of " + role + " (" + victim + "): " + e.getMessage());
               if (victim != null && !cluster.alive(victim)) {
                 cluster.restart(victim);
@@ -219,6 +222,9 @@ public final class ChaosRun {
       watched.reorders().forEach(g -> failures.add("watch reordering: " + g));
       watched.unknown().forEach(g -> failures.add("watch event not in the log: " + g));
       duplicates.forEach(d -> failures.add("duplicate pods: " + d));
+      workloads.jobs().findings().forEach(j -> failures.add("job pods miscounted: " + j));
+      workloads.ordinals().forEach(o -> failures.add("statefulset ordinal duplicated: " + o));
+      workloads.daemonPods().forEach(d -> failures.add("daemonset pods per node: " + d));
       surge.forEach(s -> failures.add("pods beyond replicas + maxSurge: " + s));
       history
           .overCommits()
@@ -263,6 +269,7 @@ public final class ChaosRun {
               watched,
               pods,
               duplicates,
+              workloads,
               surge,
               history,
               api,
@@ -279,6 +286,95 @@ public final class ChaosRun {
 
   private static String tail(List<RegisterChecker.Op> prefix) {
     return prefix.isEmpty() ? "-" : prefix.get(prefix.size() - 1).toString();
+  }
+
+  /**
+   * The Jobs not yet finished, and the DaemonSet and StatefulSet while their pods are not all at
+   * the current template, ready, and as many as wanted.
+   */
+  private static List<String> workloadsPending(KubeClient client) throws InterruptedException {
+    List<String> pending = new ArrayList<>();
+    try {
+      for (JsonNode job : items(client, "/apis/batch/v1/namespaces/" + NAMESPACE + "/jobs")) {
+        boolean finished = false;
+        for (JsonNode c : job.at("/status/conditions")) {
+          finished |=
+              (c.path("type").asText().equals("Complete")
+                      || c.path("type").asText().equals("Failed"))
+                  && c.path("status").asText().equals("True");
+        }
+        if (!finished) {
+          pending.add("job " + job.at("/metadata/name").asText() + " " + job.path("status"));
+        }
+      }
+      String apps = "/apis/apps/v1/namespaces/" + NAMESPACE;
+      JsonNode ds = client.get(apps + "/daemonsets/" + Workload.DAEMON_SET).body();
+      JsonNode dss = ds == null ? null : ds.path("status");
+      if (dss == null
+          || dss.path("observedGeneration").asLong() < ds.at("/metadata/generation").asLong()
+          || dss.path("updatedNumberScheduled").asInt(-1)
+              != dss.path("desiredNumberScheduled").asInt()
+          || dss.path("numberAvailable").asInt(-1) != dss.path("desiredNumberScheduled").asInt()) {
+        pending.add("daemonset " + dss);
+      }
+      JsonNode sts = client.get(apps + "/statefulsets/" + Workload.STATEFUL_SET).body();
+      JsonNode stss = sts == null ? null : sts.path("status");
+      int want = sts == null ? -1 : sts.at("/spec/replicas").asInt();
+      if (stss == null
+          || stss.path("observedGeneration").asLong() < sts.at("/metadata/generation").asLong()
+          || stss.path("replicas").asInt(-1) != want
+          || stss.path("readyReplicas").asInt(-1) != want) {
+        pending.add("statefulset " + stss);
+      }
+    } catch (IOException e) {
+      pending.add("workloads (" + e + ")");
+    }
+    return pending;
+  }
+
+  /** What the Job, StatefulSet and DaemonSet checks found. */
+  record Workloads(
+      ChaosChecks.JobCounts jobs, int jobCount, List<String> ordinals, List<String> daemonPods) {}
+
+  /** The Job, StatefulSet and DaemonSet checks, after convergence. */
+  private static Workloads workloads(KubeClient client, PodSampler sampler)
+      throws InterruptedException {
+    List<String> ordinals = new ArrayList<>(sampler.ordinalDuplicates());
+    try {
+      List<JsonNode> jobs = items(client, "/apis/batch/v1/namespaces/" + NAMESPACE + "/jobs");
+      List<JsonNode> pods = items(client, "/api/v1/namespaces/" + NAMESPACE + "/pods");
+      List<JsonNode> nodes = items(client, "/api/v1/nodes");
+      JsonNode set =
+          client
+              .get(
+                  "/apis/apps/v1/namespaces/"
+                      + NAMESPACE
+                      + "/statefulsets/"
+                      + Workload.STATEFUL_SET)
+              .body();
+      ordinals.addAll(
+          ChaosChecks.statefulOrdinals(
+              pods, Workload.STATEFUL_SET, set == null ? 0 : set.at("/spec/replicas").asInt()));
+      return new Workloads(
+          ChaosChecks.jobCounts(jobs, sampler.jobSucceeded(), sampler.jobFailed()),
+          jobs.size(),
+          ordinals,
+          ChaosChecks.daemonPodsPerNode(nodes, pods, Workload.DAEMON_SET));
+    } catch (IOException e) {
+      return new Workloads(
+          new ChaosChecks.JobCounts(0, 0, List.of("could not list: " + e)), 0, ordinals, List.of());
+    }
+  }
+
+  private static List<JsonNode> items(KubeClient client, String path)
+      throws IOException, InterruptedException {
+    KubeClient.Response r = client.get(path);
+    if (!r.ok() || r.body() == null) {
+      throw new IOException(path + ": " + r.status());
+    }
+    List<JsonNode> items = new ArrayList<>();
+    r.body().path("items").forEach(items::add);
+    return items;
   }
 
   /** Waits until every web Deployment has all its replicas updated and available. */
@@ -311,6 +407,7 @@ public final class ChaosRun {
           pending.add(name + " (" + e + ")");
         }
       }
+      pending.addAll(workloadsPending(client));
       if (pending.isEmpty()) {
         return List.of();
       }
@@ -330,6 +427,7 @@ public final class ChaosRun {
       ChaosChecks.WatchFindings watched,
       PodSampler pods,
       List<String> duplicates,
+      Workloads workloads,
       List<String> surge,
       LogHistory history,
       List<String> api,
@@ -373,6 +471,14 @@ public final class ChaosRun {
                     "watch anomalies (gap, duplicate, reordering, unknown event)",
                     Integer.toString(watched.anomalies())),
                 List.of("duplicate pods after convergence", Integer.toString(duplicates.size())),
+                List.of(
+                    "Job pods counted twice / lost",
+                    workloads.jobs().countedTwice() + " / " + workloads.jobs().lost()),
+                List.of(
+                    "StatefulSet ordinals duplicated",
+                    Integer.toString(workloads.ordinals().size())),
+                List.of(
+                    "DaemonSet pods per node ≠ 1", Integer.toString(workloads.daemonPods().size())),
                 List.of(
                     "moments with pods beyond replicas + maxSurge", Integer.toString(surge.size())),
                 List.of(
@@ -418,7 +524,10 @@ public final class ChaosRun {
                     + " written once), and a Deployment client: rollouts (a new image) and scales"
                     + " between %d and %d replicas of %d `web` Deployments (RollingUpdate, maxSurge"
                     + " 1, maxUnavailable 0, 500m CPU per pod), creates and deletes of `churn`"
-                    + " Deployments. Each client sends to one gateway and moves to the other after"
+                    + " Deployments; a workloads client: a Job of 3 completions (2 at a time, pods"
+                    + " that run 3 s) every few seconds, template changes of the `agent` DaemonSet,"
+                    + " scales of the `db` StatefulSet between 2 and 3 and deletes of its pods."
+                    + " Each client sends to one gateway and moves to the other after"
                     + " an unknown outcome. A watch on the ConfigMaps stays open throughout and"
                     + " resumes from its last bookmark on another gateway when cut.\n\n",
                 options.registerClients(),
@@ -490,6 +599,30 @@ public final class ChaosRun {
                 + " replicas, once every `web` Deployment had all replicas updated and"
                 + " available.\n",
             duplicates.size()));
+    body.append(
+        String.format(
+            Locale.ROOT,
+            "- **Job pods counted twice / lost: %d / %d.** Each of the %d Jobs' succeeded and"
+                + " failed counts against the pods a watch saw succeed and fail (or go before"
+                + " succeeding), once every Job had finished.\n",
+            workloads.jobs().countedTwice(),
+            workloads.jobs().lost(),
+            workloads.jobCount()));
+    body.append(
+        String.format(
+            Locale.ROOT,
+            "- **StatefulSet ordinals duplicated: %d.** Moments two live pods of `%s` held one"
+                + " ordinal (after every pod event), and, after convergence, ordinals held twice or"
+                + " outside its replicas.\n",
+            workloads.ordinals().size(),
+            Workload.STATEFUL_SET));
+    body.append(
+        String.format(
+            Locale.ROOT,
+            "- **DaemonSet pods per node ≠ 1: %d.** Ready nodes without exactly one live pod of"
+                + " `%s`, after convergence.\n",
+            workloads.daemonPods().size(),
+            Workload.DAEMON_SET));
     body.append(
         String.format(
             Locale.ROOT,
@@ -693,6 +826,10 @@ public final class ChaosRun {
     results.put("nonLinearizableRegisters", lin.failed());
     results.put("watchAnomalies", watched.anomalies());
     results.put("duplicatePods", duplicates.size());
+    results.put("jobPodsCountedTwice", workloads.jobs().countedTwice());
+    results.put("jobPodsLost", workloads.jobs().lost());
+    results.put("statefulSetOrdinalsDuplicated", workloads.ordinals().size());
+    results.put("daemonSetNodesWithoutOnePod", workloads.daemonPods().size());
     results.put("beyondSurge", surge.size());
     results.put("overCommits", history.overCommits().size());
     results.put("apiDifferences", api.size());

@@ -14,6 +14,10 @@ import java.util.Map;
  * Counts, through a watch on the namespace's pods, the live pods of each {@code web} Deployment
  * (not terminating, not finished) after every change, and records each count that differs from the
  * previous one with its time. A rollout must never show more than {@code replicas + maxSurge}.
+ *
+ * <p>It also records, per Job uid, the pods seen to succeed and those seen to fail (Failed, or gone
+ * without having succeeded), which a Job's counts must match; and every moment two live pods of the
+ * {@code db} StatefulSet held the same ordinal.
  */
 final class PodSampler implements AutoCloseable, Watch.Handler {
 
@@ -24,6 +28,9 @@ final class PodSampler implements AutoCloseable, Watch.Handler {
   private final Map<String, JsonNode> pods = new HashMap<>();
   private final Map<String, Integer> counts = new HashMap<>();
   private final List<Sample> samples = new ArrayList<>();
+  private final Map<String, java.util.Set<String>> jobSucceeded = new HashMap<>();
+  private final Map<String, java.util.Set<String>> jobFailed = new HashMap<>();
+  private final List<String> ordinalDuplicates = new ArrayList<>();
   private Watch watch;
 
   PodSampler(Ledger ledger) {
@@ -49,6 +56,7 @@ final class PodSampler implements AutoCloseable, Watch.Handler {
     } else {
       pods.put(name, event.object());
     }
+    jobPod(event.object(), event.type().equals("DELETED"));
     count();
   }
 
@@ -57,11 +65,52 @@ final class PodSampler implements AutoCloseable, Watch.Handler {
     pods.clear();
     for (JsonNode item : items) {
       pods.put(item.at("/metadata/name").asText(), item);
+      jobPod(item, false);
     }
     count();
   }
 
+  /** A pod of a Job: succeeded, failed, or gone before it succeeded. */
+  private void jobPod(JsonNode pod, boolean gone) {
+    String job = pod.at("/metadata/labels/batch.kubernetes.io~1controller-uid").asText("");
+    if (job.isEmpty()) {
+      return;
+    }
+    String uid = pod.at("/metadata/uid").asText();
+    String phase = pod.at("/status/phase").asText("");
+    java.util.Set<String> succeeded =
+        jobSucceeded.computeIfAbsent(job, j -> new java.util.HashSet<>());
+    if (phase.equals("Succeeded")) {
+      succeeded.add(uid);
+    } else if (phase.equals("Failed") || (gone && !succeeded.contains(uid))) {
+      jobFailed.computeIfAbsent(job, j -> new java.util.HashSet<>()).add(uid);
+    }
+  }
+
   private void count() {
+    Map<String, Integer> ordinals = new HashMap<>();
+    for (JsonNode pod : pods.values()) {
+      String phase = pod.at("/status/phase").asText("");
+      if (pod.at("/metadata/labels/app").asText("").equals(Workload.STATEFUL_SET)
+          && !pod.at("/metadata/deletionTimestamp").isTextual()
+          && !phase.equals("Succeeded")
+          && !phase.equals("Failed")) {
+        ordinals.merge(
+            pod.at("/metadata/labels/apps.kubernetes.io~1pod-index").asText("?"), 1, Integer::sum);
+      }
+    }
+    ordinals.forEach(
+        (ordinal, n) -> {
+          if (n > 1) {
+            ordinalDuplicates.add(
+                String.format(
+                    java.util.Locale.ROOT,
+                    "%d live pods of ordinal %s at %.1f s",
+                    n,
+                    ordinal,
+                    ledger.now() / 1e9));
+          }
+        });
     Map<String, Integer> now = new HashMap<>();
     Map<String, Map<String, Integer>> owners = new HashMap<>();
     for (JsonNode pod : pods.values()) {
@@ -90,6 +139,21 @@ final class PodSampler implements AutoCloseable, Watch.Handler {
 
   synchronized List<Sample> samples() {
     return new ArrayList<>(samples);
+  }
+
+  /** The uids of the pods seen to succeed, per Job uid. */
+  synchronized Map<String, java.util.Set<String>> jobSucceeded() {
+    return new HashMap<>(jobSucceeded);
+  }
+
+  /** The uids of the pods seen to fail or go before succeeding, per Job uid. */
+  synchronized Map<String, java.util.Set<String>> jobFailed() {
+    return new HashMap<>(jobFailed);
+  }
+
+  /** The moments two live pods of the StatefulSet held one ordinal. */
+  synchronized List<String> ordinalDuplicates() {
+    return new ArrayList<>(ordinalDuplicates);
   }
 
   int relists() {

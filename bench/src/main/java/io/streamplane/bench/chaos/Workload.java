@@ -23,7 +23,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       with a value no other write uses (so that the log tells which write a version came from);
  *   <li>a deployment client: rollouts (a new image) and scale-downs and back up of the {@code web}
  *       Deployments (RollingUpdate, maxSurge 1, maxUnavailable 0, pods requesting CPU so that the
- *       nodes fill up), and creates and deletes of {@code churn} Deployments.
+ *       nodes fill up), and creates and deletes of {@code churn} Deployments;
+ *   <li>a workloads client: a Job {@code job-<n>} (3 completions, 2 at a time, pods that run 3 s)
+ *       every few seconds, template changes of the {@code agent} DaemonSet (one pod per node),
+ *       scales of the {@code db} StatefulSet between 2 and 3 and deletes of its pods.
  * </ul>
  *
  * A client sends to one gateway and moves to the next after an error it cannot tell the outcome of.
@@ -60,6 +63,11 @@ public final class Workload implements AutoCloseable {
     return "web-" + i;
   }
 
+  public static final String DAEMON_SET = "agent";
+  public static final String STATEFUL_SET = "db";
+  public static final int STATEFUL_REPLICAS = 3;
+  public static final int JOB_COMPLETIONS = 3;
+
   /** Creates the Deployments and starts the clients. */
   public void start() throws IOException, InterruptedException {
     KubeClient setup = ChaosApi.client(servers.get(0), identity);
@@ -76,7 +84,20 @@ public final class Workload implements AutoCloseable {
       int client = c;
       threads.add(new Thread(() -> registers(client), "chaos-register-" + c));
     }
+    for (var created :
+        List.of(
+            Map.entry(
+                "/apis/apps/v1/namespaces/" + shape.namespace() + "/daemonsets", daemonSet(0)),
+            Map.entry(
+                "/apis/apps/v1/namespaces/" + shape.namespace() + "/statefulsets",
+                statefulSet(STATEFUL_REPLICAS)))) {
+      KubeClient.Response r = setup.post(created.getKey(), created.getValue());
+      if (!r.ok()) {
+        throw new IOException("cannot create " + created.getKey() + ": " + r.message());
+      }
+    }
     threads.add(new Thread(this::deployments, "chaos-deployments"));
+    threads.add(new Thread(this::workloads, "chaos-workloads"));
     threads.forEach(Thread::start);
   }
 
@@ -108,6 +129,120 @@ public final class Workload implements AutoCloseable {
       c.putObject("resources").putObject("requests").put("cpu", cpu);
     }
     return KubeClient.JSON.createArrayNode().add(c);
+  }
+
+  static ObjectNode daemonSet(int image) {
+    ObjectNode ds = KubeClient.JSON.createObjectNode();
+    ds.put("apiVersion", "apps/v1").put("kind", "DaemonSet");
+    ds.putObject("metadata").put("name", DAEMON_SET);
+    ObjectNode spec = ds.putObject("spec");
+    spec.putObject("selector").putObject("matchLabels").put("app", DAEMON_SET);
+    ObjectNode template = spec.putObject("template");
+    template.putObject("metadata").putObject("labels").put("app", DAEMON_SET);
+    template.putObject("spec").set("containers", containers(image, "10m"));
+    return ds;
+  }
+
+  static ObjectNode statefulSet(int replicas) {
+    ObjectNode sts = KubeClient.JSON.createObjectNode();
+    sts.put("apiVersion", "apps/v1").put("kind", "StatefulSet");
+    sts.putObject("metadata").put("name", STATEFUL_SET);
+    ObjectNode spec = sts.putObject("spec");
+    spec.put("replicas", replicas).put("serviceName", STATEFUL_SET);
+    spec.putObject("selector").putObject("matchLabels").put("app", STATEFUL_SET);
+    ObjectNode template = spec.putObject("template");
+    template.putObject("metadata").putObject("labels").put("app", STATEFUL_SET);
+    template.putObject("spec").set("containers", containers(0, "100m"));
+    return sts;
+  }
+
+  /** A Job of 3 completions, 2 at a time, whose simulated pods run 3 s and succeed. */
+  static ObjectNode job(String name) {
+    ObjectNode job = KubeClient.JSON.createObjectNode();
+    job.put("apiVersion", "batch/v1").put("kind", "Job");
+    job.putObject("metadata").put("name", name);
+    ObjectNode spec = job.putObject("spec");
+    spec.put("completions", JOB_COMPLETIONS).put("parallelism", 2).put("backoffLimit", 100);
+    ObjectNode template = spec.putObject("template");
+    ObjectNode meta = template.putObject("metadata");
+    meta.putObject("labels").put("app", "job");
+    meta.putObject("annotations").put("streamplane.io/simulated-run-for", "3s");
+    ObjectNode podSpec = template.putObject("spec");
+    podSpec.put("restartPolicy", "Never");
+    podSpec.set("containers", containers(0, "100m"));
+    return job;
+  }
+
+  /**
+   * Jobs, DaemonSet rollouts, StatefulSet scales and pod deletes, one every 2 to 4 s, each in the
+   * ledger.
+   */
+  private void workloads() {
+    Random random = new Random(2718);
+    ChaosApi api = new ChaosApi(servers, identity, 2000, ledger);
+    String apps = "/apis/apps/v1/namespaces/" + shape.namespace();
+    String batch = "/apis/batch/v1/namespaces/" + shape.namespace() + "/jobs";
+    int jobs = 0;
+    int image = 0;
+    while (!stopping) {
+      double dice = random.nextDouble();
+      Ledger.Op op;
+      if (dice < 0.4) {
+        String name = "job-" + jobs++;
+        ObjectNode body = job(name);
+        op =
+            api.send(
+                "job-create",
+                "jobs",
+                shape.namespace(),
+                name,
+                null,
+                null,
+                c -> c.post(batch, body));
+      } else if (dice < 0.6) {
+        image = (image + 1) % 10;
+        ObjectNode patch = KubeClient.JSON.createObjectNode();
+        ((ObjectNode) patch.putObject("spec").putObject("template").putObject("spec"))
+            .set("containers", containers(image, "10m"));
+        op =
+            api.send(
+                "daemonset-rollout",
+                "daemonsets",
+                shape.namespace(),
+                DAEMON_SET,
+                null,
+                IMAGE + image,
+                c -> c.mergePatch(apps + "/daemonsets/" + DAEMON_SET, patch));
+      } else if (dice < 0.8) {
+        int replicas = random.nextBoolean() ? STATEFUL_REPLICAS - 1 : STATEFUL_REPLICAS;
+        ObjectNode patch = KubeClient.JSON.createObjectNode();
+        patch.putObject("spec").put("replicas", replicas);
+        op =
+            api.send(
+                "statefulset-scale",
+                "statefulsets",
+                shape.namespace(),
+                STATEFUL_SET,
+                null,
+                Integer.toString(replicas),
+                c -> c.mergePatch(apps + "/statefulsets/" + STATEFUL_SET, patch));
+      } else {
+        String pod = STATEFUL_SET + "-" + random.nextInt(STATEFUL_REPLICAS - 1);
+        op =
+            api.send(
+                "statefulset-pod-delete",
+                "pods",
+                shape.namespace(),
+                pod,
+                null,
+                null,
+                c -> c.delete("/api/v1/namespaces/" + shape.namespace() + "/pods/" + pod));
+      }
+      if (op.outcome() == Outcome.OK) {
+        written.incrementAndGet();
+      }
+      sleep(2_000 + random.nextInt(2_000));
+    }
   }
 
   private void registers(int client) {

@@ -274,4 +274,80 @@ class ChaosChecksTest {
     assertThat(beyond.get(0)).startsWith("web-0: 5 live pods at 6.0 s");
     assertThat(beyond.get(1)).startsWith("web-0: 4 live pods at 60.0 s");
   }
+
+  private static com.fasterxml.jackson.databind.JsonNode json(String singleQuoted) {
+    try {
+      return io.streamplane.bench.load.KubeClient.JSON.readTree(singleQuoted.replace('\'', '"'));
+    } catch (java.io.IOException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  @Test
+  void aJobCountingMorePodsThanWereSeenCountedOneTwiceAndOneCountingFewerLostOne() {
+    var exact =
+        json(
+            "{'metadata':{'uid':'a','name':'job-0'},'status':{'succeeded':3,"
+                + "'conditions':[{'type':'Complete','status':'True'}]}}");
+    var twice =
+        json(
+            "{'metadata':{'uid':'b','name':'job-1'},'status':{'succeeded':3,'failed':1,"
+                + "'conditions':[{'type':'Complete','status':'True'}]}}");
+    var short_ =
+        json(
+            "{'metadata':{'uid':'c','name':'job-2'},'status':{'succeeded':2,"
+                + "'conditions':[{'type':'Complete','status':'True'}]}}");
+
+    ChaosChecks.JobCounts counts =
+        ChaosChecks.jobCounts(
+            List.of(exact, twice, short_),
+            Map.of(
+                "a", java.util.Set.of("1", "2", "3"),
+                "b", java.util.Set.of("4", "5", "6"),
+                "c", java.util.Set.of("7", "8", "9")),
+            Map.of());
+
+    assertThat(counts.countedTwice()).isEqualTo(1);
+    assertThat(counts.lost()).isEqualTo(1);
+    assertThat(counts.findings()).hasSize(2);
+  }
+
+  @Test
+  void statefulSetOrdinalsHeldTwiceOrBeyondTheReplicasAreFound() {
+    var pods =
+        List.of(
+            json("{'metadata':{'labels':{'app':'db','apps.kubernetes.io/pod-index':'0'}}}"),
+            json("{'metadata':{'labels':{'app':'db','apps.kubernetes.io/pod-index':'1'}}}"),
+            json("{'metadata':{'labels':{'app':'db','apps.kubernetes.io/pod-index':'1'}}}"),
+            json("{'metadata':{'labels':{'app':'db','apps.kubernetes.io/pod-index':'2'}}}"),
+            json(
+                "{'metadata':{'deletionTimestamp':'x',"
+                    + "'labels':{'app':'db','apps.kubernetes.io/pod-index':'0'}}}"));
+
+    assertThat(ChaosChecks.statefulOrdinals(pods, "db", 2))
+        .containsExactly(
+            "db ordinal 1: 2 live pods (replicas 2)", "db ordinal 2: 1 live pods (replicas 2)");
+  }
+
+  @Test
+  void aReadyNodeWithoutExactlyOneDaemonPodIsFound() {
+    String ready = "'status':{'conditions':[{'type':'Ready','status':'True'}]}";
+    var nodes =
+        List.of(
+            json("{'metadata':{'name':'n1'}," + ready + "}"),
+            json("{'metadata':{'name':'n2'}," + ready + "}"),
+            json("{'metadata':{'name':'n3'}," + ready + "}"),
+            json("{'metadata':{'name':'down'},'status':{'conditions':[]}}"));
+    var pods =
+        List.of(
+            json("{'metadata':{'labels':{'app':'agent'}},'spec':{'nodeName':'n1'}}"),
+            json("{'metadata':{'labels':{'app':'agent'}},'spec':{'nodeName':'n2'}}"),
+            json("{'metadata':{'labels':{'app':'agent'}},'spec':{'nodeName':'n2'}}"),
+            json(
+                "{'metadata':{'labels':{'app':'agent'}},'spec':{'nodeName':'n3'},"
+                    + "'status':{'phase':'Failed'}}"));
+
+    assertThat(ChaosChecks.daemonPodsPerNode(nodes, pods, "agent"))
+        .containsExactly("n2: 2 pods of agent", "n3: 0 pods of agent");
+  }
 }

@@ -3,6 +3,9 @@ package io.streamplane.gateway.podautoscaler;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.api.Event;
+import io.streamplane.api.EventSource;
+import io.streamplane.api.ObjectMeta;
 import io.streamplane.gateway.api.ApiException;
 import io.streamplane.gateway.api.Selectors;
 import io.streamplane.gateway.cache.StoredObjects;
@@ -15,6 +18,8 @@ import io.streamplane.gateway.storage.ResourceService;
 import io.streamplane.gateway.storage.WriteOptions;
 import io.streamplane.kinds.ResourceRegistry;
 import io.streamplane.kinds.ResourceType;
+import io.streamplane.schema.convert.KubeJson;
+import io.streamplane.schema.objects.ObjectEvents;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -57,11 +62,13 @@ public final class HorizontalPodAutoscalerController implements AutoCloseable {
 
   private static final String GROUP = "autoscaling";
   private static final String RESOURCE = "horizontalpodautoscalers";
+  private static final KubeJson EVENT_JSON = new KubeJson();
 
   private final StoredObjects cache;
   private final ResourceService service;
   private final ResourceRegistry registry;
   private final ResourceType type;
+  private final ResourceType events;
   private final MetricsStorage metrics;
   private final WriteOptions options;
   private final Clock clock;
@@ -87,6 +94,7 @@ public final class HorizontalPodAutoscalerController implements AutoCloseable {
     this.service = service;
     this.registry = registry;
     this.type = registry.byResource(GROUP, RESOURCE).orElseThrow();
+    this.events = registry.byResource("", "events").orElseThrow();
     this.metrics = metrics;
     this.options = options;
     this.clock = clock;
@@ -191,6 +199,7 @@ public final class HorizontalPodAutoscalerController implements AutoCloseable {
             .put("namespace", namespace);
         body.putObject("spec").put("replicas", outcome.scaleTo());
         service.updateScale(targetType, namespace, ref.path("name").asText(), null, body, options);
+        recordRescale(hpa, namespace, outcome);
       } catch (ApiException e) {
         LOG.info("autoscaler {} could not rescale: {}", key, e.getMessage());
         return; // the next pass decides again from what is then stored
@@ -203,6 +212,44 @@ public final class HorizontalPodAutoscalerController implements AutoCloseable {
       service.updateStatus(
           type, namespace, hpa.path("metadata").path("name").asText(), updated, options);
     }
+  }
+
+  /**
+   * {@code SuccessfulRescale}, {@code New size: <n>; reason: <why>}, once the target's scale is
+   * written, as kube-controller-manager records it; an Event that cannot be written is only logged.
+   */
+  private void recordRescale(JsonNode hpa, String namespace, Outcome outcome) {
+    try {
+      ObjectMeta meta =
+          ObjectMeta.newBuilder()
+              .setName(meta(hpa).path("name").asText())
+              .setNamespace(namespace)
+              .setUid(meta(hpa).path("uid").asText(null))
+              .setResourceVersion(meta(hpa).path("resourceVersion").asText(null))
+              .build();
+      Event event =
+          ObjectEvents.about(
+              "HorizontalPodAutoscaler",
+              "autoscaling/v2",
+              meta,
+              EventSource.newBuilder().setComponent("horizontal-pod-autoscaler").build(),
+              "Normal",
+              "SuccessfulRescale",
+              "New size: " + outcome.scaleTo() + "; reason: " + outcome.rescaleReason(),
+              clock.instant(),
+              meta.getUid() + "/" + meta.getResourceVersion() + "/" + outcome.scaleTo());
+      service.create(events, namespace, EVENT_JSON.toJson(event), options);
+    } catch (ApiException e) {
+      LOG.info(
+          "autoscaler {}/{} could not record its rescale: {}",
+          namespace,
+          meta(hpa).path("name").asText(),
+          e.getMessage());
+    }
+  }
+
+  private static JsonNode meta(JsonNode object) {
+    return object.path("metadata");
   }
 
   /** The stored resource a {@code scaleTargetRef} names, if it has a {@code scale} subresource. */

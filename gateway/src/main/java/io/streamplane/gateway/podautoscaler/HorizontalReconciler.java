@@ -40,8 +40,11 @@ public final class HorizontalReconciler {
     }
   }
 
-  /** The replicas to set on the target (null: none), the status to have, what to remember. */
-  public record Outcome(Integer scaleTo, ObjectNode status, Memory memory) {}
+  /**
+   * The replicas to set on the target (null: none) and why (the {@code SuccessfulRescale} Event's
+   * reason), the status to have, what to remember.
+   */
+  public record Outcome(Integer scaleTo, String rescaleReason, ObjectNode status, Memory memory) {}
 
   /** The target's Scale, or the error reading it. */
   public record Target(JsonNode scale, String error) {}
@@ -69,7 +72,7 @@ public final class HorizontalReconciler {
           "FailedGetScale",
           "the HPA controller was unable to get the target's current scale: " + target.error(),
           now);
-      return new Outcome(null, finish(status, conditions), memory);
+      return new Outcome(null, null, finish(status, conditions), memory);
     }
     JsonNode scale = target.scale();
     int currentReplicas = scale.path("status").path("replicas").asInt(0);
@@ -86,6 +89,7 @@ public final class HorizontalReconciler {
     ArrayNode metricStatuses = JSON.arrayNode();
     int desired = 0;
     boolean rescale;
+    String rescaleReason = null;
     Memory remembered = memory;
     if (specReplicas == 0 && min != 0) {
       condition(
@@ -99,9 +103,11 @@ public final class HorizontalReconciler {
     } else if (currentReplicas > max) {
       desired = max;
       rescale = true;
+      rescaleReason = "Current number of replicas above Spec.MaxReplicas";
     } else if (currentReplicas < min) {
       desired = min;
       rescale = true;
+      rescaleReason = "Current number of replicas below Spec.MinReplicas";
     } else {
       int metricDesired = -1;
       String failure = null;
@@ -132,7 +138,7 @@ public final class HorizontalReconciler {
             now);
         status.put("currentReplicas", currentReplicas);
         status.set("currentMetrics", metricStatuses.isEmpty() ? null : metricStatuses);
-        return new Outcome(null, finish(status, conditions), memory);
+        return new Outcome(null, null, finish(status, conditions), memory);
       }
       condition(
           conditions,
@@ -162,6 +168,8 @@ public final class HorizontalReconciler {
           now);
       desired = decision.replicas();
       rescale = desired != currentReplicas;
+      rescaleReason =
+          desired > currentReplicas ? metricName + " above target" : "All metrics below target";
       remembered = new Memory(decision.recommendations(), memory.events());
     }
     Integer scaleTo = null;
@@ -190,7 +198,8 @@ public final class HorizontalReconciler {
     status.put("currentReplicas", currentReplicas);
     status.put("desiredReplicas", desired);
     status.set("currentMetrics", metricStatuses.isEmpty() ? null : metricStatuses);
-    return new Outcome(scaleTo, finish(status, conditions), remembered);
+    return new Outcome(
+        scaleTo, rescale ? rescaleReason : null, finish(status, conditions), remembered);
   }
 
   private static ObjectNode finish(ObjectNode status, List<ObjectNode> conditions) {

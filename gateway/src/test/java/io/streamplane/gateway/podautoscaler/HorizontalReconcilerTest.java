@@ -84,6 +84,9 @@ class HorizontalReconcilerTest {
     Outcome outcome =
         HorizontalReconciler.reconcile(hpa(), scale(1), pods(1), using(1, 100), Memory.EMPTY, NOW);
     assertThat(outcome.scaleTo()).isEqualTo(2);
+    assertThat(outcome.rescaleReason())
+        .as("the SuccessfulRescale Event's reason")
+        .isEqualTo("cpu resource utilization (percentage of request) above target");
     JsonNode status = outcome.status();
     assertThat(status.path("currentReplicas").asInt()).isEqualTo(1);
     assertThat(status.path("desiredReplicas").asInt()).isEqualTo(2);
@@ -131,6 +134,7 @@ class HorizontalReconcilerTest {
         HorizontalReconciler.reconcile(
             hpa, scale(4), pods(4), using(4, 0), idle.memory(), NOW.plusSeconds(20));
     assertThat(later.scaleTo()).isEqualTo(1);
+    assertThat(later.rescaleReason()).isEqualTo("All metrics below target");
   }
 
   @Test

@@ -17,10 +17,8 @@ import java.util.Map;
 /**
  * The checks of Kubernetes' {@code validateJobSpec} that a Job and a CronJob's job template share:
  * non-negative counts and durations, the completion mode (Indexed needs completions), the pod
- * replacement policy, and a pod template whose pods restart OnFailure or Never.
- *
- * <p>Limits: podFailurePolicy and successPolicy rules are stored as sent and not validated beyond
- * their presence; backoffLimitPerIndex and maxFailedIndexes are checked for sign only.
+ * replacement policy, the pod failure and success policies and the limits per index ({@link
+ * JobPolicies}), and a pod template whose pods restart OnFailure or Never.
  */
 final class JobSpecs {
 
@@ -59,6 +57,9 @@ final class JobSpecs {
         }
       }
     }
+    JobPolicies.perIndex(spec, path, causes);
+    JobPolicies.podFailurePolicy(spec, path, causes);
+    JobPolicies.successPolicy(spec, path, causes);
     String replacement = spec.getPodReplacementPolicy();
     if (replacement != null) {
       if (spec.getPodFailurePolicy() != null) {

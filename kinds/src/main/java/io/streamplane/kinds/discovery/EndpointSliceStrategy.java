@@ -8,6 +8,7 @@ import static io.streamplane.kinds.validation.FieldErrors.invalid;
 import static io.streamplane.kinds.validation.FieldErrors.notSupported;
 import static io.streamplane.kinds.validation.FieldErrors.quote;
 import static io.streamplane.kinds.validation.FieldErrors.required;
+import static io.streamplane.kinds.validation.FieldErrors.tooMany;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -248,14 +249,6 @@ public final class EndpointSliceStrategy implements KindStrategy {
               "should be a domain with at least two segments separated by dots"));
     }
     return List.of();
-  }
-
-  /** {@code field.TooMany}. */
-  private static StatusCause tooMany(String field, int actual, int max) {
-    return new StatusCause(
-        "FieldValueTooMany",
-        "Too many: " + actual + ": must have at most " + max + (max == 1 ? " item" : " items"),
-        field);
   }
 
   private static final Printer PRINTER =

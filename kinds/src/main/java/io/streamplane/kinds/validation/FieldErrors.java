@@ -41,6 +41,14 @@ public final class FieldErrors {
     return new StatusCause("FieldValueDuplicate", "Duplicate value: " + quote(value), field);
   }
 
+  /** {@code field.TooMany}. */
+  public static StatusCause tooMany(String field, int actual, int max) {
+    return new StatusCause(
+        "FieldValueTooMany",
+        "Too many: " + actual + ": must have at most " + max + (max == 1 ? " item" : " items"),
+        field);
+  }
+
   /** {@code field.Forbidden}. */
   public static StatusCause forbidden(String field, String detail) {
     return new StatusCause("FieldValueForbidden", "Forbidden: " + detail, field);

@@ -140,6 +140,83 @@ class JobStrategyTest {
   }
 
   @Test
+  void podFailurePolicyRulesAreValidatedAsKubeApiserverDoes() {
+    Job job =
+        stored(
+            "{'metadata':{'name':'pi'},'spec':{'podFailurePolicy':{'rules':["
+                + "{'action':'FailJob','onExitCodes':{'containerName':'other','operator':'In',"
+                + "'values':[0,3,3,2]}},"
+                + "{'action':'FailIndex','onPodConditions':[{'type':'DisruptionTarget'}]},"
+                + "{'action':'Retry','onExitCodes':{'operator':'In','values':[1]},"
+                + "'onPodConditions':[{'type':'DisruptionTarget','status':'Maybe'}]},"
+                + "{'action':'Ignore'}]},"
+                + "'template':{'spec':{'restartPolicy':'OnFailure','containers':[{'name':'c',"
+                + "'image':'busybox'}]}}}}");
+
+    assertThat(messages(strategy.validate(job)))
+        .containsExactly(
+            "spec.podFailurePolicy.rules[0].onExitCodes.containerName: Invalid value: \"other\":"
+                + " must be one of the container or initContainer names in the pod template",
+            "spec.podFailurePolicy.rules[0].onExitCodes.values[0]: Invalid value: 0: must not be"
+                + " 0 for the In operator",
+            "spec.podFailurePolicy.rules[0].onExitCodes.values[2]: Duplicate value: 3",
+            "spec.podFailurePolicy.rules[0].onExitCodes.values: Invalid value: []int32{0, 3, 3,"
+                + " 2}: must be ordered",
+            "spec.podFailurePolicy.rules[1].action: Invalid value: \"FailIndex\": requires the"
+                + " backoffLimitPerIndex to be set",
+            "spec.podFailurePolicy.rules[2].action: Unsupported value: \"Retry\": supported"
+                + " values: \"Count\", \"FailIndex\", \"FailJob\", \"Ignore\"",
+            "spec.podFailurePolicy.rules[2].onPodConditions[0].status: Unsupported value:"
+                + " \"Maybe\": supported values: \"False\", \"True\", \"Unknown\"",
+            "spec.podFailurePolicy.rules[2]: Invalid value: specifying both OnExitCodes and"
+                + " OnPodConditions is not supported",
+            "spec.podFailurePolicy.rules[3]: Invalid value: specifying one of OnExitCodes and"
+                + " OnPodConditions is required",
+            "spec.template.spec.restartPolicy: Invalid value: \"OnFailure\": only \"Never\" is"
+                + " supported when podFailurePolicy is specified");
+  }
+
+  @Test
+  void successPolicyAndLimitsPerIndexNeedAnIndexedJob() {
+    Job nonIndexed =
+        stored(
+            "{'metadata':{'name':'pi'},'spec':{'backoffLimitPerIndex':1,'maxFailedIndexes':1,"
+                + "'successPolicy':{'rules':[{'succeededCount':1}]},"
+                + "'template':{'spec':{'restartPolicy':'Never','containers':[{'name':'c',"
+                + "'image':'busybox'}]}}}}");
+    Job indexed =
+        stored(
+            "{'metadata':{'name':'pi'},'spec':{'completionMode':'Indexed','completions':4,"
+                + "'parallelism':4,'maxFailedIndexes':5,'successPolicy':{'rules':["
+                + "{'succeededIndexes':'0-2,1','succeededCount':2},{'succeededIndexes':'1-3',"
+                + "'succeededCount':5},{}]},"
+                + "'template':{'spec':{'restartPolicy':'Never','containers':[{'name':'c',"
+                + "'image':'busybox'}]}}}}");
+
+    assertThat(messages(strategy.validate(nonIndexed)))
+        .containsExactly(
+            "spec.backoffLimitPerIndex: Invalid value: 1: requires indexed completion mode",
+            "spec.maxFailedIndexes: Invalid value: 1: requires indexed completion mode",
+            "spec.successPolicy: Invalid value: batch.SuccessPolicy{...}: requires indexed"
+                + " completion mode");
+    assertThat(messages(strategy.validate(indexed)))
+        .containsExactly(
+            "spec.backoffLimitPerIndex: Required value: when maxFailedIndexes is specified",
+            "spec.maxFailedIndexes: Invalid value: 5: must be less than or equal to completions",
+            "spec.successPolicy.rules[0].succeededIndexes: Invalid value: \"0-2,1\": error"
+                + " parsing succeededIndexes: non-increasing order, previous: 2, current: 1",
+            // As kube-apiserver: an unparsed succeededIndexes counts no index.
+            "spec.successPolicy.rules[0].succeededCount: Invalid value: 2: must be less than or"
+                + " equal to 0 (the number of indexes in the specified succeededIndexes field)",
+            "spec.successPolicy.rules[1].succeededCount: Invalid value: 5: must be less than or"
+                + " equal to 4 (the number of specified completions)",
+            "spec.successPolicy.rules[1].succeededCount: Invalid value: 5: must be less than or"
+                + " equal to 3 (the number of indexes in the specified succeededIndexes field)",
+            "spec.successPolicy.rules[2]: Required value: at least one of succeededCount or"
+                + " succeededIndexes must be specified");
+  }
+
+  @Test
   void theTemplateSelectorAndCompletionsAreImmutable() {
     Job old = stored(KUBECTL_CREATE_JOB);
     Job changed = KubeObjects.copy(old);

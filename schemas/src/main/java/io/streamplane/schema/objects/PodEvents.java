@@ -2,23 +2,10 @@ package io.streamplane.schema.objects;
 
 import io.streamplane.api.Event;
 import io.streamplane.api.EventSource;
-import io.streamplane.api.ObjectMeta;
-import io.streamplane.api.ObjectReference;
 import io.streamplane.api.Pod;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
-import java.util.UUID;
 
-/**
- * core/v1 Events about pods (and other namespaced objects), as Kubernetes' event recorder makes
- * them and {@code kubectl describe} shows them: named {@code <object>.<hex>} in its namespace, the
- * object as involvedObject, count 1, first and last timestamp {@code now} in whole seconds.
- *
- * <p>The hex suffix is derived from {@code nameSeed}: writers that may decide the same thing twice
- * (a replay, a retry) pass a seed that names the decision, so the second create is AlreadyExists
- * instead of a duplicate Event.
- */
+/** core/v1 Events about pods ({@link ObjectEvents} with the pod as involvedObject). */
 public final class PodEvents {
 
   private PodEvents() {}
@@ -32,57 +19,7 @@ public final class PodEvents {
       String message,
       Instant now,
       String nameSeed) {
-    ObjectMeta meta = pod.getMetadata();
-    return about(
-        ObjectReference.newBuilder()
-            .setKind("Pod")
-            .setApiVersion("v1")
-            .setNamespace(meta.getNamespace())
-            .setName(meta.getName())
-            .setUid(meta.getUid())
-            .setResourceVersion(meta.getResourceVersion())
-            .build(),
-        source,
-        type,
-        reason,
-        message,
-        now,
-        nameSeed);
-  }
-
-  /** An Event about the namespaced object {@code involved} (a pod, a claim...), named after it. */
-  public static Event about(
-      ObjectReference involved,
-      EventSource source,
-      String type,
-      String reason,
-      String message,
-      Instant now,
-      String nameSeed) {
-    String suffix =
-        Long.toHexString(
-            UUID.nameUUIDFromBytes(nameSeed.getBytes(StandardCharsets.UTF_8))
-                    .getMostSignificantBits()
-                & 0xffffffffffffL);
-    Instant at = now.truncatedTo(ChronoUnit.SECONDS);
-    return Event.newBuilder()
-        .setApiVersion("v1")
-        .setKind("Event")
-        .setMetadata(
-            ObjectMeta.newBuilder()
-                .setName(involved.getName() + "." + suffix)
-                .setNamespace(involved.getNamespace())
-                .build())
-        .setInvolvedObject(involved)
-        .setReason(reason)
-        .setMessage(message)
-        .setType(type)
-        .setSource(source)
-        .setFirstTimestamp(at)
-        .setLastTimestamp(at)
-        .setCount(1)
-        .setReportingComponent(source.getComponent())
-        .setReportingInstance(source.getHost())
-        .build();
+    return ObjectEvents.about(
+        "Pod", "v1", pod.getMetadata(), source, type, reason, message, now, nameSeed);
   }
 }

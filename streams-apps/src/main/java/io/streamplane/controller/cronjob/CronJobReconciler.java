@@ -9,6 +9,7 @@ import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.ObjectReference;
 import io.streamplane.controller.Controller.Result;
 import io.streamplane.controller.ControllerActors;
+import io.streamplane.controller.ControllerEvents;
 import io.streamplane.controller.Intent;
 import io.streamplane.controller.Owners;
 import io.streamplane.kinds.batch.CronJobStrategy;
@@ -22,6 +23,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -121,7 +123,40 @@ public final class CronJobReconciler {
       updated.setStatus(status);
       intents.add(Intent.updateStatus("cronjobs", "batch", updated));
     }
+    intents.addAll(events(cronJob, old, owned, intents, now));
     return Result.of(Result.by(CRONJOB_CONTROLLER, intents), requeueAt);
+  }
+
+  /**
+   * The Events the CronJob controller records: {@code SuccessfulCreate} and {@code
+   * SuccessfulDelete} of its Jobs, and {@code SawCompletedJob} for a Job of its {@code active} list
+   * found finished.
+   */
+  private static List<Intent> events(
+      CronJob cronJob, CronJobStatus old, List<Job> owned, List<Intent> writes, Instant now) {
+    ControllerEvents events =
+        ControllerEvents.about(
+            "CronJob", "batch/v1", cronJob.getMetadata(), "cronjob-controller", now);
+    List<Intent> recorded =
+        new ArrayList<>(
+            events.forWrites(
+                writes, "jobs", job -> "Created job " + job, job -> "Deleted job " + job));
+    Set<String> wasActive = new HashSet<>();
+    if (old.getActive() != null) {
+      old.getActive().forEach(ref -> wasActive.add(ref.getUid()));
+    }
+    for (Job job : owned) {
+      if (wasActive.contains(job.getMetadata().getUid()) && finished(job)) {
+        String type = condition(job, "Complete") ? "Complete" : "Failed";
+        recorded.add(
+            events.event(
+                ControllerEvents.NORMAL,
+                "SawCompletedJob",
+                "Saw completed job: " + job.getMetadata().getName() + ", condition: " + type,
+                job.getMetadata().getUid()));
+      }
+    }
+    return recorded;
   }
 
   /** The latest scheduled time in {@code (earliest, now]}, or null. */

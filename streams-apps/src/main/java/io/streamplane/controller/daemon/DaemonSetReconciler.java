@@ -5,6 +5,7 @@ import io.streamplane.api.DaemonSet;
 import io.streamplane.api.DaemonSetStatus;
 import io.streamplane.api.Node;
 import io.streamplane.api.Pod;
+import io.streamplane.controller.ControllerEvents;
 import io.streamplane.controller.Intent;
 import io.streamplane.controller.Owners;
 import io.streamplane.controller.PodReadiness;
@@ -93,6 +94,11 @@ public final class DaemonSetReconciler {
       updated.setStatus(status);
       intents.add(Intent.updateStatus("daemonsets", "apps", updated));
     }
+    intents.addAll(
+        ControllerEvents.about(
+                "DaemonSet", "apps/v1", ds.getMetadata(), "daemonset-controller", now)
+            .forWrites(
+                intents, "pods", pod -> "Created pod: " + pod, pod -> "Deleted pod: " + pod));
     return new Decision(intents, nextAvailable(ds, pods, now));
   }
 

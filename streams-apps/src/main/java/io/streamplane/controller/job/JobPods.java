@@ -29,6 +29,9 @@ final class JobPods {
   static final String TRACKING_FINALIZER = "batch.kubernetes.io/job-tracking";
   static final String COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index";
   static final String COMPLETION_INDEX_ENV = "JOB_COMPLETION_INDEX";
+  static final String INDEX_FAILURE_COUNT = "batch.kubernetes.io/job-index-failure-count";
+  static final String INDEX_IGNORED_FAILURE_COUNT =
+      "batch.kubernetes.io/job-index-ignored-failure-count";
 
   private JobPods() {}
 
@@ -74,17 +77,46 @@ final class JobPods {
 
   /** The pod's completion index from its annotation, or -1. */
   static int index(Pod pod) {
+    int index = annotation(pod, COMPLETION_INDEX);
+    return index < 0 ? -1 : index;
+  }
+
+  /** The failures of the pod's index before it, counted against backoffLimitPerIndex. */
+  static int indexFailureCount(Pod pod) {
+    return Math.max(0, annotation(pod, INDEX_FAILURE_COUNT));
+  }
+
+  /** The failures of the pod's index before it that the pod failure policy ignored. */
+  static int indexIgnoredFailureCount(Pod pod) {
+    return Math.max(0, annotation(pod, INDEX_IGNORED_FAILURE_COUNT));
+  }
+
+  /** An annotation's value as a non-negative int, or -1 when absent or malformed. */
+  private static int annotation(Pod pod, String key) {
     Map<String, String> annotations = pod.getMetadata().getAnnotations();
-    String value = annotations == null ? null : annotations.get(COMPLETION_INDEX);
+    String value = annotations == null ? null : annotations.get(key);
     if (value == null) {
       return -1;
     }
     try {
-      int index = Integer.parseInt(value);
-      return index < 0 ? -1 : index;
+      int parsed = Integer.parseInt(value);
+      return parsed < 0 ? -1 : parsed;
     } catch (NumberFormatException e) {
       return -1;
     }
+  }
+
+  /**
+   * A new pod of a Job with backoffLimitPerIndex carries its index's failures so far, as {@code
+   * addIndexFailureCountAnnotation} writes them (the ignored ones only when there are some).
+   */
+  static void annotateFailures(Pod pod, int counted, int ignored) {
+    Map<String, String> annotations = new HashMap<>(pod.getMetadata().getAnnotations());
+    annotations.put(INDEX_FAILURE_COUNT, Integer.toString(counted));
+    if (ignored > 0) {
+      annotations.put(INDEX_IGNORED_FAILURE_COUNT, Integer.toString(ignored));
+    }
+    pod.getMetadata().setAnnotations(annotations);
   }
 
   /** When the pod finished: its containers' last finish, else when it was deleted or created. */

@@ -5,10 +5,12 @@ import io.streamplane.api.JobCondition;
 import io.streamplane.api.JobSpec;
 import io.streamplane.api.JobStatus;
 import io.streamplane.api.Pod;
+import io.streamplane.api.PodFailurePolicy;
 import io.streamplane.api.UncountedTerminatedPods;
 import io.streamplane.controller.Controller.Decision;
 import io.streamplane.controller.Controller.Result;
 import io.streamplane.controller.ControllerActors;
+import io.streamplane.controller.ControllerEvents;
 import io.streamplane.controller.Expectations;
 import io.streamplane.controller.Intent;
 import io.streamplane.controller.Owners;
@@ -38,20 +40,27 @@ import java.util.TreeSet;
  * succeeded} or {@code failed}. Each step reads only what the previous one wrote and was observed,
  * so no pod is counted twice or lost whichever controller instance takes the Job over.
  *
- * <p>Then, as {@code syncJob}: {@code startTime} when the Job first runs; failures beyond {@code
- * backoffLimit} or a passed {@code activeDeadlineSeconds} set {@code FailureTarget}, enough
- * successes {@code SuccessCriteriaMet}; either deletes the active pods, and once none is left and
- * everything is counted the terminal {@code Failed} or {@code Complete} (with {@code
- * completionTime}) follows with the same reason. A suspended Job deletes its active pods and is
- * {@code Suspended}; a resumed one starts its clock again. Replacements of failed pods wait
- * Kubernetes' back-off: 10 s doubled for each failure since the last success, at most 6 min.
+ * <p>Then, as {@code syncJob}: {@code startTime} when the Job first runs; a failed pod matching a
+ * FailJob rule of the {@code podFailurePolicy} ({@link PodFailurePolicies}; Ignore rules keep a
+ * failure from counting), failures beyond {@code backoffLimit}, a passed {@code
+ * activeDeadlineSeconds}, or an Indexed Job's failed indexes (beyond {@code maxFailedIndexes}, or
+ * once every index has succeeded or failed) set {@code FailureTarget}; its {@code successPolicy}
+ * ({@link SuccessPolicies}) or enough successes set {@code SuccessCriteriaMet}; either deletes the
+ * active pods, and once none is left and everything is counted the terminal {@code Failed} or
+ * {@code Complete} (with {@code completionTime}) follows with the same reason and message. With
+ * {@code backoffLimitPerIndex} an index fails after that many failures or at a FailIndex rule; each
+ * new pod carries its index's failures so far in {@code
+ * batch.kubernetes.io/job-index-failure-count}, read from the index's latest failed pod. A
+ * suspended Job deletes its active pods and is {@code Suspended}; a resumed one starts its clock
+ * again. Replacements of failed pods wait Kubernetes' back-off: 10 s doubled for each failure since
+ * the last success, at most 6 min.
  *
  * <p>Pods are named {@code <job>-<5 chars>} ({@code <job>-<index>-<5 chars>} when Indexed), the
  * suffix derived from the Job's uid and a slot, so a decision taken twice creates the same pods. A
  * Job with creates or deletes pending creates and deletes nothing more.
  *
- * <p>Limits: podFailurePolicy, successPolicy, backoffLimitPerIndex and managedBy are stored and not
- * acted on; orphan pods matching a Job's selector are not adopted; no Events are recorded.
+ * <p>Limits: managedBy is stored and not acted on; orphan pods matching a Job's selector are not
+ * adopted.
  */
 public final class JobReconciler {
 
@@ -116,7 +125,9 @@ public final class JobReconciler {
     private final Expectations expectations;
     private final Instant now;
     private final boolean indexed;
+    private final boolean perIndex;
     private final boolean onlyReplaceFailed;
+    private final PodFailurePolicy failurePolicy;
     private final List<Intent> intents = new ArrayList<>();
     private Instant requeueAt;
 
@@ -128,7 +139,11 @@ public final class JobReconciler {
       this.expectations = expectations;
       this.now = now;
       this.indexed = "Indexed".equals(spec.getCompletionMode());
-      this.onlyReplaceFailed = "Failed".equals(spec.getPodReplacementPolicy());
+      this.perIndex = indexed && spec.getBackoffLimitPerIndex() != null;
+      this.failurePolicy = spec.getPodFailurePolicy();
+      // With a pod failure policy only a pod that reached Failed has failed (isPodFailed).
+      this.onlyReplaceFailed =
+          "Failed".equals(spec.getPodReplacementPolicy()) || failurePolicy != null;
     }
 
     Result run() {
@@ -142,7 +157,11 @@ public final class JobReconciler {
       int succeeded = zero(old.getSucceeded());
       int failed = zero(old.getFailed());
       TreeSet<Integer> completedIndexes = CompletedIndexes.parse(old.getCompletedIndexes());
+      TreeSet<Integer> failedIndexes = CompletedIndexes.parse(old.getFailedIndexes());
       Set<String> stillTracked = new HashSet<>();
+      // Once the Job is finishing, the pods it deletes fail no index (their finalizers go at once
+      // in Kubernetes, before any sync could see them fail).
+      boolean finishing = condition(old, "FailureTarget") || condition(old, "SuccessCriteriaMet");
       boolean suspended = Boolean.TRUE.equals(spec.getSuspend());
       int completions = spec.getCompletions() == null ? -1 : spec.getCompletions();
       for (Pod pod : owned) {
@@ -169,11 +188,16 @@ public final class JobReconciler {
             uncountedSucceeded.add(podUid);
           }
         } else if (JobPods.failed(pod, onlyReplaceFailed)) {
-          if (uncountedFailed.contains(podUid) && observedUncounted(podUid)) {
+          PodFailurePolicies.Match match = PodFailurePolicies.match(failurePolicy, pod);
+          if (!match.counts()) {
+            // Ignored by the policy: released uncounted, as Kubernetes removes its finalizer.
             untrack(pod);
-          } else {
-            uncountedFailed.add(podUid);
+            continue;
           }
+          if (perIndex && !finishing && indexFailed(pod, match, completions)) {
+            failedIndexes.add(JobPods.index(pod));
+          }
+          countFailed(pod, uncountedFailed);
         }
       }
       for (String podUid : new ArrayList<>(uncountedSucceeded)) {
@@ -190,6 +214,7 @@ public final class JobReconciler {
       }
       if (indexed) {
         completedIndexes.removeIf(ix -> ix >= completions);
+        failedIndexes.removeIf(ix -> ix >= completions || completedIndexes.contains(ix));
         succeeded = completedIndexes.size();
       }
       int succeededSoFar = indexed ? succeeded : succeeded + uncountedSucceeded.size();
@@ -218,7 +243,16 @@ public final class JobReconciler {
       if (failureTarget == null && successCriteria == null) {
         int backoffLimit = spec.getBackoffLimit() == null ? 6 : spec.getBackoffLimit();
         Long deadline = spec.getActiveDeadlineSeconds();
-        if (failedSoFar > backoffLimit) {
+        String failJobMessage = failJobMessage();
+        Integer maxFailedIndexes = spec.getMaxFailedIndexes();
+        String successPolicyMessage =
+            indexed
+                ? SuccessPolicies.match(spec.getSuccessPolicy(), completions, completedIndexes)
+                : null;
+        if (failJobMessage != null) {
+          failureTarget =
+              setCondition(conditions, "FailureTarget", "True", "PodFailurePolicy", failJobMessage);
+        } else if (failedSoFar > backoffLimit) {
           failureTarget =
               setCondition(
                   conditions,
@@ -237,6 +271,26 @@ public final class JobReconciler {
                   "True",
                   "DeadlineExceeded",
                   "Job was active longer than specified deadline");
+        } else if (perIndex
+            && maxFailedIndexes != null
+            && failedIndexes.size() > maxFailedIndexes) {
+          failureTarget =
+              setCondition(
+                  conditions,
+                  "FailureTarget",
+                  "True",
+                  "MaxFailedIndexesExceeded",
+                  "Job has exceeded the specified maximal number of failed indexes");
+        } else if (perIndex
+            && !failedIndexes.isEmpty()
+            && failedIndexes.size() + completedIndexes.size() >= completions) {
+          failureTarget =
+              setCondition(
+                  conditions, "FailureTarget", "True", "FailedIndexes", "Job has failed indexes");
+        } else if (successPolicyMessage != null) {
+          successCriteria =
+              setCondition(
+                  conditions, "SuccessCriteriaMet", "True", "SuccessPolicy", successPolicyMessage);
         } else if (successful(succeededSoFar, active.size())) {
           successCriteria =
               setCondition(
@@ -247,6 +301,15 @@ public final class JobReconciler {
                   "Reached expected number of succeeded pods");
         } else if (deadline != null && !suspended && startTime != null) {
           requeue(startTime.plusSeconds(deadline));
+        }
+      }
+
+      if (failureTarget != null && onlyReplaceFailed) {
+        // A failing Job counts every pod it deleted as failed, whatever phase it ends in.
+        for (Pod pod : terminating) {
+          if (JobPods.tracked(pod)) {
+            countFailed(pod, uncountedFailed);
+          }
         }
       }
 
@@ -277,7 +340,7 @@ public final class JobReconciler {
           completionTime = now;
         }
       } else if (manage) {
-        createOrDelete(active, terminating, succeededSoFar, completedIndexes);
+        createOrDelete(active, terminating, succeededSoFar, completedIndexes, failedIndexes);
       }
 
       JobStatus status =
@@ -293,6 +356,7 @@ public final class JobReconciler {
                   indexed && !completedIndexes.isEmpty()
                       ? CompletedIndexes.format(completedIndexes)
                       : null)
+              .setFailedIndexes(perIndex ? CompletedIndexes.format(failedIndexes) : null)
               .setUncountedTerminatedPods(
                   UncountedTerminatedPods.newBuilder()
                       .setSucceeded(
@@ -306,6 +370,7 @@ public final class JobReconciler {
         updated.setStatus(status);
         intents.add(Intent.updateStatus("jobs", "batch", updated));
       }
+      intents.addAll(events(status));
       return Result.of(Result.by(JOB_CONTROLLER, intents), requeueAt);
     }
 
@@ -338,14 +403,18 @@ public final class JobReconciler {
         List<Pod> active,
         List<Pod> terminating,
         int succeededSoFar,
-        TreeSet<Integer> completedIndexes) {
+        TreeSet<Integer> completedIndexes,
+        TreeSet<Integer> failedIndexes) {
       int parallelism = spec.getParallelism() == null ? 1 : spec.getParallelism();
       int counted = active.size() + (onlyReplaceFailed ? terminating.size() : 0);
       int wanted;
       if (spec.getCompletions() == null) {
         wanted = succeededSoFar > 0 ? 0 : parallelism;
       } else if (indexed) {
-        wanted = Math.min(parallelism, spec.getCompletions() - completedIndexes.size());
+        wanted =
+            Math.min(
+                parallelism,
+                spec.getCompletions() - completedIndexes.size() - failedIndexes.size());
       } else {
         wanted = Math.min(parallelism, Math.max(0, spec.getCompletions() - succeededSoFar));
       }
@@ -361,7 +430,7 @@ public final class JobReconciler {
       if (toCreate <= 0) {
         return;
       }
-      Instant backoffUntil = backoffUntil();
+      Instant backoffUntil = perIndex ? null : backoffUntil();
       if (backoffUntil != null && now.isBefore(backoffUntil)) {
         requeue(backoffUntil);
         return;
@@ -381,13 +450,23 @@ public final class JobReconciler {
           }
         }
         for (int ix = 0; ix < spec.getCompletions() && toCreate > 0; ix++) {
-          if (completedIndexes.contains(ix) || running.contains(ix)) {
+          if (completedIndexes.contains(ix) || failedIndexes.contains(ix) || running.contains(ix)) {
             continue;
+          }
+          Pod pod = JobPods.newPod(job, "", ix);
+          if (perIndex) {
+            IndexFailures failures = indexFailures(ix);
+            if (failures.retryAt() != null && now.isBefore(failures.retryAt())) {
+              requeue(failures.retryAt());
+              continue;
+            }
+            JobPods.annotateFailures(pod, failures.counted(), failures.ignored());
           }
           for (int slot = 0; ; slot++) {
             String podName = ReplicaSetReconciler.podName(name + "-" + ix, uid, slot);
             if (taken.add(podName)) {
-              intents.add(Intent.create("pods", "", JobPods.newPod(job, podName, ix)));
+              pod.getMetadata().setName(podName);
+              intents.add(Intent.create("pods", "", pod));
               break;
             }
           }
@@ -422,7 +501,8 @@ public final class JobReconciler {
       int failures = 0;
       Instant lastFailure = null;
       for (Pod pod : owned) {
-        if (JobPods.failed(pod, onlyReplaceFailed)) {
+        if (JobPods.failed(pod, onlyReplaceFailed)
+            && PodFailurePolicies.match(failurePolicy, pod).counts()) {
           Instant at = JobPods.finishedAt(pod);
           if (lastSuccess == null || at.isAfter(lastSuccess)) {
             failures++;
@@ -432,14 +512,121 @@ public final class JobReconciler {
           }
         }
       }
-      if (failures == 0) {
+      return failures == 0 ? null : lastFailure.plus(backoff(failures));
+    }
+
+    /**
+     * The Events the job controller records: {@code SuccessfulCreate} and {@code SuccessfulDelete}
+     * of pods, {@code Completed}, the reason of a {@code Failed} condition ({@code
+     * BackoffLimitExceeded}, {@code DeadlineExceeded}, {@code PodFailurePolicy}, ...), {@code
+     * Suspended} and {@code Resumed}; a condition's Event named after the Job's version that led to
+     * it.
+     */
+    private List<Intent> events(JobStatus status) {
+      ControllerEvents events =
+          ControllerEvents.about("Job", "batch/v1", job.getMetadata(), "job-controller", now);
+      List<Intent> recorded =
+          new ArrayList<>(
+              events.forWrites(
+                  intents, "pods", pod -> "Created pod: " + pod, pod -> "Deleted pod: " + pod));
+      String version = job.getMetadata().getResourceVersion();
+      if (condition(status, "Complete") && !condition(old, "Complete")) {
+        recorded.add(events.event(ControllerEvents.NORMAL, "Completed", "Job completed", version));
+      }
+      JobCondition failedCondition = find(list(status.getConditions()), "Failed");
+      if (failedCondition != null && !condition(old, "Failed")) {
+        recorded.add(
+            events.event(
+                ControllerEvents.WARNING,
+                failedCondition.getReason(),
+                failedCondition.getMessage(),
+                version));
+      }
+      boolean wasSuspended = condition(old, "Suspended");
+      if (condition(status, "Suspended") && !wasSuspended) {
+        recorded.add(events.event(ControllerEvents.NORMAL, "Suspended", "Job suspended", version));
+      } else if (wasSuspended && !condition(status, "Suspended")) {
+        recorded.add(events.event(ControllerEvents.NORMAL, "Resumed", "Job resumed", version));
+      }
+      return recorded;
+    }
+
+    /** The message of the first failed pod a FailJob rule matches ({@code getFailJobMessage}). */
+    private String failJobMessage() {
+      if (failurePolicy == null) {
         return null;
       }
-      Duration delay = DEFAULT_BACKOFF;
-      for (int i = 1; i < failures && delay.compareTo(MAX_BACKOFF) < 0; i++) {
-        delay = delay.multipliedBy(2);
+      for (Pod pod : owned) {
+        if (JobPods.failed(pod, onlyReplaceFailed)) {
+          String message = PodFailurePolicies.match(failurePolicy, pod).failJobMessage();
+          if (message != null) {
+            return message;
+          }
+        }
       }
-      return lastFailure.plus(delay.compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : delay);
+      return null;
+    }
+
+    /**
+     * {@code isIndexFailed}: a failed pod fails its index when a FailIndex rule matches it, or when
+     * it counts and its index had already failed {@code backoffLimitPerIndex} times.
+     */
+    private boolean indexFailed(Pod pod, PodFailurePolicies.Match match, int completions) {
+      int ix = JobPods.index(pod);
+      if (ix < 0 || ix >= completions) {
+        return false;
+      }
+      return match.failsIndex()
+          || (match.counts() && JobPods.indexFailureCount(pod) >= spec.getBackoffLimitPerIndex());
+    }
+
+    /** What a new pod of index {@code ix} carries of its index's failures, and when it may run. */
+    private record IndexFailures(int counted, int ignored, Instant retryAt) {}
+
+    /**
+     * The failures of index {@code ix} so far, from its latest failed pod ({@code
+     * getNewIndexFailureCounts}): that pod's counts plus its own failure, counted or ignored by the
+     * policy; the replacement waits the back-off of the counted failures since that pod finished.
+     */
+    private IndexFailures indexFailures(int ix) {
+      Pod replaced = null;
+      for (Pod pod : owned) {
+        if (JobPods.index(pod) == ix && JobPods.failed(pod, onlyReplaceFailed)) {
+          if (replaced == null
+              || JobPods.indexFailureCount(pod) + JobPods.indexIgnoredFailureCount(pod)
+                  > JobPods.indexFailureCount(replaced) + JobPods.indexIgnoredFailureCount(replaced)
+              || (JobPods.indexFailureCount(pod) + JobPods.indexIgnoredFailureCount(pod)
+                      == JobPods.indexFailureCount(replaced)
+                          + JobPods.indexIgnoredFailureCount(replaced)
+                  && JobPods.finishedAt(pod).isAfter(JobPods.finishedAt(replaced)))) {
+            replaced = pod;
+          }
+        }
+      }
+      if (replaced == null) {
+        return new IndexFailures(0, 0, null);
+      }
+      int counted = JobPods.indexFailureCount(replaced);
+      int ignored = JobPods.indexIgnoredFailureCount(replaced);
+      if (PodFailurePolicies.match(failurePolicy, replaced).counts()) {
+        counted++;
+      } else {
+        ignored++;
+      }
+      return new IndexFailures(
+          counted,
+          ignored,
+          counted == 0 ? null : JobPods.finishedAt(replaced).plus(backoff(counted)));
+    }
+
+    /** The failed pod's uid into uncounted, or its finalizer removed once that was observed. */
+    private void countFailed(Pod pod, Set<String> uncountedFailed) {
+      String podUid = pod.getMetadata().getUid();
+      if (uncountedFailed.contains(podUid) && observedUncounted(podUid)) {
+        untrack(pod);
+      } else {
+        uncountedFailed.add(podUid);
+      }
     }
 
     private void untrack(Pod pod) {
@@ -508,6 +695,15 @@ public final class JobReconciler {
           .findFirst()
           .orElse(null);
     }
+  }
+
+  /** 10 s doubled for each failure after the first, at most 6 min. */
+  static Duration backoff(int failures) {
+    Duration delay = DEFAULT_BACKOFF;
+    for (int i = 1; i < failures && delay.compareTo(MAX_BACKOFF) < 0; i++) {
+      delay = delay.multipliedBy(2);
+    }
+    return delay.compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : delay;
   }
 
   private static <T> List<T> list(List<T> list) {

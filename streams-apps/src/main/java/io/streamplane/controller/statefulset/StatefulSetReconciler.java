@@ -6,6 +6,7 @@ import io.streamplane.api.PodTemplateSpec;
 import io.streamplane.api.StatefulSet;
 import io.streamplane.api.StatefulSetSpec;
 import io.streamplane.api.StatefulSetStatus;
+import io.streamplane.controller.ControllerEvents;
 import io.streamplane.controller.Intent;
 import io.streamplane.controller.Owners;
 import io.streamplane.controller.history.ControllerHistory;
@@ -120,7 +121,41 @@ public final class StatefulSetReconciler {
       updated.setStatus(status);
       intents.add(Intent.updateStatus("statefulsets", "apps", updated));
     }
+    intents.addAll(events(set, intents, now));
     return new Decision(intents, StatefulPods.nextAvailable(set, pods, now));
+  }
+
+  /**
+   * The Events the StatefulSet controller records ({@code stateful_pod_control.go}): {@code
+   * SuccessfulCreate} and {@code SuccessfulDelete} of its pods and {@code SuccessfulCreate} of
+   * their claims, in its words.
+   */
+  private static List<Intent> events(StatefulSet set, List<Intent> writes, Instant now) {
+    String name = set.getMetadata().getName();
+    ControllerEvents events =
+        ControllerEvents.about(
+            "StatefulSet", "apps/v1", set.getMetadata(), "statefulset-controller", now);
+    List<Intent> recorded = new ArrayList<>();
+    recorded.addAll(
+        events.forWrites(
+            writes,
+            "persistentvolumeclaims",
+            claim ->
+                "create Claim "
+                    + claim
+                    + " Pod "
+                    + claim.substring(claim.lastIndexOf(name + "-"))
+                    + " in StatefulSet "
+                    + name
+                    + " success",
+            claim -> null));
+    recorded.addAll(
+        events.forWrites(
+            writes,
+            "pods",
+            pod -> "create Pod " + pod + " in StatefulSet " + name + " successful",
+            pod -> "delete Pod " + pod + " in StatefulSet " + name + " successful"));
+    return recorded;
   }
 
   /** The current and update revisions: their names and the templates they hold. */

@@ -19,7 +19,7 @@ import io.streamplane.api.PersistentVolumeSpec;
 import io.streamplane.api.PersistentVolumeStatus;
 import io.streamplane.api.StorageClass;
 import io.streamplane.controller.Intent;
-import io.streamplane.schema.objects.PodEvents;
+import io.streamplane.schema.objects.ObjectEvents;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -185,15 +185,10 @@ public final class PersistentVolumeReconciler {
       Instant now) {
     ObjectMeta meta = claim.getMetadata();
     Event event =
-        PodEvents.about(
-            ObjectReference.newBuilder()
-                .setKind("PersistentVolumeClaim")
-                .setApiVersion("v1")
-                .setNamespace(meta.getNamespace())
-                .setName(meta.getName())
-                .setUid(meta.getUid())
-                .setResourceVersion(meta.getResourceVersion())
-                .build(),
+        ObjectEvents.about(
+            "PersistentVolumeClaim",
+            "v1",
+            meta,
             EventSource.newBuilder().setComponent(COMPONENT).build(),
             "Normal",
             reason,

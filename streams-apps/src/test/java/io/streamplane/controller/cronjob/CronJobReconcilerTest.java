@@ -6,6 +6,7 @@ import io.streamplane.api.Container;
 import io.streamplane.api.CronJob;
 import io.streamplane.api.CronJobSpec;
 import io.streamplane.api.CronJobStatus;
+import io.streamplane.api.Event;
 import io.streamplane.api.Job;
 import io.streamplane.api.JobCondition;
 import io.streamplane.api.JobSpec;
@@ -74,7 +75,7 @@ class CronJobReconcilerTest {
   private static List<Job> created(Result result) {
     List<Job> jobs = new ArrayList<>();
     for (Decision d : result.decisions()) {
-      if (d.intent().verb() == CommandVerb.CREATE) {
+      if (d.intent().verb() == CommandVerb.CREATE && d.intent().object() instanceof Job) {
         Job job = (Job) d.intent().object();
         job.getMetadata().setUid("uid-" + job.getMetadata().getName());
         job.setStatus(
@@ -157,7 +158,17 @@ class CronJobReconcilerTest {
         CronJobReconciler.reconcile(replace, first, UTC, Instant.parse("2026-01-01T10:10:00Z"));
     assertThat(replaced.decisions())
         .extracting(d -> d.intent().verb() + " " + d.intent().resource())
-        .containsExactly("DELETE jobs", "CREATE jobs", "UPDATE_STATUS cronjobs");
+        .containsExactly(
+            "DELETE jobs",
+            "CREATE jobs",
+            "UPDATE_STATUS cronjobs",
+            "CREATE events",
+            "CREATE events");
+    assertThat(replaced.decisions())
+        .filteredOn(d -> d.intent().resource().equals("events"))
+        .extracting(d -> ((Event) d.intent().object()).getMessage())
+        .containsExactly(
+            "Deleted job " + first.get(0).getMetadata().getName(), "Created job tick-29454370");
   }
 
   @Test
@@ -219,6 +230,27 @@ class CronJobReconcilerTest {
         .containsExactly("tick-10", "tick-11");
     assertThat(statusWritten(result).getStatus().getLastSuccessfulTime())
         .isEqualTo(Instant.parse("2026-01-01T12:00:09Z"));
+    assertThat(result.decisions())
+        .filteredOn(d -> d.intent().resource().equals("events"))
+        .extracting(d -> ((Event) d.intent().object()).getMessage())
+        .containsExactly("Deleted job tick-10", "Deleted job tick-11");
+
+    cj.getStatus()
+        .setActive(
+            List.of(
+                io.streamplane.api.ObjectReference.newBuilder()
+                    .setName("tick-12")
+                    .setUid("uid-12")
+                    .build()));
+    Result saw = CronJobReconciler.reconcile(cj, jobs, UTC, Instant.parse("2026-01-01T12:30:00Z"));
+    assertThat(saw.decisions())
+        .filteredOn(d -> d.intent().resource().equals("events"))
+        .extracting(
+            d ->
+                ((Event) d.intent().object()).getReason()
+                    + ": "
+                    + ((Event) d.intent().object()).getMessage())
+        .contains("SawCompletedJob: Saw completed job: tick-12, condition: Complete");
   }
 
   @Test

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.api.ControllerRevision;
 import io.streamplane.api.DaemonSet;
+import io.streamplane.api.Event;
 import io.streamplane.api.Node;
 import io.streamplane.api.Pod;
 import io.streamplane.api.PodCondition;
@@ -82,6 +83,7 @@ class DaemonSetReconcilerTest {
     DaemonSet ds;
     final SortedMap<String, Node> nodes = new TreeMap<>();
     final Map<String, Pod> pods = new TreeMap<>();
+    final List<String> events = new ArrayList<>();
     final Map<String, ControllerRevision> revisions = new TreeMap<>();
     Instant now = NOW;
     int uids;
@@ -123,6 +125,7 @@ class DaemonSetReconcilerTest {
               revisions.put(intent.name(), (ControllerRevision) intent.object());
           case "controllerrevisions DELETE" -> revisions.remove(intent.name());
           case "daemonsets UPDATE_STATUS" -> ds = (DaemonSet) intent.object();
+          case "events CREATE" -> events.add(((Event) intent.object()).getMessage());
           default -> throw new AssertionError("unexpected " + intent);
         }
       }
@@ -292,6 +295,12 @@ class DaemonSetReconcilerTest {
     world.converge();
     assertThat(world.podNodes()).containsExactly("n2", "n3");
     assertThat(world.ds.getStatus().getDesiredNumberScheduled()).isEqualTo(2);
+    assertThat(world.events)
+        .as("the daemon set controller's Events")
+        .hasSize(4)
+        .filteredOn(e -> e.startsWith("Deleted pod: agent-"))
+        .hasSize(1);
+    assertThat(world.events).filteredOn(e -> e.startsWith("Created pod: agent-")).hasSize(3);
   }
 
   @Test

@@ -6,15 +6,23 @@ import io.streamplane.api.Container;
 import io.streamplane.api.ContainerState;
 import io.streamplane.api.ContainerStateTerminated;
 import io.streamplane.api.ContainerStatus;
+import io.streamplane.api.Event;
 import io.streamplane.api.Job;
 import io.streamplane.api.JobCondition;
 import io.streamplane.api.JobSpec;
 import io.streamplane.api.LabelSelector;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.Pod;
+import io.streamplane.api.PodCondition;
+import io.streamplane.api.PodFailurePolicy;
+import io.streamplane.api.PodFailurePolicyOnExitCodesRequirement;
+import io.streamplane.api.PodFailurePolicyOnPodConditionsPattern;
+import io.streamplane.api.PodFailurePolicyRule;
 import io.streamplane.api.PodSpec;
 import io.streamplane.api.PodStatus;
 import io.streamplane.api.PodTemplateSpec;
+import io.streamplane.api.SuccessPolicy;
+import io.streamplane.api.SuccessPolicyRule;
 import io.streamplane.controller.Controller.Decision;
 import io.streamplane.controller.Controller.Result;
 import io.streamplane.controller.Expectations;
@@ -43,6 +51,7 @@ class JobReconcilerTest {
     final Map<String, Pod> pods = new LinkedHashMap<>();
     long version = 100;
     final List<Intent> sent = new ArrayList<>();
+    final List<Event> events = new ArrayList<>();
 
     Cluster(Job job) {
       this.job = job;
@@ -73,6 +82,10 @@ class JobReconcilerTest {
 
     private void apply(Intent intent, Instant now) {
       sent.add(intent);
+      if (intent.resource().equals("events")) {
+        events.add((Event) intent.object());
+        return;
+      }
       version++;
       if (intent.resource().equals("jobs")) {
         if (intent.verb() == CommandVerb.DELETE) {
@@ -135,6 +148,32 @@ class JobReconcilerTest {
                           .build()))
               .build());
       pod.getMetadata().setResourceVersion(Long.toString(++version));
+    }
+
+    /** The pod failed with {@code exitCode} and carries the pod condition {@code type}. */
+    void failWithCondition(String name, int exitCode, String type, Instant at) {
+      finish(name, exitCode, at);
+      pods.get(name)
+          .getStatus()
+          .setConditions(
+              List.of(PodCondition.newBuilder().setType(type).setStatus("True").build()));
+    }
+
+    /** The active pod of index {@code ix}. */
+    String activeOf(int ix) {
+      return pods.values().stream()
+          .filter(p -> JobPods.active(p) && JobPods.index(p) == ix)
+          .map(p -> p.getMetadata().getName())
+          .findFirst()
+          .orElseThrow(() -> new AssertionError("no active pod of index " + ix));
+    }
+
+    String message(String type) {
+      return job.getStatus().getConditions().stream()
+          .filter(c -> c.getType().equals(type))
+          .map(JobCondition::getMessage)
+          .findFirst()
+          .orElseThrow();
     }
 
     List<String> active() {
@@ -341,6 +380,7 @@ class JobReconcilerTest {
   void completedIndexesAreWrittenAsOrderedIntervals() {
     assertThat(CompletedIndexes.format(CompletedIndexes.parse("0,1,2,5,7-8,9")))
         .isEqualTo("0-2,5,7-9");
+    assertThat(CompletedIndexes.format(CompletedIndexes.parse("3-4,6"))).isEqualTo("3,4,6");
     assertThat(CompletedIndexes.format(new java.util.TreeSet<>())).isEmpty();
   }
 
@@ -431,5 +471,208 @@ class JobReconcilerTest {
     cluster.settle(T0.plusSeconds(1));
 
     assertThat(cluster.pods.values()).noneMatch(JobPods::tracked);
+  }
+
+  private static PodFailurePolicyRule onExitCodes(String action, String operator, int... codes) {
+    return PodFailurePolicyRule.newBuilder()
+        .setAction(action)
+        .setOnExitCodes(
+            PodFailurePolicyOnExitCodesRequirement.newBuilder()
+                .setOperator(operator)
+                .setValues(java.util.Arrays.stream(codes).boxed().toList())
+                .build())
+        .build();
+  }
+
+  private static PodFailurePolicyRule onCondition(String action, String type) {
+    return PodFailurePolicyRule.newBuilder()
+        .setAction(action)
+        .setOnPodConditions(
+            List.of(
+                PodFailurePolicyOnPodConditionsPattern.newBuilder()
+                    .setType(type)
+                    .setStatus("True")
+                    .build()))
+        .build();
+  }
+
+  private static Job withFailurePolicy(Job job, PodFailurePolicyRule... rules) {
+    job.getSpec()
+        .setPodFailurePolicy(PodFailurePolicy.newBuilder().setRules(List.of(rules)).build());
+    job.getSpec().setPodReplacementPolicy("Failed");
+    return job;
+  }
+
+  @Test
+  void aFailJobRuleFailsTheJobAtTheFirstMatchingExitCodeWithTheRulesMessage() {
+    Job spec =
+        withFailurePolicy(
+            job(3, 2, "NonIndexed"),
+            onCondition("Ignore", "DisruptionTarget"),
+            onExitCodes("FailJob", "In", 42));
+    Cluster cluster = new Cluster(spec);
+    cluster.sync(T0);
+    String failing = cluster.active().get(0);
+    cluster.finish(failing, 42, T0.plusSeconds(1));
+
+    cluster.sync(T0.plusSeconds(2));
+    assertThat(cluster.conditions()).containsExactly("FailureTarget/PodFailurePolicy");
+    assertThat(cluster.active()).as("the other pod is deleted at once").isEmpty();
+    cluster.settle(T0.plusSeconds(3));
+
+    assertThat(cluster.conditions())
+        .containsExactly("FailureTarget/PodFailurePolicy", "Failed/PodFailurePolicy");
+    assertThat(cluster.message("Failed"))
+        .isEqualTo(
+            "Container main for pod default/"
+                + failing
+                + " failed with exit code 42 matching FailJob rule at index 1");
+    assertThat(cluster.job.getStatus().getFailed())
+        .as("at once, far below backoffLimit 6: the pod that failed and the one deleted")
+        .isEqualTo(2);
+  }
+
+  @Test
+  void anIgnoredFailureIsNotCountedAndACountedOneIs() {
+    Job spec =
+        withFailurePolicy(
+            job(1, 1, "NonIndexed"),
+            onCondition("Ignore", "DisruptionTarget"),
+            onExitCodes("FailJob", "NotIn", 1, 2));
+    spec.getSpec().setBackoffLimit(0);
+    Cluster cluster = new Cluster(spec);
+    cluster.sync(T0);
+    cluster.failWithCondition(cluster.active().get(0), 137, "DisruptionTarget", T0.plusSeconds(1));
+
+    cluster.settle(T0.plusSeconds(2));
+    assertThat(cluster.conditions()).isEmpty();
+    assertThat(cluster.job.getStatus().getFailed()).isNull();
+    assertThat(cluster.active()).as("replaced without back-off").hasSize(1);
+    assertThat(cluster.pods.values())
+        .filteredOn(p -> !JobPods.active(p))
+        .noneMatch(JobPods::tracked);
+
+    cluster.finish(cluster.active().get(0), 2, T0.plusSeconds(3));
+    cluster.settle(T0.plusSeconds(4));
+    assertThat(cluster.job.getStatus().getFailed()).isEqualTo(1);
+    assertThat(cluster.conditions())
+        .as("exit code 2 is not matched by NotIn [1,2]: counted, beyond backoffLimit 0")
+        .containsExactly("FailureTarget/BackoffLimitExceeded", "Failed/BackoffLimitExceeded");
+  }
+
+  @Test
+  void aSuccessPolicyCompletesAnIndexedJobOnceItsIndexesSucceeded() {
+    Job spec = job(5, 5, "Indexed");
+    spec.getSpec()
+        .setSuccessPolicy(
+            SuccessPolicy.newBuilder()
+                .setRules(
+                    List.of(
+                        SuccessPolicyRule.newBuilder().setSucceededIndexes("0,3-4").build(),
+                        SuccessPolicyRule.newBuilder().setSucceededCount(2).build()))
+                .build());
+    Cluster cluster = new Cluster(spec);
+    cluster.sync(T0);
+    cluster.finish(cluster.activeOf(0), 0, T0.plusSeconds(1));
+    cluster.settle(T0.plusSeconds(2));
+    assertThat(cluster.conditions()).isEmpty();
+
+    cluster.finish(cluster.activeOf(4), 0, T0.plusSeconds(3));
+    cluster.sync(T0.plusSeconds(4));
+    assertThat(cluster.conditions()).containsExactly("SuccessCriteriaMet/SuccessPolicy");
+    assertThat(cluster.message("SuccessCriteriaMet")).isEqualTo("Matched rules at index 1");
+    assertThat(cluster.active()).as("the remaining indexes are deleted").isEmpty();
+    cluster.settle(T0.plusSeconds(5));
+
+    assertThat(cluster.conditions())
+        .containsExactly("SuccessCriteriaMet/SuccessPolicy", "Complete/SuccessPolicy");
+    assertThat(cluster.job.getStatus().getCompletedIndexes()).isEqualTo("0,4");
+    assertThat(cluster.job.getStatus().getCompletionTime()).isEqualTo(T0.plusSeconds(5));
+  }
+
+  @Test
+  void anIndexFailsAfterItsBackoffLimitPerIndexOrAtOnceByAFailIndexRule() {
+    Job spec = withFailurePolicy(job(3, 3, "Indexed"), onExitCodes("FailIndex", "In", 42));
+    spec.getSpec().setBackoffLimitPerIndex(1);
+    spec.getSpec().setBackoffLimit(Integer.MAX_VALUE);
+    Cluster cluster = new Cluster(spec);
+    cluster.sync(T0);
+    cluster.finish(cluster.activeOf(0), 1, T0.plusSeconds(1));
+    cluster.finish(cluster.activeOf(1), 42, T0.plusSeconds(1));
+
+    Result waiting = null;
+    for (int i = 0; i < 4; i++) {
+      waiting = cluster.sync(T0.plusSeconds(2));
+    }
+    assertThat(cluster.job.getStatus().getFailedIndexes()).isEqualTo("1");
+    assertThat(cluster.active()).as("index 0 waits its back-off; index 1 failed").hasSize(1);
+    assertThat(waiting.requeueAt()).isEqualTo(T0.plusSeconds(11));
+
+    cluster.sync(T0.plusSeconds(11));
+    Pod retry = cluster.pods.get(cluster.activeOf(0));
+    assertThat(retry.getMetadata().getAnnotations())
+        .containsEntry("batch.kubernetes.io/job-index-failure-count", "1");
+    cluster.finish(retry.getMetadata().getName(), 1, T0.plusSeconds(12));
+    cluster.finish(cluster.activeOf(2), 0, T0.plusSeconds(12));
+    cluster.settle(T0.plusSeconds(13));
+
+    assertThat(cluster.job.getStatus().getFailedIndexes()).isEqualTo("0,1");
+    assertThat(cluster.job.getStatus().getCompletedIndexes()).isEqualTo("2");
+    assertThat(cluster.job.getStatus().getFailed()).isEqualTo(3);
+    assertThat(cluster.conditions())
+        .containsExactly("FailureTarget/FailedIndexes", "Failed/FailedIndexes");
+  }
+
+  @Test
+  void failedIndexesBeyondMaxFailedIndexesFailTheJob() {
+    Job spec = job(3, 3, "Indexed");
+    spec.getSpec().setBackoffLimitPerIndex(0);
+    spec.getSpec().setMaxFailedIndexes(0);
+    Cluster cluster = new Cluster(spec);
+    cluster.sync(T0);
+    cluster.finish(cluster.activeOf(2), 1, T0.plusSeconds(1));
+
+    cluster.settle(T0.plusSeconds(2));
+
+    assertThat(cluster.conditions())
+        .containsExactly(
+            "FailureTarget/MaxFailedIndexesExceeded", "Failed/MaxFailedIndexesExceeded");
+    assertThat(cluster.job.getStatus().getFailedIndexes()).isEqualTo("2");
+    assertThat(cluster.active()).isEmpty();
+  }
+
+  @Test
+  void recordsTheEventsOfKubeControllerManagerOnceEach() {
+    Cluster cluster = new Cluster(job(1, 1, "NonIndexed"));
+    cluster.sync(T0);
+    String pod = cluster.active().get(0);
+    cluster.finish(pod, 0, T0.plusSeconds(1));
+    cluster.settle(T0.plusSeconds(2));
+    cluster.settle(T0.plusSeconds(3));
+
+    assertThat(cluster.events)
+        .extracting(e -> e.getType() + " " + e.getReason() + " " + e.getMessage())
+        .containsExactly(
+            "Normal SuccessfulCreate Created pod: " + pod, "Normal Completed Job completed");
+    Event created = cluster.events.get(0);
+    assertThat(created.getInvolvedObject().getKind()).isEqualTo("Job");
+    assertThat(created.getInvolvedObject().getName()).isEqualTo("pi");
+    assertThat(created.getSource().getComponent()).isEqualTo("job-controller");
+    assertThat(created.getMetadata().getName()).startsWith("pi.");
+  }
+
+  @Test
+  void aFailedJobRecordsAWarningWithItsReason() {
+    Job spec = job(1, 1, "NonIndexed");
+    spec.getSpec().setBackoffLimit(0);
+    Cluster cluster = new Cluster(spec);
+    cluster.sync(T0);
+    cluster.finish(cluster.active().get(0), 3, T0.plusSeconds(1));
+
+    cluster.settle(T0.plusSeconds(2));
+
+    assertThat(cluster.events)
+        .extracting(e -> e.getType() + " " + e.getReason() + " " + e.getMessage())
+        .contains("Warning BackoffLimitExceeded Job has reached the specified backoff limit");
   }
 }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.api.ControllerRevision;
+import io.streamplane.api.Event;
 import io.streamplane.api.Pod;
 import io.streamplane.api.PodCondition;
 import io.streamplane.api.PodStatus;
@@ -61,6 +62,7 @@ class StatefulSetReconcilerTest {
     final List<String> createdInOrder = new ArrayList<>();
     final List<String> deletedInOrder = new ArrayList<>();
     final List<String> writes = new ArrayList<>();
+    final List<String> events = new ArrayList<>();
     final Map<String, io.streamplane.api.PersistentVolumeClaim> claims = new TreeMap<>();
     Instant now = NOW;
     int uids;
@@ -79,6 +81,10 @@ class StatefulSetReconcilerTest {
     List<Intent> step() {
       List<Intent> intents = decide();
       for (Intent intent : intents) {
+        if (intent.resource().equals("events")) {
+          events.add(((Event) intent.object()).getMessage());
+          continue;
+        }
         writes.add(intent.resource() + " " + intent.verb() + " " + intent.name());
         switch (intent.resource() + " " + intent.verb()) {
           case "persistentvolumeclaims CREATE" ->
@@ -246,6 +252,13 @@ class StatefulSetReconcilerTest {
 
     assertThat(world.deletedInOrder).containsExactly("web-2", "web-1");
     assertThat(world.pods).containsOnlyKeys("web-0");
+    assertThat(world.events)
+        .containsExactly(
+            "create Pod web-0 in StatefulSet web successful",
+            "create Pod web-1 in StatefulSet web successful",
+            "create Pod web-2 in StatefulSet web successful",
+            "delete Pod web-2 in StatefulSet web successful",
+            "delete Pod web-1 in StatefulSet web successful");
   }
 
   @Test
@@ -398,6 +411,11 @@ class StatefulSetReconcilerTest {
     assertThat(deleted.claims).containsOnlyKeys("www-web-0");
     assertThat(deleted.writes)
         .containsSubsequence("pods DELETE web-1", "persistentvolumeclaims DELETE www-web-1");
+    assertThat(deleted.events)
+        .as("a claim's create is recorded, its delete by a scale-down is not")
+        .contains("create Claim www-web-1 Pod web-1 in StatefulSet web success")
+        .doesNotContainNull()
+        .hasSize(5);
   }
 
   @Test

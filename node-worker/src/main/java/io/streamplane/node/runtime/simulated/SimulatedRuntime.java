@@ -36,12 +36,17 @@ import java.util.function.UnaryOperator;
  * <p>Containers use what the pod's {@code streamplane.io/simulated-usage} annotation or their
  * requests say ({@link SimulatedUsage}), which the node's Summary API reports.
  *
- * <p>Limits: every container starts and keeps running unless the node stops it; probes and hooks
- * always pass ({@link #runsProcesses()} is false); nothing is left to adopt when a node restarts.
+ * <p>Limits: every container starts and keeps running unless the node stops it or the pod's {@value
+ * #RUN_FOR} annotation ends it; probes and hooks always pass ({@link #runsProcesses()} is false);
+ * nothing is left to adopt when a node restarts.
  */
 public final class SimulatedRuntime implements PodRuntime {
 
   public static final String VERSION = "simulated://0.1";
+
+  /** The annotation that makes a simulated pod's containers exit with 0 after a while. */
+  public static final String RUN_FOR = "streamplane.io/simulated-run-for";
+
   public static final Duration DEFAULT_START_DELAY = Duration.ofMillis(500);
   public static final Duration DEFAULT_STOP_DELAY = Duration.ofMillis(100);
 
@@ -95,6 +100,7 @@ public final class SimulatedRuntime implements PodRuntime {
           try {
             PodSandbox sandbox = run(pod, podIP, clock.instant());
             sandboxes.put(sandbox.id(), sandbox);
+            exitLater(pod, sandbox);
             started.complete(sandbox);
           } catch (RuntimeException e) {
             started.completeExceptionally(e);
@@ -125,7 +131,59 @@ public final class SimulatedRuntime implements PodRuntime {
     return stopped;
   }
 
-  /** Simulated containers never exit on their own; a restart starts a stopped one again. */
+  /**
+   * A pod annotated {@value #RUN_FOR} ({@code 5s}, an ISO-8601 duration, or a number of seconds)
+   * has its containers exit with code 0 (reason Completed) that long after they started, so that
+   * Jobs run to completion on simulated nodes; a malformed value is ignored.
+   */
+  private void exitLater(Pod pod, PodSandbox sandbox) {
+    Map<String, String> annotations = pod.getMetadata().getAnnotations();
+    String value = annotations == null ? null : annotations.get(RUN_FOR);
+    Duration runFor;
+    try {
+      runFor =
+          value == null
+              ? null
+              : Duration.parse(
+                  value.startsWith("P") ? value : "PT" + value.replaceAll("s$", "") + "S");
+    } catch (RuntimeException e) {
+      return;
+    }
+    if (runFor == null) {
+      return;
+    }
+    scheduler.schedule(
+        () -> {
+          for (RuntimeContainer started : sandbox.containers()) {
+            sandboxes.computeIfPresent(
+                sandbox.id(),
+                (id, current) ->
+                    replace(
+                        current,
+                        started.name(),
+                        c ->
+                            c.state() != RuntimeContainer.State.RUNNING
+                                ? c
+                                : new RuntimeContainer(
+                                    c.name(),
+                                    c.image(),
+                                    c.imageID(),
+                                    c.containerID(),
+                                    RuntimeContainer.State.EXITED,
+                                    c.startedAt(),
+                                    clock.instant(),
+                                    0,
+                                    "Completed",
+                                    null,
+                                    c.restartCount(),
+                                    c.lastTermination())));
+          }
+        },
+        runFor.toMillis(),
+        TimeUnit.MILLISECONDS);
+  }
+
+  /** Simulated containers exit only as {@value #RUN_FOR} says; a restart starts one again. */
   @Override
   public CompletableFuture<Void> restartContainer(PodSandbox sandbox, String container) {
     sandboxes.computeIfPresent(
