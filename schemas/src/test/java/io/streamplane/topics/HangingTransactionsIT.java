@@ -1,6 +1,7 @@
 package io.streamplane.topics;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.kafka.embedded.KafkaBrokerExtension;
@@ -43,7 +44,11 @@ class HangingTransactionsIT {
       assertThat(HangingTransactions.abortAll(admin)).isEmpty();
 
       producer.commitTransaction();
-      assertThat(committedValues(broker, partition)).containsExactly("v");
+      // The commit markers are written after commitTransaction returns: the record becomes readable
+      // a moment later, and never if the transaction had been aborted.
+      await("the committed record to be readable")
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> committedValues(broker, partition), v -> v.equals(List.of("v")));
       assertThat(HangingTransactions.abortAll(admin)).isEmpty();
     }
   }
