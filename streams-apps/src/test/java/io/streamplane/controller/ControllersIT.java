@@ -57,8 +57,9 @@ class ControllersIT {
       Topics topics = new Topics(layout, catalog);
       new TopicInitializer(admin).ensure(topics.all());
       // the events source, the by-owner, by-namespace, endpoints, by-node, daemonset, job,
-      // cronjob, disruption, statefulset, persistentvolume and volumeclaims repartitions
-      int total = 12 * layout.logPartitions();
+      // cronjob, disruption, statefulset, persistentvolume, volumeclaims and attachments
+      // repartitions
+      int total = 13 * layout.logPartitions();
 
       try (StreamsApp first =
           ControllersApp.start(
