@@ -35,7 +35,9 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import org.apache.kafka.clients.admin.Admin;
 
@@ -83,6 +85,9 @@ public final class ControlPlane implements AutoCloseable {
 
     /** Transactions left open on partitions, that their coordinator no longer tracked, aborted. */
     default void hangingTransactionsAborted(List<HangingTransactions.OpenTransaction> aborted) {}
+
+    /** The brokers did not answer what the search for hanging transactions asked them. */
+    default void hangingTransactionsUnchecked(Throwable why) {}
 
     /** The Streams apps (store, and the controllers and scheduling when asked for) started. */
     default void appsStarted(ControlPlane plane) {}
@@ -457,10 +462,18 @@ public final class ControlPlane implements AutoCloseable {
       created.addAll(outcome.created());
       progress.topicsReady(specs, created, outcome.reconfigured(), plane.admin);
       // Before any app reads: a transaction no coordinator will ever close holds back its readers
-      // and its group's offsets for good (see HangingTransactions).
-      List<HangingTransactions.OpenTransaction> aborted = HangingTransactions.abortAll(plane.admin);
-      if (!aborted.isEmpty()) {
-        progress.hangingTransactionsAborted(aborted);
+      // and its group's offsets for good (see HangingTransactions). A cluster whose ACLs do not
+      // let this client look (or abort) starts all the same.
+      try {
+        List<HangingTransactions.OpenTransaction> aborted =
+            HangingTransactions.abortAll(plane.admin, layout);
+        if (!aborted.isEmpty()) {
+          progress.hangingTransactionsAborted(aborted);
+        }
+      } catch (ExecutionException e) {
+        progress.hangingTransactionsUnchecked(e.getCause());
+      } catch (TimeoutException e) {
+        progress.hangingTransactionsUnchecked(e);
       }
 
       Topics topics = plane.topics;

@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.AbortTransactionSpec;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
@@ -47,12 +48,13 @@ public final class HangingTransactions {
       TopicPartition partition, long producerId, int producerEpoch, int coordinatorEpoch) {}
 
   /**
-   * Aborts the hanging transactions on every partition of the cluster (internal topics included)
+   * Aborts the hanging transactions on the partitions of {@code layout}'s cluster — its topics, its
+   * Streams apps' internal topics (both named after the cluster) and {@code __consumer_offsets} —
    * and returns them.
    */
-  public static List<OpenTransaction> abortAll(Admin admin)
+  public static List<OpenTransaction> abortAll(Admin admin, TopicLayout layout)
       throws ExecutionException, InterruptedException, TimeoutException {
-    List<OpenTransaction> open = openTransactions(admin);
+    List<OpenTransaction> open = openTransactions(admin, layout.cluster());
     if (open.isEmpty()) {
       return List.of();
     }
@@ -97,13 +99,18 @@ public final class HangingTransactions {
           TransactionState.PREPARE_COMMIT,
           TransactionState.PREPARE_ABORT);
 
-  private static List<OpenTransaction> openTransactions(Admin admin)
+  private static final String CONSUMER_OFFSETS = "__consumer_offsets";
+
+  private static List<OpenTransaction> openTransactions(Admin admin, String cluster)
       throws ExecutionException, InterruptedException, TimeoutException {
     Set<String> topics =
         admin
             .listTopics(new ListTopicsOptions().listInternal(true))
             .names()
-            .get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            .get(TIMEOUT_SECONDS, TimeUnit.SECONDS)
+            .stream()
+            .filter(t -> t.startsWith(cluster) || t.equals(CONSUMER_OFFSETS))
+            .collect(Collectors.toSet());
     List<TopicPartition> partitions = new ArrayList<>();
     admin
         .describeTopics(topics)

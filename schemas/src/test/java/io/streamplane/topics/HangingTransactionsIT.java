@@ -25,10 +25,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(KafkaBrokerExtension.class)
 class HangingTransactionsIT {
 
+  private static final TopicLayout LAYOUT = TopicLayout.singleBroker("hanging");
+
   @Test
   void leavesALiveTransactionOpenSoItsProducerCanStillCommitIt(EmbeddedKafkaBroker broker)
       throws Exception {
-    TopicPartition partition = new TopicPartition("hanging-live", 0);
+    TopicPartition partition = new TopicPartition(LAYOUT.topicName("live"), 0);
     Properties producerConfig = new Properties();
     producerConfig.putAll(broker.clientProperties());
     producerConfig.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "live-transaction");
@@ -41,7 +43,7 @@ class HangingTransactionsIT {
       producer.beginTransaction();
       producer.send(new ProducerRecord<>(partition.topic(), "k", "v")).get();
 
-      assertThat(HangingTransactions.abortAll(admin)).isEmpty();
+      assertThat(HangingTransactions.abortAll(admin, LAYOUT)).isEmpty();
 
       producer.commitTransaction();
       // The commit markers are written after commitTransaction returns: the record becomes readable
@@ -49,7 +51,7 @@ class HangingTransactionsIT {
       await("the committed record to be readable")
           .atMost(Duration.ofSeconds(30))
           .until(() -> committedValues(broker, partition), v -> v.equals(List.of("v")));
-      assertThat(HangingTransactions.abortAll(admin)).isEmpty();
+      assertThat(HangingTransactions.abortAll(admin, LAYOUT)).isEmpty();
     }
   }
 

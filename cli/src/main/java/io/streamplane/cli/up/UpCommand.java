@@ -341,6 +341,11 @@ public final class UpCommand implements Callable<Integer> {
     }
 
     @Override
+    public void hangingTransactionsUnchecked(Throwable why) {
+      console.line("kafka: could not look for transactions left open by the last run: " + why);
+    }
+
+    @Override
     public void appsStarted(ControlPlane plane) {
       Topics topics = plane.topics();
       console.line(
