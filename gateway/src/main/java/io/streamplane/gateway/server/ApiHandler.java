@@ -405,9 +405,15 @@ final class ApiHandler implements HttpHandler {
       return;
     }
     if (WRITE_VERBS.contains(info.verb())) {
-      // A read-only API refuses a write before reading its body, as kube-apiserver refuses a verb
-      // a resource does not serve.
-      service.checkWritable(type.group(), type.plural(), info.verb());
+      // A read-only API refuses a write without decoding its body, as kube-apiserver refuses a verb
+      // a resource does not serve. The body is read all the same (and dropped), as Go's server
+      // does, so that the client may send its next request on the same connection.
+      try {
+        service.checkWritable(type.group(), type.plural(), info.verb());
+      } catch (ApiException refused) {
+        exchange.getRequestBody().transferTo(OutputStream.nullOutputStream());
+        throw refused;
+      }
     }
     String accept = exchange.getRequestHeaders().getFirst("Accept");
     boolean table = TableConverter.requested(accept);
