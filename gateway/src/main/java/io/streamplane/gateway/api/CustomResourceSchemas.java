@@ -85,7 +85,7 @@ public final class CustomResourceSchemas {
     properties.set("apiVersion", text(API_VERSION));
     properties.set("kind", text(KIND));
     properties.set("metadata", reference(OBJECT_META, METADATA, dialect));
-    kind.set("properties", sorted(properties));
+    kind.set("properties", KubernetesDefinitions.sorted(properties));
     kind.putArray("x-kubernetes-group-version-kind").add(gvk(t, t.kind()));
 
     ObjectNode list = JSON.objectNode();
@@ -174,14 +174,6 @@ public final class CustomResourceSchemas {
       out.remove("type");
       out.remove("items");
     }
-    return out;
-  }
-
-  private static ObjectNode sorted(ObjectNode node) {
-    Map<String, JsonNode> fields = new TreeMap<>();
-    node.fields().forEachRemaining(e -> fields.put(e.getKey(), e.getValue()));
-    ObjectNode out = JSON.objectNode();
-    fields.forEach(out::set);
     return out;
   }
 

@@ -610,7 +610,8 @@ public final class KubernetesDefinitions {
     return out;
   }
 
-  private static ObjectNode sorted(ObjectNode node) {
+  /** The object with its fields in name order, as Kubernetes publishes definitions. */
+  static ObjectNode sorted(ObjectNode node) {
     Map<String, JsonNode> fields = new TreeMap<>();
     node.fields().forEachRemaining(e -> fields.put(e.getKey(), e.getValue()));
     ObjectNode out = JSON.objectNode();
