@@ -41,6 +41,7 @@ public final class ChaosRun {
       ProcessCluster.Layout layout,
       Duration duration,
       Duration faultInterval,
+      int clusterKills,
       int registerClients,
       int registers,
       int deployments,
@@ -60,6 +61,15 @@ public final class ChaosRun {
     this.options = options;
     this.command = command;
     this.log = log;
+  }
+
+  /** {@code count} moments spread evenly over the run, neither at its start nor at its end. */
+  static List<Duration> clusterKillTimes(Duration duration, int count) {
+    List<Duration> times = new ArrayList<>();
+    for (int k = 1; k <= count; k++) {
+      times.add(duration.multipliedBy(k).dividedBy(count + 1));
+    }
+    return times;
   }
 
   /** Runs it all; the report's failures list every violation found. */
@@ -97,6 +107,7 @@ public final class ChaosRun {
               options.faultInterval(),
               NAMESPACE,
               layout.partitions(),
+              clusterKillTimes(options.duration(), options.clusterKills()),
               options.seed());
       WatchRecorder watch =
           new WatchRecorder(
@@ -438,6 +449,7 @@ public final class ChaosRun {
     long acknowledged = ops.stream().filter(o -> o.isWrite() && o.outcome() == Outcome.OK).count();
     long unknown = ops.stream().filter(o -> o.outcome() == Outcome.UNKNOWN).count();
     long kills = faults.stream().filter(f -> f.type().equals("kill")).count();
+    long killAll = faults.stream().filter(f -> f.type().equals("kill-all")).count();
     double[] recovery =
         faults.stream()
             .filter(f -> f.recovered() >= 0)
@@ -449,12 +461,14 @@ public final class ChaosRun {
     summary.append(
         String.format(
             Locale.ROOT,
-            "%d faults in %s (%d kill -9 and restart, %d SIGSTOP/SIGCONT) on %d processes;"
-                + " %,d operations, %,d acknowledged writes, %,d with an unknown outcome.\n\n",
+            "%d faults in %s (%d kill -9 and restart, %d SIGSTOP/SIGCONT, %d kill -9 of every"
+                + " process at once) on %d processes; %,d operations, %,d acknowledged writes, %,d"
+                + " with an unknown outcome.\n\n",
             faults.size(),
             Markdown.seconds(options.duration().toMillis() / 1000.0),
             kills,
-            faults.size() - kills,
+            faults.size() - kills - killAll,
+            killAll,
             cluster.instances().size(),
             ops.size(),
             acknowledged,

@@ -20,7 +20,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li><b>kill</b>: SIGKILL to a random instance (a role instance or a broker), and a restart of
  *       it one to three seconds later;
  *   <li><b>pause</b>: SIGSTOP for two to six seconds, then SIGCONT: a long GC pause, or a process
- *       cut off from the network that comes back with its sockets and sessions still open.
+ *       cut off from the network that comes back with its sockets and sessions still open;
+ *   <li><b>kill-all</b>, at the moments given: once the faults under way have ended, SIGKILL to
+ *       every process at once, brokers included (a power cut of the whole cluster, as a kill -9 of
+ *       {@code up} is), and a restart of all one to three seconds later, brokers first.
  * </ul>
  *
  * Faults overlap, within limits that keep the cluster able to serve: at most one broker faulted at
@@ -66,6 +69,7 @@ public final class FaultInjector implements AutoCloseable {
   private final List<String> errors = new ArrayList<>();
   private final List<List<long[]>> probeWrites = new ArrayList<>();
   private final List<Thread> probers = new ArrayList<>();
+  private final List<Duration> clusterKills;
   private final Thread thread;
   private volatile boolean stopping;
   private volatile boolean probeStop;
@@ -76,8 +80,10 @@ public final class FaultInjector implements AutoCloseable {
       Duration interval,
       String namespace,
       int partitions,
+      List<Duration> clusterKills,
       long seed) {
     this.cluster = cluster;
+    this.clusterKills = List.copyOf(clusterKills);
     this.ledger = ledger;
     this.interval = interval;
     this.namespace = namespace;
@@ -142,11 +148,18 @@ public final class FaultInjector implements AutoCloseable {
   }
 
   private void loop() {
+    int nextClusterKill = 0;
     while (!stopping) {
       long millis = interval.toMillis();
       sleep(millis / 2 + (long) (random.nextDouble() * millis));
       if (stopping) {
         return;
+      }
+      if (nextClusterKill < clusterKills.size()
+          && ledger.now() >= clusterKills.get(nextClusterKill).toNanos()) {
+        nextClusterKill++;
+        killAll();
+        continue;
       }
       Cluster.Instance target = pick();
       if (target == null) {
@@ -160,6 +173,65 @@ public final class FaultInjector implements AutoCloseable {
         running.add(t);
       }
       t.start();
+    }
+  }
+
+  /**
+   * Waits for the faults under way to end, then kills every process, restarts them all and measures
+   * the recovery as for one instance, on this thread: no other fault overlaps it.
+   */
+  private void killAll() {
+    List<Thread> under;
+    synchronized (this) {
+      under = new ArrayList<>(running);
+    }
+    try {
+      for (Thread t : under) {
+        t.join();
+      }
+    } catch (InterruptedException e) {
+      stopping = true;
+      return;
+    }
+    List<Cluster.Instance> all = cluster.instances();
+    synchronized (this) {
+      all.forEach(i -> faulted.add(i.name()));
+    }
+    int id = ids.incrementAndGet();
+    long injected = ledger.now();
+    long ended = -1;
+    long recovered = -1;
+    List<String> slowest = List.of();
+    try {
+      for (Cluster.Instance i : all) {
+        cluster.kill(i.name());
+      }
+      Thread.sleep(1_000 + random.nextInt(2_000));
+      for (Cluster.Instance i : all) {
+        if (i.role().equals("kafka")) {
+          cluster.restart(i.name());
+        }
+      }
+      for (Cluster.Instance i : all) {
+        if (!i.role().equals("kafka")) {
+          cluster.restart(i.name());
+        }
+      }
+      ended = ledger.now();
+      recovered = probe(ended, null);
+      slowest = slowestPairs(ended);
+    } catch (IOException | RuntimeException e) {
+      synchronized (this) {
+        errors.add("fault " + id + " (the whole cluster): " + e);
+      }
+    } catch (InterruptedException e) {
+      stopping = true;
+    } finally {
+      faults.add(
+          new Fault(id, "kill-all", "cluster", "cluster", injected, ended, recovered, slowest));
+      synchronized (this) {
+        all.forEach(i -> faulted.remove(i.name()));
+      }
     }
   }
 
@@ -237,7 +309,8 @@ public final class FaultInjector implements AutoCloseable {
 
   /**
    * Waits until every gateway has written every probe ConfigMap with a write sent at or after
-   * {@code since}; answers when the last of those writes was answered, or -1 past the limit.
+   * {@code since}; answers when the last of those writes was answered, or -1 past the limit. {@code
+   * target}, when not null, is released once it serves again, before its fault recovers.
    */
   private long probe(long since, Cluster.Instance target) throws InterruptedException {
     long deadline = ledger.now() + RECOVERY_LIMIT.toNanos();
@@ -246,7 +319,8 @@ public final class FaultInjector implements AutoCloseable {
       if (recovered >= 0) {
         return recovered;
       }
-      if (!target.role().equals("kafka")
+      if (target != null
+          && !target.role().equals("kafka")
           && ledger.now() - since > RELEASE_AFTER.toNanos()
           && cluster.serving(target.name())) {
         // Back for a while: it may be the target of the next fault while this one recovers.

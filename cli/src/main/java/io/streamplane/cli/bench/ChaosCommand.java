@@ -49,6 +49,14 @@ final class ChaosCommand implements Callable<Integer> {
   Duration faultInterval;
 
   @Option(
+      names = "--cluster-kills",
+      defaultValue = "2",
+      description =
+          "Times every process is killed at once and restarted, spread evenly over the run"
+              + " (default: ${DEFAULT-VALUE}).")
+  int clusterKills;
+
+  @Option(
       names = "--clients",
       defaultValue = "4",
       description = "Register clients (default: ${DEFAULT-VALUE}).")
@@ -192,6 +200,7 @@ final class ChaosCommand implements Callable<Integer> {
                 layout,
                 duration,
                 faultInterval,
+                clusterKills,
                 clients,
                 registers,
                 deployments,
