@@ -6,6 +6,7 @@ import io.streamplane.topics.BindingKey;
 import io.streamplane.topics.Topic;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -30,7 +31,10 @@ import org.slf4j.LoggerFactory;
  * offsets: the compacted topic itself is the node's memory), read from the beginning with {@code
  * read_committed}, so only bindings of committed store transactions are seen. Records are
  * dispatched on one thread in partition order; a key whose node prefix ({@code "<node>/"}) is not
- * one of ours is skipped.
+ * one of ours is skipped. At start, nothing is handed over until the partitions have been read to
+ * the end they had then: only the last record of each pod is, so that a node restarted after its
+ * pods finished never starts one again from the pending pod its binding first carried (the kubelet,
+ * likewise, acts on a listed state, not on the history behind it).
  *
  * <p>Limits: the set of nodes is fixed when the consumer starts.
  */
@@ -96,12 +100,25 @@ public final class BindingsConsumer implements AutoCloseable {
           return node == null ? null : agents.get(node);
         };
     try {
+      Map<TopicPartition, Long> initialEnd = consumer.endOffsets(consumer.assignment());
+      Map<String, Pod> initial = new LinkedHashMap<>();
+      boolean listed = false;
       while (running) {
         for (ConsumerRecord<String, Pod> record : consumer.poll(Duration.ofMillis(500))) {
-          NodeAgent agent = agentOf.apply(record.key());
-          if (agent != null) {
-            agent.onBinding(BindingKey.podKey(record.key()), record.value());
+          if (agentOf.apply(record.key()) == null) {
+            continue;
           }
+          if (listed) {
+            dispatch(agentOf, record.key(), record.value());
+          } else {
+            initial.remove(record.key());
+            initial.put(record.key(), record.value());
+          }
+        }
+        if (!listed && readTo(initialEnd)) {
+          listed = true;
+          initial.forEach((key, pod) -> dispatch(agentOf, key, pod));
+          initial.clear();
         }
       }
     } catch (WakeupException e) {
@@ -111,6 +128,20 @@ public final class BindingsConsumer implements AutoCloseable {
     } finally {
       consumer.close(Duration.ofSeconds(5));
     }
+  }
+
+  private static void dispatch(Function<String, NodeAgent> agentOf, String key, Pod pod) {
+    agentOf.apply(key).onBinding(BindingKey.podKey(key), pod);
+  }
+
+  /** Whether every assigned partition has been read up to {@code end}. */
+  private boolean readTo(Map<TopicPartition, Long> end) {
+    for (Map.Entry<TopicPartition, Long> e : end.entrySet()) {
+      if (consumer.position(e.getKey()) < e.getValue()) {
+        return false;
+      }
+    }
+    return true;
   }
 
   @Override

@@ -246,6 +246,59 @@ class NodeAgentIT {
     }
   }
 
+  @Test
+  @Order(4)
+  void aRestartedNodeNeverRunsAFinishedPodAgain() throws Exception {
+    NodeOptions options =
+        NodeOptions.defaults("restarted-node").withPodCIDR(PodAddresses.cidrForIndex(1100));
+    String pod =
+        """
+        {"apiVersion":"v1","kind":"Pod","metadata":{"name":"once","namespace":"default",
+         "annotations":{"%s":"1s"}},
+         "spec":{"nodeName":"restarted-node","restartPolicy":"Never",
+         "containers":[{"name":"c","image":"busybox"}]}}
+        """
+            .formatted(SimulatedRuntime.RUN_FOR);
+    String path = "/api/v1/namespaces/default/pods/once";
+    try (NodeFleet node = startNode(options)) {
+      await("the node to register")
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> node.registered() == 1);
+      HttpResponse<String> created = send("POST", "/api/v1/namespaces/default/pods", pod);
+      assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+      await("the pod to succeed")
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(500))
+          .until(() -> get(path).at("/status/phase").asText().equals("Succeeded"));
+    }
+    String finished = get(path).at("/metadata/resourceVersion").asText();
+
+    // The restarted node reads the pod's bindings from the start: pending, running, succeeded.
+    try (NodeFleet node = startNode(options)) {
+      await("the node to register again")
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> node.registered() == 1);
+      Thread.sleep(5_000);
+      JsonNode after = get(path);
+      assertThat(after.at("/status/phase").asText()).isEqualTo("Succeeded");
+      assertThat(after.at("/metadata/resourceVersion").asText())
+          .as("nothing written about the finished pod")
+          .isEqualTo(finished);
+    } finally {
+      send("DELETE", path, null);
+    }
+  }
+
+  private NodeFleet startNode(NodeOptions options) throws Exception {
+    return NodeFleet.start(
+        gateway.url(),
+        bootstrap,
+        topics.bindings(),
+        List.of(options),
+        SimulatedRuntime::new,
+        KubeletConfig.simulated());
+  }
+
   private Set<String> leaseHolders(String prefix) throws Exception {
     Set<String> holders = new HashSet<>();
     for (JsonNode lease :

@@ -19,6 +19,11 @@ interface RecoveryCluster extends AutoCloseable {
   /** A client of the API the workload and the checks use, as the cluster's administrator. */
   KubeClient admin();
 
+  /** Whether the cluster serves further runs after this one (else a run's namespace is left). */
+  default boolean reused() {
+    return true;
+  }
+
   /** The Kafka cluster, for the broker's view of lag. */
   String bootstrapServers();
 

@@ -59,7 +59,8 @@ final class RecoveryRun {
     LagTimeline timeline = new LagTimeline();
     phase.accept("creating the workload");
     try (BenchNamespace ns =
-            BenchNamespace.open(api, "recovery-" + scenario, null, settings.keep());
+            BenchNamespace.open(
+                api, "recovery-" + scenario, null, settings.keep() || !cluster.reused());
         LagSampler sampler =
             new LagSampler(
                 cluster.bootstrapServers(), cluster::scrape, timeline, System::nanoTime)) {

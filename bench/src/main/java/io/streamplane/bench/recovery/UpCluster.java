@@ -130,6 +130,12 @@ final class UpCluster implements RecoveryCluster {
             .start();
   }
 
+  /** A fresh {@code up} per run: nothing is cleaned up in one about to be thrown away. */
+  @Override
+  public boolean reused() {
+    return false;
+  }
+
   @Override
   public String description() {
     return "`streamplane up --runtime simulated --nodes "
