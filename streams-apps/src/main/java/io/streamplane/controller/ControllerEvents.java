@@ -77,8 +77,13 @@ public record ControllerEvents(
     return events;
   }
 
-  /** Whether {@code intent} creates an Event. */
-  public static boolean isEvent(Intent intent) {
-    return intent.resource().equals("events") && intent.group().isEmpty();
+  /**
+   * Whether {@code intent} records an Event (creates one); a delete of an Event, as the namespace
+   * controller empties a namespace, is not: its deletion comes back to the namespace's key.
+   */
+  public static boolean isRecorded(Intent intent) {
+    return intent.resource().equals("events")
+        && intent.group().isEmpty()
+        && intent.verb() == CommandVerb.CREATE;
   }
 }

@@ -83,8 +83,8 @@ final class ControllerStores {
     for (int i = 0; i < sending; i++) {
       Controller.Decision decision = decisions.get(i);
       ResourceCommand command = decision.intent().toCommand(commandId(seed, i), decision.actor());
-      if (!ControllerEvents.isEvent(decision.intent())) {
-        // Nothing routes an Event back to its controller: expecting one would only wait.
+      if (!ControllerEvents.isRecorded(decision.intent())) {
+        // Nothing routes an Event a controller records back to it: expecting one would only wait.
         expectations.expect(decision.intent(), now.toEpochMilli());
       }
       context.forward(

@@ -723,6 +723,31 @@ class ControllersTopologyTest {
   }
 
   @Test
+  void aTerminatingNamespacesEventsAreDeletedOnceUntilTheirDeletionIsSeen() {
+    events = eventsAdvancing(Duration.ofMillis(1));
+    send(EventType.ADDED, "namespaces", "", namespace(false));
+    send(EventType.ADDED, "events", "", coreEvent("e-1"));
+    send(EventType.ADDED, "configmaps", "", configMap("cm-1"));
+    send(EventType.ADDED, "configmaps", "", configMap("cm-2"));
+    commands.readValuesToList();
+
+    send(EventType.MODIFIED, "namespaces", "", namespace(true));
+    assertThat(commands.readValuesToList())
+        .extracting(ResourceCommand::getName)
+        .containsExactlyInAnyOrder("e-1", "cm-1", "cm-2");
+
+    // Each deletion seen queues the namespace again: what is still pending is not sent again.
+    send(EventType.DELETED, "configmaps", "", configMap("cm-1"));
+    send(EventType.DELETED, "configmaps", "", configMap("cm-2"));
+    assertThat(commands.readValuesToList()).as("nothing sent twice").isEmpty();
+
+    send(EventType.DELETED, "events", "", coreEvent("e-1"));
+    assertThat(commands.readValuesToList())
+        .extracting(ResourceCommand::getResource)
+        .containsExactly("namespaces");
+  }
+
+  @Test
   void aStalledRolloutIsMarkedProgressDeadlineExceededByTheWallClock() {
     Deployment deployment = deployment();
     send(EventType.ADDED, "deployments", "apps", deployment);
@@ -946,6 +971,19 @@ class ControllersTopologyTest {
                 .setUid("uid-" + name)
                 .setResourceVersion("1")
                 .build())
+        .build();
+  }
+
+  private static io.streamplane.api.Event coreEvent(String name) {
+    return io.streamplane.api.Event.newBuilder()
+        .setMetadata(
+            ObjectMeta.newBuilder()
+                .setName(name)
+                .setNamespace("default")
+                .setUid("uid-" + name)
+                .setResourceVersion("1")
+                .build())
+        .setReason("Created")
         .build();
   }
 
