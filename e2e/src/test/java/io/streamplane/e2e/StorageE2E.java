@@ -328,6 +328,16 @@ class StorageE2E {
                     .out()
                     .matches("(?s)data\\s+Bound\\s+" + pv + "\\s+2Gi\\s+RWO\\s+hostpath.*"));
     assertThat(get("pv", pv).at("/spec/capacity/storage").asText()).isEqualTo("2Gi");
+    await("the kubelet's FileSystemResizeSuccessful on the pod")
+        .atMost(WAIT)
+        .until(
+            () ->
+                events("reader")
+                    .contains(
+                        "FileSystemResizeSuccessful: MountVolume.NodeExpandVolume succeeded for"
+                            + " volume \""
+                            + pv
+                            + "\" node-0"));
 
     kubectl.run("delete", "pod", "reader", "--grace-period=1", "--wait=true").expectSuccess();
     kubectl.run("delete", "pvc", "data", "--grace-period=1", "--wait=true").expectSuccess();
