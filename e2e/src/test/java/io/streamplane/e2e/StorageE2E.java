@@ -382,7 +382,9 @@ class StorageE2E {
                           "csinode",
                           "node-0",
                           "-o",
-                          "jsonpath={.spec.drivers[?(@.name==\"" + driver + "\")].allocatable.count}")
+                          "jsonpath={.spec.drivers[?(@.name==\""
+                              + driver
+                              + "\")].allocatable.count}")
                       .out()
                       .equals("1"));
       StringBuilder manifests =
