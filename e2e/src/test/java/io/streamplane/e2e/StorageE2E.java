@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -327,12 +328,136 @@ class StorageE2E {
                     .out()
                     .matches("(?s)data\\s+Bound\\s+" + pv + "\\s+2Gi\\s+RWO\\s+hostpath.*"));
     assertThat(get("pv", pv).at("/spec/capacity/storage").asText()).isEqualTo("2Gi");
+    await("the kubelet's FileSystemResizeSuccessful on the pod")
+        .atMost(WAIT)
+        .until(
+            () ->
+                events("reader")
+                    .contains(
+                        "FileSystemResizeSuccessful: MountVolume.NodeExpandVolume succeeded for"
+                            + " volume \""
+                            + pv
+                            + "\" node-0"));
 
     kubectl.run("delete", "pod", "reader", "--grace-period=1", "--wait=true").expectSuccess();
     kubectl.run("delete", "pvc", "data", "--grace-period=1", "--wait=true").expectSuccess();
     await("the volume and its directory are gone")
         .atMost(WAIT)
         .until(() -> kubectl.run("get", "pv", pv).exitCode() != 0 && !Files.exists(dir));
+  }
+
+  @Test
+  void aNodeAtItsDriversVolumeLimitTakesNoPodWithAnotherVolumeUntilOneGoes() throws Exception {
+    String driver = "limited.csi.streamplane.io";
+    Path nodeRoot = home.resolve("state/pods/kubelet/node-0");
+    Path socket = nodeRoot.resolve("plugins").resolve(driver).resolve("csi.sock");
+    Path root = home.resolve("limited-driver");
+    Files.createDirectories(socket.getParent());
+    Files.createDirectories(root);
+    try (Launcher limited =
+        Launcher.startLabelled(
+            "limited-driver",
+            "csi-driver",
+            "--driver-name",
+            driver,
+            "--node-id",
+            "node-0",
+            "--root-dir",
+            root.toString(),
+            "--csi-socket",
+            socket.toString(),
+            "--registration-dir",
+            nodeRoot.resolve("plugins_registry").toString(),
+            "--max-volumes-per-node",
+            "1",
+            "--kubeconfig",
+            home.resolve("state/csi/kubeconfig").toString())) {
+      await("the CSINode counts one volume of the driver")
+          .atMost(WAIT)
+          .until(
+              () ->
+                  kubectl
+                      .run(
+                          "get",
+                          "csinode",
+                          "node-0",
+                          "-o",
+                          "jsonpath={.spec.drivers[?(@.name==\""
+                              + driver
+                              + "\")].allocatable.count}")
+                      .out()
+                      .equals("1"));
+      StringBuilder manifests =
+          new StringBuilder(
+              """
+              apiVersion: storage.k8s.io/v1
+              kind: StorageClass
+              metadata: {name: limited}
+              provisioner: limited.csi.streamplane.io
+              volumeBindingMode: WaitForFirstConsumer
+              """);
+      for (String name : List.of("limited-1", "limited-2")) {
+        manifests
+            .append("---\n")
+            .append(
+                """
+                apiVersion: v1
+                kind: PersistentVolumeClaim
+                metadata: {name: %s}
+                spec:
+                  storageClassName: limited
+                  accessModes: [ReadWriteOnce]
+                  resources: {requests: {storage: 10Mi}}
+                """
+                    .formatted(name));
+      }
+      kubectl.runWithInput(manifests.toString(), "apply", "-f", "-").expectSuccess();
+      String first = "name: data\n    persistentVolumeClaim: {claimName: limited-1}";
+      kubectl
+          .runWithInput(writer("limited-1", first, "sleep 3600"), "apply", "-f", "-")
+          .expectSuccess();
+      ready("limited-1");
+      String second = "name: data\n    persistentVolumeClaim: {claimName: limited-2}";
+      kubectl
+          .runWithInput(writer("limited-2", second, "sleep 3600"), "apply", "-f", "-")
+          .expectSuccess();
+      String reason =
+          "0/1 nodes are available: 1 node(s) exceed max volume count. preemption: 0/1 nodes are"
+              + " available: 1 No preemption victims found for incoming pod.";
+      await("the second pod stays Pending: the node is at its volume count")
+          .atMost(WAIT)
+          .until(
+              () ->
+                  kubectl
+                      .run(
+                          "get",
+                          "pod",
+                          "limited-2",
+                          "-o",
+                          "jsonpath={.status.conditions[?(@.type==\"PodScheduled\")].message}")
+                      .out()
+                      .equals(reason));
+      assertThat(events("limited-2")).contains("FailedScheduling: " + reason);
+      assertThat(get("pvc", "limited-2").at("/status/phase").asText()).isEqualTo("Pending");
+
+      kubectl.run("delete", "pod", "limited-1", "--grace-period=1", "--wait=true").expectSuccess();
+      ready("limited-2");
+      kubectl
+          .run("delete", "pod/limited-2", "pvc/limited-1", "pvc/limited-2", "--grace-period=1")
+          .expectSuccess();
+      await("the driver's volumes are deleted with their claims")
+          .atMost(WAIT)
+          .until(
+              () ->
+                  kubectl
+                      .run("get", "pv", "-o", "jsonpath={.items[*].spec.storageClassName}")
+                      .out()
+                      .lines()
+                      .noneMatch(line -> line.contains("limited")));
+    } finally {
+      Files.deleteIfExists(nodeRoot.resolve("plugins_registry").resolve(driver + "-reg.sock"));
+      Files.deleteIfExists(socket);
+    }
   }
 
   private String events(String pod) throws Exception {

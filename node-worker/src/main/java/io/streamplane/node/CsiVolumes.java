@@ -19,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.slf4j.Logger;
@@ -76,6 +77,11 @@ final class CsiVolumes implements AutoCloseable {
       throw new UncheckedIOException("cannot watch " + nodeRoot, e);
     }
     this.manager = new CsiVolumeManager(nodeRoot, watcher::driver);
+  }
+
+  /** The volumes in use on the node, as {@code node.status.volumesInUse} reports them. */
+  List<String> volumesInUse() {
+    return manager.volumesInUse();
   }
 
   /** Whether the pod has volumes this manager sets up. */
@@ -287,12 +293,18 @@ final class CsiVolumes implements AutoCloseable {
             + "\" : this node mounts only csi, hostPath and local volumes");
   }
 
+  /** A volume the node expanded: its PersistentVolume's name and new capacity. */
+  record Expanded(String volume, String capacity) {}
+
   /**
    * Node expansion of the pod's claims whose PersistentVolume grew beyond the claim's {@code
    * status.capacity}: NodeExpandVolume, then the claim's status capacity is the volume's and its
-   * FileSystemResizePending condition is gone (the kubelet's NodeExpandVolume operation).
+   * FileSystemResizePending condition is gone (the kubelet's NodeExpandVolume operation). Completes
+   * with the volumes expanded, or exceptionally with a {@link FailedMount} carrying the kubelet's
+   * message of the first that failed.
    */
-  CompletableFuture<Void> expand(String podUid, List<Mounted> mounted, String namespace) {
+  CompletableFuture<List<Expanded>> expand(String podUid, List<Mounted> mounted, String namespace) {
+    List<Expanded> expanded = new CopyOnWriteArrayList<>();
     CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
     for (Mounted m : mounted) {
       if (m.claim() == null || m.spec().driver().isEmpty()) {
@@ -337,6 +349,7 @@ final class CsiVolumes implements AutoCloseable {
                             } catch (CsiVolumeManager.MountFailure e) {
                               throw new FailedMount(e.getMessage());
                             }
+                            expanded.add(new Expanded(m.spec().name(), want));
                             return api.mergePatch(claimPath + "/status", resizedStatus(claim, want))
                                 .thenAccept(
                                     reply -> {
@@ -351,7 +364,7 @@ final class CsiVolumes implements AutoCloseable {
                           },
                           calls));
     }
-    return chain;
+    return chain.thenApply(v -> List.copyOf(expanded));
   }
 
   /** The merge patch of a claim's status once its file system grew to {@code capacity}. */

@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Limits: a node that restarts starts its pods again (the process runtime has killed what the
  * previous node left running) and keeps their IPs when they are free; restart counts start again
- * from 0. No node status other than the heartbeat is ever updated.
+ * from 0. No node status other than the heartbeat and {@code volumesInUse} (the CSI volumes set up
+ * on the node, written at the next lease renewal after they change) is ever updated.
  */
 public final class NodeAgent implements AutoCloseable {
 
@@ -198,7 +199,7 @@ public final class NodeAgent implements AutoCloseable {
       } else {
         tickCount++;
         round = renewLease(0);
-        if (tickCount % HEARTBEAT_EVERY == 0) {
+        if (tickCount % HEARTBEAT_EVERY == 0 || volumesInUseChanged()) {
           round = round.thenCompose(v -> heartbeat(0));
         }
       }
@@ -270,14 +271,18 @@ public final class NodeAgent implements AutoCloseable {
             fresh -> {
               Node read = api.expect(fresh, Node.class, "read Node");
               Instant now = clock.instant();
-              if (!NodeObjects.needsHeartbeat(read, now)) {
+              List<String> inUse = volumesInUse();
+              if (!NodeObjects.needsHeartbeat(read, now)
+                  && inUse.equals(NodeObjects.volumesInUse(read))) {
                 synchronized (this) {
                   node = read;
                 }
                 return CompletableFuture.completedFuture(null);
               }
               NodeMetrics.statusWrite("node");
-              return api.put(nodePath() + "/status", NodeObjects.heartbeat(read, now))
+              return api.put(
+                      nodePath() + "/status",
+                      NodeObjects.withVolumesInUse(NodeObjects.heartbeat(read, now), inUse))
                   .thenCompose(
                       reply -> {
                         if (reply.status() == 409 && attempt < MAX_CONFLICT_RETRIES) {
@@ -290,6 +295,20 @@ public final class NodeAgent implements AutoCloseable {
                         return CompletableFuture.completedFuture(null);
                       });
             });
+  }
+
+  /** The kubelet's {@code volumesInUse}: the CSI volumes set up on this node. */
+  private List<String> volumesInUse() {
+    return volumes == null ? List.of() : volumes.volumesInUse();
+  }
+
+  /** Whether the volumes in use differ from what the Node last read says. */
+  private boolean volumesInUseChanged() {
+    Node known;
+    synchronized (this) {
+      known = node;
+    }
+    return known != null && !volumesInUse().equals(NodeObjects.volumesInUse(known));
   }
 
   private CompletableFuture<Void> renewLease(int attempt) {

@@ -168,6 +168,21 @@ public final class NodeObjects {
     return false;
   }
 
+  /** The Node's {@code status.volumesInUse}, empty when it has none. */
+  public static List<String> volumesInUse(Node node) {
+    return node.getStatus() == null || node.getStatus().getVolumesInUse() == null
+        ? List.of()
+        : node.getStatus().getVolumesInUse();
+  }
+
+  /** The Node with {@code status.volumesInUse} set (omitted when empty, as the kubelet does). */
+  public static Node withVolumesInUse(Node node, List<String> inUse) {
+    if (node.getStatus() != null) {
+      node.getStatus().setVolumesInUse(inUse.isEmpty() ? null : List.copyOf(inUse));
+    }
+    return node;
+  }
+
   public static Node heartbeat(Node node, Instant now) {
     Node beat = Node.newBuilder(node).build();
     if (beat.getStatus() == null) {

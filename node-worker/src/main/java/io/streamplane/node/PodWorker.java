@@ -461,12 +461,26 @@ final class PodWorker {
         actions.add(
             volumes
                 .expand(owner, mountedVolumes, pod.getMetadata().getNamespace())
+                .thenAccept(
+                    expanded ->
+                        expanded.forEach(
+                            e ->
+                                event(
+                                    pod,
+                                    "Normal",
+                                    "FileSystemResizeSuccessful",
+                                    "MountVolume.NodeExpandVolume succeeded for volume \""
+                                        + e.volume()
+                                        + "\" "
+                                        + options.name(),
+                                    e.volume() + "/" + e.capacity())))
                 .exceptionally(
                     f -> {
+                      // the kubelet's expansion of a volume in use: VolumeResizeFailed
                       event(
                           pod,
                           "Warning",
-                          "FileSystemResizeFailed",
+                          "VolumeResizeFailed",
                           NodeAgent.rootMessage(f),
                           Integer.toHexString(NodeAgent.rootMessage(f).hashCode()));
                       return null;

@@ -212,8 +212,8 @@ public final class SchedulerTopology {
   }
 
   /**
-   * The resources of the volume binding's view: claims, volumes, StorageClasses, CSIDrivers and
-   * CSIStorageCapacities.
+   * The resources of the volume binding's view: claims, volumes, StorageClasses, CSIDrivers,
+   * CSIStorageCapacities and CSINodes (the volume limits).
    */
   static final Set<String> STORAGE =
       Set.of(
@@ -221,7 +221,8 @@ public final class SchedulerTopology {
           "persistentvolumes",
           "storageclasses",
           "csidrivers",
-          "csistoragecapacities");
+          "csistoragecapacities",
+          "csinodes");
 
   /** The key of a claim, volume or class in {@code storage-objects}. */
   static String storageKey(ResourceEvent event) {

@@ -17,6 +17,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -84,11 +85,28 @@ public final class CsiVolumeManager {
   private final Function<String, java.util.Optional<CsiDriverRegistration>> drivers;
   // volume handle (driver^handle) -> pods of this node that published it
   private final Map<String, Set<String>> publishers = new HashMap<>();
+  // the inline ephemeral volumes among them, which are never attached
+  private final Set<String> inline = new HashSet<>();
 
   public CsiVolumeManager(
       Path root, Function<String, java.util.Optional<CsiDriverRegistration>> drivers) {
     this.root = root;
     this.drivers = drivers;
+  }
+
+  /**
+   * The kubelet's {@code node.status.volumesInUse}: the unique names ({@code
+   * kubernetes.io/csi/<driver>^<handle>}) of the volumes set up on this node for its pods, but the
+   * inline ephemeral ones, sorted.
+   */
+  public List<String> volumesInUse() {
+    synchronized (publishers) {
+      return publishers.keySet().stream()
+          .filter(key -> !inline.contains(key))
+          .map(key -> "kubernetes.io/csi/" + key)
+          .sorted()
+          .toList();
+    }
   }
 
   /** The global mount (staging path) of {@code handle} of {@code driver}. */
@@ -225,9 +243,11 @@ public final class CsiVolumeManager {
           "MountVolume.SetUp failed for volume \"" + spec.name() + "\" : " + e.getMessage());
     }
     synchronized (publishers) {
-      publishers
-          .computeIfAbsent(spec.driver() + "^" + spec.volumeHandle(), k -> new HashSet<>())
-          .add(podUid);
+      String key = spec.driver() + "^" + spec.volumeHandle();
+      publishers.computeIfAbsent(key, k -> new HashSet<>()).add(podUid);
+      if ("true".equals(spec.volumeContext().get(EPHEMERAL))) {
+        inline.add(key);
+      }
     }
     return target;
   }
@@ -252,10 +272,11 @@ public final class CsiVolumeManager {
                   .build())
           .getCapacityBytes();
     } catch (StatusRuntimeException e) {
+      // the kubelet's online expansion: the csi expander's error, in the operation's words
       throw new MountFailure(
-          "MountVolume.NodeExpandVolume failed for volume \""
+          "NodeExpandVolume.NodeExpandVolume failed for volume \""
               + spec.name()
-              + "\" : "
+              + "\" : Expander.NodeExpand failed to expand the volume : "
               + rpcError(e));
     }
   }
@@ -285,6 +306,7 @@ public final class CsiVolumeManager {
       last = pods.isEmpty();
       if (last) {
         publishers.remove(key);
+        inline.remove(key);
       }
     }
     if (last && stages(driver, spec)) {

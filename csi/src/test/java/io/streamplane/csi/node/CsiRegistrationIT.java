@@ -94,8 +94,11 @@ class CsiRegistrationIT {
                   + " not today");
       Files.delete(config.failPublishMarker());
 
+      assertThat(manager.volumesInUse()).isEmpty();
       Path a = manager.setUp("uid-a", spec);
       Path b = manager.setUp("uid-b", spec);
+      assertThat(manager.volumesInUse())
+          .containsExactly("kubernetes.io/csi/hostpath.csi.streamplane.io^" + handle);
       assertThat(a).isEqualTo(nodeRoot.resolve("pods/uid-a/volumes/kubernetes.io~csi/pvc-1/mount"));
       Files.writeString(a.resolve("file"), "shared");
       assertThat(b.resolve("file")).hasContent("shared");
@@ -106,8 +109,10 @@ class CsiRegistrationIT {
       manager.tearDown("uid-a", spec);
       assertThat(a).doesNotExist();
       assertThat(globalMount).exists(); // uid-b still publishes it
+      assertThat(manager.volumesInUse()).hasSize(1);
       manager.tearDown("uid-b", spec);
       assertThat(globalMount).doesNotExist();
+      assertThat(manager.volumesInUse()).isEmpty();
       assertThat(plugin.driver().volumes().directory(handle).resolve("file")).hasContent("shared");
 
       plugin.close();

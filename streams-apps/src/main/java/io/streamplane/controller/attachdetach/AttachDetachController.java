@@ -2,6 +2,9 @@ package io.streamplane.controller.attachdetach;
 
 import io.streamplane.api.CSIDriver;
 import io.streamplane.api.Event;
+import io.streamplane.api.Node;
+import io.streamplane.api.NodeStatus;
+import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.PersistentVolume;
 import io.streamplane.api.PersistentVolumeClaim;
 import io.streamplane.api.Pod;
@@ -17,8 +20,11 @@ import io.streamplane.log.UserInfo;
 import io.streamplane.schema.objects.KindObjects;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import org.apache.avro.specific.SpecificRecord;
 
@@ -29,9 +35,12 @@ import org.apache.avro.specific.SpecificRecord;
  * <p>One key, {@value #KEY}: a pod's attachment depends on its claim, the claim's volume and the
  * volume's CSIDriver, wherever they are, so they share one task, as Kubernetes runs one
  * attach/detach controller over the cluster. The cache holds the pods that use claims (reduced to
- * their identity, node, claim volumes and phase), claims, volumes, CSIDrivers, VolumeAttachments
- * and the names of the events this controller wrote; every change queues the key; converged, it
- * writes nothing.
+ * their identity, node, claim volumes and phase), claims, volumes, CSIDrivers, VolumeAttachments,
+ * the names of the events this controller wrote, each Node's {@code status.volumesInUse} (a Node
+ * event queues the key only when they change) and the pods that ended in the last {@link
+ * AttachDetachReconciler#MAX_WAIT_FOR_UNMOUNT} (deleted, Succeeded or Failed; the time the log
+ * recorded their end kept as their {@code deletionTimestamp}), which a detach waits for; every
+ * change queues the key; converged, it writes nothing.
  *
  * <p>Limits: the whole set is read on each reconcile; the key cannot be spread over instances.
  */
@@ -45,6 +54,8 @@ public final class AttachDetachController implements Controller<AttachDetachCont
   private static final String DRIVERS = KEY + "/driver/";
   private static final String ATTACHMENTS = KEY + "/va/";
   private static final String EVENTS = KEY + "/event/";
+  private static final String NODES = KEY + "/node/";
+  private static final String ENDED = KEY + "/ended/";
 
   /** Everything the reconcile reads. */
   public record View(
@@ -53,7 +64,9 @@ public final class AttachDetachController implements Controller<AttachDetachCont
       List<PersistentVolume> volumes,
       List<CSIDriver> drivers,
       List<VolumeAttachment> attachments,
-      Set<String> events) {}
+      Set<String> events,
+      Map<String, List<String>> volumesInUse,
+      List<Pod> ended) {}
 
   @Override
   public String name() {
@@ -73,6 +86,7 @@ public final class AttachDetachController implements Controller<AttachDetachCont
             || object instanceof PersistentVolumeClaim
             || object instanceof CSIDriver
             || object instanceof VolumeAttachment
+            || object instanceof Node
             || (object instanceof Pod pod && VolumeClaimController.hasClaims(pod))
             || (object instanceof Event e && ours(e));
     return concerned ? List.of(KEY) : List.of();
@@ -85,7 +99,28 @@ public final class AttachDetachController implements Controller<AttachDetachCont
           .setEncodedObject(KindObjects.encode(VolumeClaimController.reduced(pod)))
           .build();
     }
+    if (KindObjects.of(event) instanceof Node node) {
+      Node reduced =
+          Node.newBuilder()
+              .setMetadata(ObjectMeta.newBuilder().setName(node.getMetadata().getName()).build())
+              .setStatus(
+                  NodeStatus.newBuilder()
+                      .setVolumesInUse(
+                          node.getStatus() == null ? null : node.getStatus().getVolumesInUse())
+                      .build())
+              .build();
+      return ResourceEvent.newBuilder(event).setEncodedObject(KindObjects.encode(reduced)).build();
+    }
     return event;
+  }
+
+  private static List<String> volumesInUse(ResourceEvent event) {
+    if (event == null || !(KindObjects.of(event) instanceof Node node)) {
+      return List.of();
+    }
+    return node.getStatus() == null || node.getStatus().getVolumesInUse() == null
+        ? List.of()
+        : node.getStatus().getVolumesInUse();
   }
 
   private static String at(SpecificRecord object, ResourceEvent event) {
@@ -100,6 +135,8 @@ public final class AttachDetachController implements Controller<AttachDetachCont
       return DRIVERS + event.getName();
     } else if (object instanceof VolumeAttachment) {
       return ATTACHMENTS + event.getName();
+    } else if (object instanceof Node) {
+      return NODES + event.getName();
     }
     return EVENTS + namespaced;
   }
@@ -108,9 +145,41 @@ public final class AttachDetachController implements Controller<AttachDetachCont
   public boolean observe(String key, ResourceEvent event, long timestampMs, ControllerCache cache) {
     SpecificRecord object = KindObjects.of(event);
     boolean deleted = event.getType() == EventType.DELETED;
+    Instant at = Instant.ofEpochMilli(timestampMs);
+    forgetEndedBefore(at.minus(AttachDetachReconciler.MAX_WAIT_FOR_UNMOUNT), cache);
+    if (object instanceof Node) {
+      String nodeKey = at(object, event);
+      boolean changed = !volumesInUse(cache.get(nodeKey)).equals(volumesInUse(event));
+      cache.putOrDelete(nodeKey, deleted ? null : event);
+      return changed; // a heartbeat that changes nothing of it needs no reconcile
+    }
+    ResourceEvent endedBefore = cache.get(ENDED + event.getNamespace() + "/" + event.getName());
+    if (object instanceof Pod pod
+        && (deleted || AttachDetachReconciler.terminated(pod))
+        && (endedBefore == null
+            || !Objects.equals(
+                ((Pod) KindObjects.of(endedBefore)).getMetadata().getUid(),
+                pod.getMetadata().getUid()))) {
+      // when it ended, as the log recorded it: the detach of its volumes waits from then
+      Pod ended = Pod.newBuilder(pod).build();
+      ended.setMetadata(ObjectMeta.newBuilder(pod.getMetadata()).setDeletionTimestamp(at).build());
+      cache.put(
+          ENDED + event.getNamespace() + "/" + event.getName(),
+          ResourceEvent.newBuilder(event).setEncodedObject(KindObjects.encode(ended)).build());
+    }
     cache.putOrDelete(at(object, event), deleted ? null : event);
     // an event of its own, written or gone, needs no reconcile
     return !(object instanceof Event);
+  }
+
+  /** Drops the pods that ended before {@code before}: no detach waits for them any more. */
+  private static void forgetEndedBefore(Instant before, ControllerCache cache) {
+    for (var entry : cache.scan(ENDED)) {
+      Pod pod = (Pod) KindObjects.of(entry.value);
+      if (pod.getMetadata().getDeletionTimestamp().isBefore(before)) {
+        cache.delete(entry.key);
+      }
+    }
   }
 
   @Override
@@ -127,22 +196,26 @@ public final class AttachDetachController implements Controller<AttachDetachCont
     cache.values(ATTACHMENTS).forEach(e -> attachments.add((VolumeAttachment) KindObjects.of(e)));
     Set<String> events = new HashSet<>();
     cache.values(EVENTS).forEach(e -> events.add(e.getNamespace() + "/" + e.getName()));
-    return new View(pods, claims, volumes, drivers, attachments, events);
+    Map<String, List<String>> inUse = new HashMap<>();
+    cache.values(NODES).forEach(e -> inUse.put(e.getName(), volumesInUse(e)));
+    List<Pod> ended = new ArrayList<>();
+    cache.values(ENDED).forEach(e -> ended.add((Pod) KindObjects.of(e)));
+    return new View(pods, claims, volumes, drivers, attachments, events, inUse, ended);
   }
 
   @Override
   public Result reconcile(String key, View view, Expectations expectations, Instant now) {
-    return Result.of(
-        Result.by(
-            ACTOR,
-            AttachDetachReconciler.reconcile(
-                view.pods(),
-                view.claims(),
-                view.volumes(),
-                view.drivers(),
-                view.attachments(),
-                view.events(),
-                now)),
-        null);
+    AttachDetachReconciler.Outcome outcome =
+        AttachDetachReconciler.reconcile(
+            view.pods(),
+            view.claims(),
+            view.volumes(),
+            view.drivers(),
+            view.attachments(),
+            view.events(),
+            view.volumesInUse(),
+            view.ended(),
+            now);
+    return Result.of(Result.by(ACTOR, outcome.intents()), outcome.requeueAt());
   }
 }

@@ -13,12 +13,14 @@ import io.streamplane.api.VolumeAttachmentSpec;
 import io.streamplane.controller.Intent;
 import io.streamplane.schema.objects.PodEvents;
 import io.streamplane.schema.objects.VolumeAttachmentNames;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -33,15 +35,27 @@ import java.util.Set;
  * attached, {@code FailedAttachVolume} with the attacher's {@code attachError}, once per pod and
  * message (events already written are passed in by name).
  *
- * <p>Limits: a detach does not wait for the node to report the volume unmounted ({@code
- * node.status.volumesInUse}): it follows the pod's end at once; inline CSI volumes are not
- * attached.
+ * <p>An attachment no longer desired is deleted only once its node no longer reports the volume in
+ * {@code node.status.volumesInUse} ({@code kubernetes.io/csi/<driver>^<handle>}), or once {@link
+ * #MAX_WAIT_FOR_UNMOUNT} (kube-controller-manager's {@code maxWaitForUnmountDuration}) has passed
+ * since the last pod of the node using it ended ({@code ended}: the pods that ended, with the time
+ * the log recorded their end as their {@code deletionTimestamp}); with no such pod known, it is not
+ * waited for.
+ *
+ * <p>Limits: inline CSI volumes are not attached; the wait is counted from the pod's end, not from
+ * the moment the controller first wanted the detach.
  */
 public final class AttachDetachReconciler {
 
   static final String COMPONENT = "attachdetach-controller";
   static final String GROUP = "storage.k8s.io";
   static final String RESOURCE = "volumeattachments";
+
+  /** kube-controller-manager's {@code maxWaitForUnmountDuration}. */
+  static final Duration MAX_WAIT_FOR_UNMOUNT = Duration.ofMinutes(6);
+
+  /** The writes to make, and when to look again if only time can change them (or null). */
+  public record Outcome(List<Intent> intents, Instant requeueAt) {}
 
   private AttachDetachReconciler() {}
 
@@ -57,7 +71,7 @@ public final class AttachDetachReconciler {
         || csiDriver.getSpec().getAttachRequired();
   }
 
-  private static boolean terminated(Pod pod) {
+  static boolean terminated(Pod pod) {
     String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
     return "Succeeded".equals(phase) || "Failed".equals(phase);
   }
@@ -129,6 +143,25 @@ public final class AttachDetachReconciler {
       List<VolumeAttachment> attachments,
       Set<String> events,
       Instant now) {
+    return reconcile(
+            pods, claims, volumes, csiDrivers, attachments, events, Map.of(), List.of(), now)
+        .intents();
+  }
+
+  /**
+   * As above, where each node reports its {@code volumesInUse} ({@code inUse}, by node name) and
+   * {@code ended} are the pods that ended lately: a detach waits for the node.
+   */
+  public static Outcome reconcile(
+      List<Pod> pods,
+      List<PersistentVolumeClaim> claims,
+      List<PersistentVolume> volumes,
+      List<CSIDriver> csiDrivers,
+      List<VolumeAttachment> attachments,
+      Set<String> events,
+      Map<String, List<String>> inUse,
+      List<Pod> ended,
+      Instant now) {
     Map<String, Desired> desired = desired(pods, claims, volumes, csiDrivers);
     Map<String, VolumeAttachment> existing = new HashMap<>();
     attachments.forEach(a -> existing.put(a.getMetadata().getName(), a));
@@ -171,18 +204,70 @@ public final class AttachDetachReconciler {
         }
       }
     }
+    Map<String, PersistentVolume> pvs = new HashMap<>();
+    volumes.forEach(v -> pvs.put(v.getMetadata().getName(), v));
+    Instant requeueAt = null;
     for (VolumeAttachment attachment : attachments) {
       ObjectMeta meta = attachment.getMetadata();
       VolumeAttachmentSource source =
           attachment.getSpec() == null ? null : attachment.getSpec().getSource();
-      if (!desired.containsKey(meta.getName())
-          && meta.getDeletionTimestamp() == null
-          && source != null
-          && source.getPersistentVolumeName() != null) {
-        intents.add(Intent.delete(RESOURCE, GROUP, attachment, null));
+      if (desired.containsKey(meta.getName())
+          || meta.getDeletionTimestamp() != null
+          || source == null
+          || source.getPersistentVolumeName() == null) {
+        continue;
+      }
+      Instant waitUntil = mountedUntil(attachment, pvs, inUse, ended);
+      if (waitUntil != null && now.isBefore(waitUntil)) {
+        requeueAt = requeueAt == null || waitUntil.isBefore(requeueAt) ? waitUntil : requeueAt;
+        continue; // still mounted on its node
+      }
+      intents.add(Intent.delete(RESOURCE, GROUP, attachment, null));
+    }
+    return new Outcome(intents, requeueAt);
+  }
+
+  /**
+   * When the wait for the node to unmount the attachment's volume ends: null when the node does not
+   * report it in use; else {@link #MAX_WAIT_FOR_UNMOUNT} after the latest end of a pod of the node
+   * that used the volume's claim (its {@code claimRef}), or null when none is known.
+   */
+  private static Instant mountedUntil(
+      VolumeAttachment attachment,
+      Map<String, PersistentVolume> pvs,
+      Map<String, List<String>> inUse,
+      List<Pod> ended) {
+    String node = attachment.getSpec().getNodeName();
+    PersistentVolume pv = pvs.get(attachment.getSpec().getSource().getPersistentVolumeName());
+    if (pv == null || pv.getSpec() == null || pv.getSpec().getCsi() == null) {
+      return null;
+    }
+    String unique =
+        "kubernetes.io/csi/"
+            + pv.getSpec().getCsi().getDriver()
+            + "^"
+            + pv.getSpec().getCsi().getVolumeHandle();
+    if (!inUse.getOrDefault(node, List.of()).contains(unique)) {
+      return null;
+    }
+    var claimRef = pv.getSpec().getClaimRef();
+    Instant lastEnd = null;
+    for (Pod pod : ended) {
+      if (claimRef == null
+          || !node.equals(pod.getSpec().getNodeName())
+          || !Objects.equals(claimRef.getNamespace(), pod.getMetadata().getNamespace())
+          || pod.getMetadata().getDeletionTimestamp() == null
+          || pod.getSpec().getVolumes() == null) {
+        continue;
+      }
+      for (Volume volume : pod.getSpec().getVolumes()) {
+        if (claimRef.getName().equals(claimOf(pod, volume))) {
+          Instant end = pod.getMetadata().getDeletionTimestamp();
+          lastEnd = lastEnd == null || end.isAfter(lastEnd) ? end : lastEnd;
+        }
       }
     }
-    return intents;
+    return lastEnd == null ? null : lastEnd.plus(MAX_WAIT_FOR_UNMOUNT);
   }
 
   private static void event(

@@ -14,6 +14,7 @@ import io.streamplane.log.PlacedPod;
 import io.streamplane.log.ResourceEvent;
 import io.streamplane.scheduler.SchedulerEvents;
 import io.streamplane.scheduler.SchedulerMetrics;
+import io.streamplane.scheduler.framework.NodeVolumeLimits;
 import io.streamplane.scheduler.framework.PodRequests;
 import io.streamplane.scheduler.framework.Resources;
 import io.streamplane.schema.objects.KindObjects;
@@ -44,16 +45,17 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * place is taken in the ledger and the BIND command written, in one transaction — otherwise it is
  * answered with a {@link BindRejection} and the pod goes back to its scheduler's queue.
  *
- * <p>Invariant: the requests held in a node's ledger never exceed its allocatable, whatever the
- * number of schedulers proposing; every place granted is written to {@code node-usage}, the
- * schedulers' view. Each ledger entry and each {@code NodeUsage.allocated} holds a pod's (a node's)
- * requests and also its non-zero CPU and memory ({@link PodRequests#toMap}): only the requests are
- * checked against allocatable; the non-zero sums are there for the schedulers' LeastAllocated
- * score, so that best-effort pods spread. Places are released when a pod is deleted or finishes
- * (Succeeded, Failed), and when a BIND was not confirmed by the pod's event within {@link
- * #CONFIRM_WITHIN} (the pod was deleted, or bound elsewhere, in between). Pods bound without the
- * scheduler (spec.nodeName set by hand) are counted when their event arrives, even if that
- * over-commits the node, as the kubelet would still run them.
+ * <p>Invariant: the requests held in a node's ledger never exceed its allocatable, nor its pods'
+ * distinct CSI volumes ({@link PodRequests#volumes}) the limits the request carries ({@link
+ * NodeVolumeLimits#exceeds}), whatever the number of schedulers proposing; every place granted is
+ * written to {@code node-usage}, the schedulers' view. Each ledger entry and each {@code
+ * NodeUsage.allocated} holds a pod's (a node's) requests and also its non-zero CPU and memory
+ * ({@link PodRequests#toMap}): only the requests are checked against allocatable; the non-zero sums
+ * are there for the schedulers' LeastAllocated score, so that best-effort pods spread. Places are
+ * released when a pod is deleted or finishes (Succeeded, Failed), and when a BIND was not confirmed
+ * by the pod's event within {@link #CONFIRM_WITHIN} (the pod was deleted, or bound elsewhere, in
+ * between). Pods bound without the scheduler (spec.nodeName set by hand) are counted when their
+ * event arrives, even if that over-commits the node, as the kubelet would still run them.
  */
 public final class Binder implements Processor<String, SpecificRecord, String, SpecificRecord> {
 
@@ -120,13 +122,20 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
       return;
     }
     Resources allocatable = Resources.allocatableOf(known.getNode());
-    Resources wanted = Resources.fromMap(request.getRequests());
+    PodRequests wanted = PodRequests.fromMap(request.getRequests());
+    PodRequests allocated = allocated(ledger);
     List<String> insufficient =
-        wanted.insufficientIn(allocatable.minus(allocated(ledger).requests())).stream()
+        wanted.requests().insufficientIn(allocatable.minus(allocated.requests())).stream()
             .map(name -> name.equals(Resources.PODS) ? "Too many pods" : "Insufficient " + name)
             .toList();
     if (!insufficient.isEmpty()) {
       reject(request, String.join(", ", insufficient), timestamp);
+      return;
+    }
+    if (!request.getVolumeLimits().isEmpty()
+        && NodeVolumeLimits.exceeds(
+            allocated.volumes(), wanted.volumes().keySet(), request.getVolumeLimits())) {
+      reject(request, NodeVolumeLimits.MAX_VOLUME_COUNT, timestamp);
       return;
     }
     Map<String, Map<String, Long>> pods = new HashMap<>(ledger.getPods());

@@ -1,6 +1,7 @@
 package io.streamplane.scheduler.framework;
 
 import io.streamplane.api.Node;
+import java.util.Map;
 
 /**
  * One node as the scheduler sees it: the Node object, what it offers ({@link
@@ -13,13 +14,25 @@ import io.streamplane.api.Node;
  * constructor uses {@code requested} for both, which is exact only when every placed pod requests
  * CPU and memory: a node of best-effort pods would look empty to LeastAllocated.
  *
+ * <p>{@code volumes} are the CSI volumes the placed pods use ({@link PodRequests#volumes}: each
+ * volume's key and how many of the pods use it), which {@link NodeVolumeLimits} counts.
+ *
  * <p>Immutable: {@link #withPod} and {@link #withoutPod} return new values.
  */
 public record NodeInfo(
-    Node node, Resources allocatable, Resources requested, Resources nonZeroRequested) {
+    Node node,
+    Resources allocatable,
+    Resources requested,
+    Resources nonZeroRequested,
+    Map<String, Long> volumes) {
 
   public NodeInfo(Node node, Resources allocatable, Resources requested) {
     this(node, allocatable, requested, requested);
+  }
+
+  public NodeInfo(
+      Node node, Resources allocatable, Resources requested, Resources nonZeroRequested) {
+    this(node, allocatable, requested, nonZeroRequested, Map.of());
   }
 
   /** A node with nothing placed on it yet. */
@@ -30,7 +43,11 @@ public record NodeInfo(
   /** A node with {@code placed} (the sums over the pods placed on it) already requested. */
   public static NodeInfo of(Node node, PodRequests placed) {
     return new NodeInfo(
-        node, Resources.allocatableOf(node), placed.requests(), placed.nonZeroRequests());
+        node,
+        Resources.allocatableOf(node),
+        placed.requests(),
+        placed.nonZeroRequests(),
+        placed.volumes());
   }
 
   public String name() {
@@ -42,7 +59,8 @@ public record NodeInfo(
         node,
         allocatable,
         requested.plus(pod.requests()),
-        nonZeroRequested.plus(pod.nonZeroRequests()));
+        nonZeroRequested.plus(pod.nonZeroRequests()),
+        PodRequests.combine(volumes, pod.volumes(), 1));
   }
 
   public NodeInfo withoutPod(PodRequests pod) {
@@ -50,6 +68,7 @@ public record NodeInfo(
         node,
         allocatable,
         requested.minus(pod.requests()),
-        nonZeroRequested.minus(pod.nonZeroRequests()));
+        nonZeroRequested.minus(pod.nonZeroRequests()),
+        PodRequests.combine(volumes, pod.volumes(), -1));
   }
 }

@@ -30,10 +30,21 @@ import java.util.Map;
  * NodeUsage.allocated} without a schema change; readers of the requests alone ({@link
  * Resources#fromMap}) ignore the two extra keys.
  *
+ * <p>{@link #volumes} are the CSI volumes the pod uses ({@link NodeVolumeLimits#of}: {@code
+ * <driver>^<volume>} → 1), or, in a sum, the number of the node's pods using each; {@link #toMap}
+ * writes them under {@link Resources#VOLUME}{@code <driver>^<volume>}, so a node's ledger knows its
+ * distinct volumes. {@link #of} leaves them empty: resolving a pod's claims needs the cluster's
+ * objects.
+ *
  * <p>Limits: restartable ("sidecar") init containers and pod-level resources are not modelled (the
  * schema has neither); a malformed quantity throws IllegalArgumentException.
  */
-public record PodRequests(Resources requests, Resources nonZeroRequests) {
+public record PodRequests(
+    Resources requests, Resources nonZeroRequests, Map<String, Long> volumes) {
+
+  public PodRequests(Resources requests, Resources nonZeroRequests) {
+    this(requests, nonZeroRequests, Map.of());
+  }
 
   /** kube-scheduler's {@code DefaultMilliCPURequest}. */
   public static final long DEFAULT_MILLI_CPU_REQUEST = 100;
@@ -44,10 +55,34 @@ public record PodRequests(Resources requests, Resources nonZeroRequests) {
   /** Nothing requested, no pod: the sum over an empty node. */
   public static final PodRequests NONE = new PodRequests(Resources.ZERO, Resources.ZERO);
 
-  /** Both sums, per dimension. */
+  /** Both sums, per dimension, and the volumes' pods. */
   public PodRequests plus(PodRequests other) {
     return new PodRequests(
-        requests.plus(other.requests), nonZeroRequests.plus(other.nonZeroRequests));
+        requests.plus(other.requests),
+        nonZeroRequests.plus(other.nonZeroRequests),
+        combine(volumes, other.volumes, 1));
+  }
+
+  /** The same requests, using {@code volumes} (each used once). */
+  public PodRequests withVolumes(Map<String, Long> volumes) {
+    return new PodRequests(requests, nonZeroRequests, Map.copyOf(volumes));
+  }
+
+  /**
+   * Per volume key, {@code a + sign * b}; keys left at zero or below are dropped. Returns one of
+   * the maps itself when the other is empty and {@code sign} is 1.
+   */
+  static Map<String, Long> combine(Map<String, Long> a, Map<String, Long> b, int sign) {
+    if (b.isEmpty()) {
+      return a;
+    }
+    if (a.isEmpty() && sign > 0) {
+      return b;
+    }
+    Map<String, Long> sum = new HashMap<>(a);
+    b.forEach((key, n) -> sum.merge(key, sign * n, (x, y) -> x + y > 0 ? x + y : null));
+    sum.values().removeIf(n -> n <= 0);
+    return sum;
   }
 
   /**
@@ -59,6 +94,7 @@ public record PodRequests(Resources requests, Resources nonZeroRequests) {
     Map<String, Long> map = requests.toMap();
     map.put(Resources.NON_ZERO_CPU, nonZeroRequests.milliCpu());
     map.put(Resources.NON_ZERO_MEMORY, nonZeroRequests.memory());
+    volumes.forEach((key, n) -> map.put(Resources.VOLUME + key, n));
     return map;
   }
 
@@ -68,10 +104,19 @@ public record PodRequests(Resources requests, Resources nonZeroRequests) {
    */
   public static PodRequests fromMap(Map<String, Long> map) {
     Resources requests = Resources.fromMap(map);
+    Map<String, Long> volumes = Map.of();
+    for (Map.Entry<String, Long> e : map.entrySet()) {
+      if (e.getKey().startsWith(Resources.VOLUME) && e.getValue() > 0) {
+        if (volumes.isEmpty()) {
+          volumes = new HashMap<>();
+        }
+        volumes.put(e.getKey().substring(Resources.VOLUME.length()), e.getValue());
+      }
+    }
     Long cpu = map.get(Resources.NON_ZERO_CPU);
     Long memory = map.get(Resources.NON_ZERO_MEMORY);
     if (cpu == null && memory == null) {
-      return new PodRequests(requests, requests);
+      return new PodRequests(requests, requests, volumes);
     }
     return new PodRequests(
         requests,
@@ -79,7 +124,8 @@ public record PodRequests(Resources requests, Resources nonZeroRequests) {
             cpu == null ? requests.milliCpu() : cpu,
             memory == null ? requests.memory() : memory,
             requests.ephemeralStorage(),
-            requests.pods()));
+            requests.pods()),
+        volumes);
   }
 
   public static PodRequests of(Pod pod) {

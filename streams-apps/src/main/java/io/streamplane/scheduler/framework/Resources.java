@@ -16,11 +16,12 @@ import java.util.Map;
  * request leaves at zero never fails, however full the node is, so a pod without requests still
  * fits a node whose CPU is fully requested. {@link #toMap} / {@link #fromMap} use the Kubernetes
  * resource names ({@code cpu} in milli-units) so a ledger can be stored as a plain map; the same
- * maps may also hold {@link #NON_ZERO_CPU} and {@link #NON_ZERO_MEMORY} (see {@link
- * PodRequests#toMap}), which {@link #fromMap} ignores: they are not requests.
+ * maps may also hold {@link #NON_ZERO_CPU}, {@link #NON_ZERO_MEMORY} and {@link #VOLUME} keys (see
+ * {@link PodRequests#toMap}), which {@link #fromMap} ignores: they are not requests.
  *
- * <p>Limits: extended resources ({@code nvidia.com/gpu}), hugepages and attachable volumes are not
- * accounted for; quantities for them are ignored. Sums saturate instead of overflowing.
+ * <p>Limits: extended resources ({@code nvidia.com/gpu}) and hugepages are not accounted for;
+ * quantities for them are ignored (attachable volumes are {@link NodeVolumeLimits}'s). Sums
+ * saturate instead of overflowing.
  */
 public record Resources(long milliCpu, long memory, long ephemeralStorage, long pods) {
 
@@ -37,6 +38,13 @@ public record Resources(long milliCpu, long memory, long ephemeralStorage, long 
   public static final String NON_ZERO_CPU = "non-zero:cpu";
 
   public static final String NON_ZERO_MEMORY = "non-zero:memory";
+
+  /**
+   * The prefix of the keys, in the same maps, of the CSI volumes a pod uses ({@link
+   * PodRequests#volumes}): {@code volume:<driver>^<volume>}, the number of pods using it. Not a
+   * request either.
+   */
+  public static final String VOLUME = "volume:";
 
   private static final List<String> KEYS =
       List.of(CPU, MEMORY, EPHEMERAL_STORAGE, PODS, NON_ZERO_CPU, NON_ZERO_MEMORY);
@@ -125,7 +133,7 @@ public record Resources(long milliCpu, long memory, long ephemeralStorage, long 
    */
   public static Resources fromMap(Map<String, Long> map) {
     for (String key : map.keySet()) {
-      if (!KEYS.contains(key)) {
+      if (!KEYS.contains(key) && !key.startsWith(VOLUME)) {
         throw new IllegalArgumentException(
             "unknown resource '" + key + "'; expected cpu, memory, ephemeral-storage or pods");
       }

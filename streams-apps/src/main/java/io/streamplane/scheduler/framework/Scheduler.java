@@ -26,9 +26,10 @@ import java.util.SplittableRandom;
  * same decision (replay) and a caller varies the seed to spread start offsets.
  *
  * <p>Limits: no nominated pods beyond a queue task's own, no port, topology-spread or inter-pod
- * affinity plugins (VolumeBinding: {@link VolumeBinding}; preemption: {@link Preemption});
- * filtering is sequential where Kubernetes uses 16 goroutines (so, unlike Kubernetes, the feasible
- * set found is exactly the first ones in offset order).
+ * affinity plugins (VolumeBinding: {@link VolumeBinding}; NodeVolumeLimits: {@link
+ * NodeVolumeLimits}; preemption: {@link Preemption}, which frees no volumes); filtering is
+ * sequential where Kubernetes uses 16 goroutines (so, unlike Kubernetes, the feasible set found is
+ * exactly the first ones in offset order).
  */
 public final class Scheduler {
 
@@ -59,16 +60,19 @@ public final class Scheduler {
    */
   public static ScheduleResult schedule(
       Pod pod, List<NodeInfo> nodes, SchedulerConfig config, long seed) {
-    return schedule(pod, nodes, null, List.of(), config, seed, VolumeBinding.none());
+    return schedule(
+        pod, nodes, null, List.of(), config, seed, VolumeBinding.none(), NodeVolumeLimits.none());
   }
 
   /**
    * Chooses a node for {@code pod} whose claims are {@code volumes} ({@link VolumeBinding}'s
    * PreFilter already run): a PreFilter failure makes the pod unschedulable everywhere with its
-   * message, as kube-scheduler's {@code FitError} words it; otherwise VolumeBinding filters after
-   * NodeResourcesFit, as in the default profile. When no node fits, runs {@link Preemption} (the
-   * PostFilter) over {@code placed}, the pods each node holds, and {@code budgets}; nodes a volume
-   * rules out are unresolvable, so preemption leaves them alone.
+   * message, as kube-scheduler's {@code FitError} words it; otherwise NodeVolumeLimits ({@code
+   * limits}) and VolumeBinding filter after NodeResourcesFit, as in the default profile, and the
+   * result's requests carry the pod's CSI volumes ({@link NodeVolumeLimits#volumes}). When no node
+   * fits, runs {@link Preemption} (the PostFilter) over {@code placed}, the pods each node holds,
+   * and {@code budgets}; nodes a volume rules out are unresolvable, so preemption leaves them
+   * alone.
    *
    * @param placed the pods of each node, by node name; null: no preemption is attempted (the
    *     message then says what kube-scheduler says when no victim is found)
@@ -81,6 +85,19 @@ public final class Scheduler {
       SchedulerConfig config,
       long seed,
       VolumeBinding volumes) {
+    return schedule(pod, nodes, placed, budgets, config, seed, volumes, NodeVolumeLimits.none());
+  }
+
+  /** As above, with NodeVolumeLimits' view of the pod's CSI volumes. */
+  public static ScheduleResult schedule(
+      Pod pod,
+      List<NodeInfo> nodes,
+      Map<String, List<PlacedPod>> placed,
+      List<PodDisruptionBudget> budgets,
+      SchedulerConfig config,
+      long seed,
+      VolumeBinding volumes,
+      NodeVolumeLimits limits) {
     if (!config.responsibleFor(pod)) {
       throw new IllegalArgumentException(
           "pod asks for scheduler '"
@@ -90,6 +107,9 @@ public final class Scheduler {
               + "'");
     }
     PodRequests requests = PodRequests.of(pod);
+    if (limits != NodeVolumeLimits.none()) {
+      requests = requests.withVolumes(limits.volumes());
+    }
     int all = nodes.size();
     if (all == 0) {
       return ScheduleResult.failed(requests, NO_NODES);
@@ -106,7 +126,9 @@ public final class Scheduler {
     List<NodeInfo> feasible = new ArrayList<>(Math.min(toFind, all));
     for (int i = 0; i < all && feasible.size() < toFind; i++) {
       NodeInfo node = nodes.get((start + i) % all);
-      if (passes(pod, requests, node) && volumes.reject(node).isEmpty()) {
+      if (passes(pod, requests, node)
+          && limits.reject(node).isEmpty()
+          && volumes.reject(node).isEmpty()) {
         feasible.add(node);
       }
     }
@@ -116,6 +138,9 @@ public final class Scheduler {
       Map<String, Rejection> rejections = new LinkedHashMap<>(all * 2);
       for (NodeInfo node : nodes) {
         Rejection rejection = firstRejection(pod, requests, node);
+        if (rejection == null) {
+          rejection = limits.reject(node).orElse(null);
+        }
         rejections.put(
             node.name(), rejection != null ? rejection : volumes.reject(node).orElseThrow());
       }

@@ -1,6 +1,7 @@
 package io.streamplane.scheduler.framework;
 
 import io.streamplane.api.CSIDriver;
+import io.streamplane.api.CSINode;
 import io.streamplane.api.CSIStorageCapacity;
 import io.streamplane.api.Node;
 import io.streamplane.api.ObjectMeta;
@@ -80,6 +81,11 @@ public final class VolumeBinding {
 
     /** The CSIDriver of that name, or null. */
     default CSIDriver csiDriver(String name) {
+      return null;
+    }
+
+    /** The CSINode of that node, or null. */
+    default CSINode csiNode(String name) {
       return null;
     }
 

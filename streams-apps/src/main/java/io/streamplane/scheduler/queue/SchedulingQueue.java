@@ -1,6 +1,7 @@
 package io.streamplane.scheduler.queue;
 
 import io.streamplane.api.CSIDriver;
+import io.streamplane.api.CSINode;
 import io.streamplane.api.CSIStorageCapacity;
 import io.streamplane.api.Node;
 import io.streamplane.api.PersistentVolume;
@@ -21,6 +22,7 @@ import io.streamplane.log.ResourceEvent;
 import io.streamplane.scheduler.SchedulerEvents;
 import io.streamplane.scheduler.SchedulerMetrics;
 import io.streamplane.scheduler.framework.NodeInfo;
+import io.streamplane.scheduler.framework.NodeVolumeLimits;
 import io.streamplane.scheduler.framework.PodRequests;
 import io.streamplane.scheduler.framework.Preemption;
 import io.streamplane.scheduler.framework.ScheduleResult;
@@ -401,8 +403,10 @@ public final class SchedulingQueue
     long started = System.nanoTime();
     ScheduleResult result;
     VolumeBinding volumes;
+    NodeVolumeLimits limits;
     try {
       volumes = VolumeBinding.of(pod, volumeObjects);
+      limits = NodeVolumeLimits.of(pod, volumeObjects);
       result =
           Scheduler.schedule(
               pod,
@@ -411,7 +415,8 @@ public final class SchedulingQueue
               budgets.all(),
               config,
               seed(podKey, queued),
-              volumes);
+              volumes,
+              limits);
     } catch (RuntimeException e) {
       SchedulerMetrics.attempted(config.schedulerName(), "error", seconds(started));
       throw e;
@@ -439,6 +444,7 @@ public final class SchedulingQueue
               .setPodName(pod.getMetadata().getName())
               .setNodeName(result.nodeName())
               .setRequests(result.requests().toMap())
+              .setVolumeLimits(limits.limitsOn(result.nodeName()))
               .setSchedulerId(schedulerId)
               .setAttempt(queued.getAttempts() + 1)
               .build();
@@ -529,6 +535,11 @@ public final class SchedulingQueue
       @Override
       public CSIDriver csiDriver(String name) {
         return object(store, volumeKey("csidrivers", "", name));
+      }
+
+      @Override
+      public CSINode csiNode(String name) {
+        return object(store, volumeKey("csinodes", "", name));
       }
 
       @Override

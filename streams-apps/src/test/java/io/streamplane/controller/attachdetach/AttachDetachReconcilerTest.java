@@ -12,9 +12,12 @@ import io.streamplane.api.VolumeAttachment;
 import io.streamplane.controller.Intent;
 import io.streamplane.log.CommandVerb;
 import io.streamplane.schema.objects.VolumeAttachmentNames;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.function.BiFunction;
 import org.junit.jupiter.api.Test;
 
 /** The attach/detach controller over pods, claims, volumes, drivers and attachments. */
@@ -206,5 +209,74 @@ class AttachDetachReconcilerTest {
                 Set.of()))
         .as("already being detached")
         .isEmpty();
+  }
+
+  @Test
+  void aDetachWaitsUntilTheNodeNoLongerReportsTheVolumeInUseOrSixMinutesAfterThePodEnded() {
+    PersistentVolume bound =
+        avro(
+            "{'metadata':{'name':'pv1'},'spec':{'accessModes':['ReadWriteOnce'],'capacity':"
+                + "{'storage':'1Gi'},'csi':{'driver':'"
+                + DRIVER
+                + "','volumeHandle':'h-1'},'claimRef':{'namespace':'default','name':'data'}}}",
+            PersistentVolume.class);
+    Pod ended = pod("a", "node-0", "Running");
+    ended.getMetadata().setDeletionTimestamp(NOW.minusSeconds(60));
+    VolumeAttachment attached = attachment("", "'attached':true");
+    String unique = "kubernetes.io/csi/" + DRIVER + "^h-1";
+    BiFunction<Map<String, List<String>>, Instant, AttachDetachReconciler.Outcome> reconcile =
+        (inUse, now) ->
+            AttachDetachReconciler.reconcile(
+                List.of(),
+                List.of(claim("pv1")),
+                List.of(bound),
+                List.of(driver(DRIVER, true)),
+                List.of(attached),
+                Set.of(),
+                inUse,
+                List.of(ended),
+                now);
+
+    AttachDetachReconciler.Outcome mounted =
+        reconcile.apply(Map.of("node-0", List.of(unique)), NOW);
+    assertThat(mounted.intents()).as("the node still reports the volume in use").isEmpty();
+    assertThat(mounted.requeueAt()).isEqualTo(NOW.minusSeconds(60).plus(Duration.ofMinutes(6)));
+
+    for (Map<String, List<String>> unmounted :
+        List.of(
+            Map.<String, List<String>>of(),
+            Map.of("node-0", List.of("kubernetes.io/csi/other^h-2")),
+            Map.of("node-1", List.of(unique)))) {
+      AttachDetachReconciler.Outcome detached = reconcile.apply(unmounted, NOW);
+      assertThat(detached.intents())
+          .singleElement()
+          .satisfies(
+              i -> {
+                assertThat(i.verb()).isEqualTo(CommandVerb.DELETE);
+                assertThat(i.name()).isEqualTo(NAME);
+              });
+      assertThat(detached.requeueAt()).isNull();
+    }
+    // maxWaitForUnmountDuration after the pod's end, the detach goes ahead regardless
+    assertThat(
+            reconcile
+                .apply(Map.of("node-0", List.of(unique)), NOW.plus(Duration.ofMinutes(5)))
+                .intents())
+        .singleElement()
+        .satisfies(i -> assertThat(i.verb()).isEqualTo(CommandVerb.DELETE));
+    // in use, but no pod of the node is known to have ended lately: nothing to wait for
+    assertThat(
+            AttachDetachReconciler.reconcile(
+                    List.of(),
+                    List.of(claim("pv1")),
+                    List.of(bound),
+                    List.of(driver(DRIVER, true)),
+                    List.of(attached),
+                    Set.of(),
+                    Map.of("node-0", List.of(unique)),
+                    List.of(),
+                    NOW)
+                .intents())
+        .hasSize(1);
   }
 }

@@ -2,19 +2,125 @@ package io.streamplane.scheduler.binder;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.streamplane.api.Node;
+import io.streamplane.api.NodeStatus;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.Pod;
 import io.streamplane.api.PodSpec;
 import io.streamplane.api.PodStatus;
+import io.streamplane.log.BindRejection;
+import io.streamplane.log.BindRequest;
+import io.streamplane.log.EventType;
 import io.streamplane.log.NodeLedger;
+import io.streamplane.log.NodeUsage;
 import io.streamplane.log.PlacedPod;
+import io.streamplane.log.ResourceEvent;
+import io.streamplane.log.UserInfo;
+import io.streamplane.scheduler.SchedulerTopology;
 import io.streamplane.scheduler.framework.PodRequests;
 import io.streamplane.scheduler.framework.Resources;
+import io.streamplane.schema.objects.KindObjects;
+import io.streamplane.schema.serde.InMemorySchemaCatalog;
+import io.streamplane.topics.TopicLayout;
+import io.streamplane.topics.Topics;
 import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
 import org.junit.jupiter.api.Test;
 
 class BinderTest {
+
+  @Test
+  void theBinderRefusesAPlaceThatWouldExceedTheVolumeLimitTheRequestCarries() {
+    Topics topics = new Topics(TopicLayout.singleBroker("t"), new InMemorySchemaCatalog());
+    Properties props = new Properties();
+    props.put(StreamsConfig.APPLICATION_ID_CONFIG, "binder-volumes");
+    props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+    props.put(
+        StreamsConfig.STATE_DIR_CONFIG,
+        System.getProperty("java.io.tmpdir") + "/binder-test-" + UUID.randomUUID());
+    try (TopologyTestDriver driver =
+        new TopologyTestDriver(
+            SchedulerTopology.binder(topics), props, Instant.parse("2026-11-22T10:00:00Z"))) {
+      TestInputTopic<String, ResourceEvent> events =
+          driver.createInputTopic(
+              topics.events().name(),
+              Serdes.String().serializer(),
+              topics.events().valueSerde().serializer());
+      TestInputTopic<String, BindRequest> requests =
+          driver.createInputTopic(
+              topics.bindRequests().name(),
+              Serdes.String().serializer(),
+              topics.bindRequests().valueSerde().serializer());
+      TestOutputTopic<String, BindRejection> rejections =
+          driver.createOutputTopic(
+              topics.bindRejections().name(),
+              Serdes.String().deserializer(),
+              topics.bindRejections().valueSerde().deserializer());
+      TestOutputTopic<String, NodeUsage> usage =
+          driver.createOutputTopic(
+              topics.nodeUsage().name(),
+              Serdes.String().deserializer(),
+              topics.nodeUsage().valueSerde().deserializer());
+      Node node =
+          Node.newBuilder()
+              .setMetadata(ObjectMeta.newBuilder().setName("node-1").build())
+              .setStatus(
+                  NodeStatus.newBuilder()
+                      .setAllocatable(new HashMap<>(Map.of("cpu", "4", "pods", "110")))
+                      .build())
+              .build();
+      events.pipeInput(
+          "nodes.//node-1",
+          ResourceEvent.newBuilder()
+              .setType(EventType.ADDED)
+              .setResource("nodes")
+              .setName("node-1")
+              .setEncodedObject(KindObjects.encode(node))
+              .setResourceVersion(1)
+              .setCommandId("c1")
+              .setActor(UserInfo.newBuilder().setUsername("test").setGroups(List.of()).build())
+              .build());
+
+      requests.pipeInput("node-1", withVolume("a", "d^default/a"));
+      requests.pipeInput("node-1", withVolume("b", "d^default/b"));
+      requests.pipeInput("node-1", withVolume("c", "d^default/a")); // the same volume as a
+
+      assertThat(rejections.readValuesToList())
+          .singleElement()
+          .satisfies(
+              r -> {
+                assertThat(r.getRequest().getPodName()).isEqualTo("b");
+                assertThat(r.getReason()).isEqualTo("node(s) exceed max volume count");
+              });
+      List<NodeUsage> published = usage.readValuesToList();
+      Map<String, Long> allocated = published.get(published.size() - 1).getAllocated();
+      assertThat(allocated).containsEntry("volume:d^default/a", 2L);
+      assertThat(allocated).doesNotContainKey("volume:d^default/b");
+      assertThat(allocated).containsEntry("pods", 2L);
+    }
+  }
+
+  private static BindRequest withVolume(String pod, String volume) {
+    return BindRequest.newBuilder()
+        .setPodKey("pods./default/" + pod)
+        .setPodUid("uid-" + pod)
+        .setNamespace("default")
+        .setPodName(pod)
+        .setNodeName("node-1")
+        .setRequests(Map.of("cpu", 100L, "pods", 1L, Resources.VOLUME + volume, 1L))
+        .setVolumeLimits(Map.of("d", 1))
+        .setSchedulerId("t")
+        .build();
+  }
 
   @Test
   void aLedgerSumsRequestsAndNonZeroRequestsAndReadsEntriesWrittenBeforeTheNonZeroKeys() {

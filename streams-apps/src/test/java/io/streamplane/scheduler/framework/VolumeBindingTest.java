@@ -7,6 +7,7 @@ import static io.streamplane.scheduler.framework.Fixtures.withLabels;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.streamplane.api.CSIDriver;
+import io.streamplane.api.CSINode;
 import io.streamplane.api.CSIStorageCapacity;
 import io.streamplane.api.PersistentVolume;
 import io.streamplane.api.PersistentVolumeClaim;
@@ -23,12 +24,36 @@ class VolumeBindingTest {
 
   private static final SchedulerConfig DEFAULTS = SchedulerConfig.defaults();
 
-  private static final class Cluster implements VolumeBinding.Objects {
+  static final class Cluster implements VolumeBinding.Objects {
     final Map<String, PersistentVolumeClaim> claims = new HashMap<>();
     final Map<String, PersistentVolume> volumes = new HashMap<>();
     final Map<String, StorageClass> classes = new HashMap<>();
     final Map<String, CSIDriver> drivers = new HashMap<>();
     final List<CSIStorageCapacity> capacities = new ArrayList<>();
+    final Map<String, CSINode> csiNodes = new HashMap<>();
+
+    /** The node's CSINode with one driver of that allocatable count (null: none). */
+    Cluster csiNode(String node, String driver, Integer count) {
+      csiNodes.put(
+          node,
+          avro(
+              "{'metadata':{'name':'"
+                  + node
+                  + "'},'spec':{'drivers':[{'name':'"
+                  + driver
+                  + "','nodeID':'"
+                  + node
+                  + "'"
+                  + (count == null ? "" : ",'allocatable':{'count':" + count + "}")
+                  + "}]}}",
+              CSINode.class));
+      return this;
+    }
+
+    @Override
+    public CSINode csiNode(String name) {
+      return csiNodes.get(name);
+    }
 
     Cluster driver(String name, boolean storageCapacity) {
       drivers.put(
@@ -140,7 +165,7 @@ class VolumeBindingTest {
     }
   }
 
-  private static Pod pod(String volumes) {
+  static Pod pod(String volumes) {
     return avro(
         "{'metadata':{'name':'web','namespace':'default','uid':'uid-web'},'spec':{"
             + "'containers':[{'name':'c','image':'i'}],'volumes':["
