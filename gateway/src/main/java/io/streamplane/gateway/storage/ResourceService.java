@@ -24,6 +24,7 @@ import io.streamplane.gateway.history.HistoryIndex;
 import io.streamplane.gateway.history.ObjectVersion;
 import io.streamplane.gateway.history.VersionsJson;
 import io.streamplane.gateway.metrics.GatewayMetrics;
+import io.streamplane.gateway.patch.CustomResourcePatchSchema;
 import io.streamplane.gateway.patch.JsonMergePatch;
 import io.streamplane.gateway.patch.JsonPatch;
 import io.streamplane.gateway.patch.PatchException;
@@ -31,6 +32,7 @@ import io.streamplane.gateway.patch.PatchSchema;
 import io.streamplane.gateway.patch.StrategicMergePatch;
 import io.streamplane.gateway.write.CommandLog;
 import io.streamplane.kinds.ResourceType;
+import io.streamplane.kinds.apiextensions.CustomResourceStrategy;
 import io.streamplane.kinds.validation.FieldErrors;
 import io.streamplane.log.CommandResult;
 import io.streamplane.log.CommandVerb;
@@ -914,6 +916,9 @@ public final class ResourceService {
   }
 
   private static PatchSchema schema(ResourceType type) {
+    if (type.strategy() instanceof CustomResourceStrategy custom) {
+      return CustomResourcePatchSchema.of(custom);
+    }
     return PatchSchema.forKind(type.groupVersion(), type.kind()).orElse(PatchSchema.EMPTY);
   }
 

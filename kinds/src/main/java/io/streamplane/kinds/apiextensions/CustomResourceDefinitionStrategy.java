@@ -416,6 +416,13 @@ public final class CustomResourceDefinitionStrategy implements KindStrategy {
     if (type.equals("array") && !schema.has("items")) {
       causes.add(FieldErrors.required(path + ".items", "must be specified"));
     }
+    if (schema.path("uniqueItems").asBoolean(false)) {
+      causes.add(
+          FieldErrors.forbidden(
+              path + ".uniqueItems",
+              "uniqueItems cannot be set to true since the runtime complexity becomes quadratic"));
+    }
+    ListTypes.validateMarkers(schema, path, causes);
     causes.addAll(ValidationRules.compileErrors(schema, path));
     if (schema.has("pattern") && StructuralSchema.pattern(schema.get("pattern").asText()) == null) {
       causes.add(

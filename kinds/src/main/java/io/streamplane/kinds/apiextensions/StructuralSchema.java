@@ -370,6 +370,7 @@ public final class StructuralSchema {
             array.get(i), MissingNode.getInstance(), s.get("items"), path + "[" + i + "]", causes);
       }
     }
+    ListTypes.validateUniqueness(array, s, path, causes);
   }
 
   private void validateObjectMembers(
@@ -477,9 +478,32 @@ public final class StructuralSchema {
     return FieldErrors.quote(text);
   }
 
-  private static boolean equalJson(JsonNode a, JsonNode b) {
+  static boolean equalJson(JsonNode a, JsonNode b) {
     if (a.isNumber() && b.isNumber()) {
       return a.decimalValue().compareTo(b.decimalValue()) == 0;
+    }
+    if (a.isObject() && b.isObject()) {
+      if (a.size() != b.size()) {
+        return false;
+      }
+      for (Iterator<Map.Entry<String, JsonNode>> it = a.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> field = it.next();
+        if (!b.has(field.getKey()) || !equalJson(field.getValue(), b.get(field.getKey()))) {
+          return false;
+        }
+      }
+      return true;
+    }
+    if (a.isArray() && b.isArray()) {
+      if (a.size() != b.size()) {
+        return false;
+      }
+      for (int i = 0; i < a.size(); i++) {
+        if (!equalJson(a.get(i), b.get(i))) {
+          return false;
+        }
+      }
+      return true;
     }
     return a.equals(b);
   }

@@ -188,4 +188,88 @@ class CustomResourceDefinitionStrategyTest {
             "spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0]"
                 + ".rule: Invalid value: \"self.replicas >\": compilation failed: ");
   }
+
+  @Test
+  void listAndMapMarkersAndUniqueItemsAreValidatedAsKubeApiserverValidatesThem() {
+    ObjectNode json =
+        json(
+            CRD.replace(
+                "\"properties\": {\"replicas\": {\"type\": \"integer\"}}},\n",
+                """
+                "properties": {"replicas": {"type": "integer"},
+                  "ports": {"type": "array", "x-kubernetes-list-type": "map",
+                    "items": {"type": "object", "properties": {
+                      "name": {"type": "string"}, "port": {"type": "integer"}}}},
+                  "keyed": {"type": "array", "x-kubernetes-list-map-keys": ["name"],
+                    "items": {"type": "object", "properties": {"name": {"type": "string"}}}},
+                  "byObject": {"type": "array", "x-kubernetes-list-type": "map",
+                    "x-kubernetes-list-map-keys": ["ref", "missing"],
+                    "items": {"type": "object", "required": ["ref"],
+                      "properties": {"ref": {"type": "object"}}}},
+                  "tags": {"type": "array", "x-kubernetes-list-type": "bag",
+                    "items": {"type": "string"}},
+                  "pairs": {"type": "array", "x-kubernetes-list-type": "set",
+                    "items": {"type": "object"}},
+                  "unique": {"type": "array", "uniqueItems": true, "items": {"type": "string"}},
+                  "labels": {"type": "string", "x-kubernetes-map-type": "atomic"},
+                  "selector": {"type": "object", "x-kubernetes-map-type": "whole"}}},
+                """));
+    String at = "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties";
+    assertThat(messages(strategy.validate(stored(json))))
+        .containsExactlyInAnyOrder(
+            at
+                + "[ports].x-kubernetes-list-map-keys: Required value: must not be empty if"
+                + " x-kubernetes-list-type is map",
+            at
+                + "[keyed].x-kubernetes-list-type: Required value: must be map if"
+                + " x-kubernetes-list-map-keys is non-empty",
+            at
+                + "[byObject].items.properties[ref].type: Invalid value: \"object\": must be a"
+                + " scalar type if parent array's x-kubernetes-list-type is map",
+            at
+                + "[byObject].x-kubernetes-list-map-keys: Invalid value: []string{\"ref\","
+                + " \"missing\"}: entries must all be names of item properties",
+            at
+                + "[tags].x-kubernetes-list-type: Unsupported value: \"bag\": supported values:"
+                + " \"atomic\", \"set\", \"map\"",
+            at
+                + "[pairs].items.x-kubernetes-map-type: Invalid value: \"null\": must be atomic as"
+                + " item of a list with x-kubernetes-list-type=set",
+            at
+                + "[unique].uniqueItems: Forbidden: uniqueItems cannot be set to true since the"
+                + " runtime complexity becomes quadratic",
+            at
+                + "[labels].type: Invalid value: \"string\": must be object if"
+                + " x-kubernetes-map-type is specified",
+            at
+                + "[selector].x-kubernetes-map-type: Unsupported value: \"whole\": supported"
+                + " values: \"atomic\", \"granular\"");
+  }
+
+  @Test
+  void aListMapKeyIsRequiredOrDefaulted() {
+    ObjectNode json =
+        json(
+            CRD.replace(
+                "\"properties\": {\"replicas\": {\"type\": \"integer\"}}},\n",
+                """
+                "properties": {"ports": {"type": "array", "x-kubernetes-list-type": "map",
+                  "x-kubernetes-list-map-keys": ["name", "protocol"],
+                  "items": {"type": "object", "required": ["name"], "properties": {
+                    "name": {"type": "string"}, "protocol": {"type": "string"}}}}}},
+                """));
+    assertThat(messages(strategy.validate(stored(json))))
+        .containsExactly(
+            "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[ports].items"
+                + ".properties[protocol].default: Required value: this property is in"
+                + " x-kubernetes-list-map-keys, so it must have a default or be a required"
+                + " property");
+
+    ((ObjectNode)
+            json.at(
+                "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/ports/items"
+                    + "/properties/protocol"))
+        .put("default", "TCP");
+    assertThat(strategy.validate(stored(json))).isEmpty();
+  }
 }

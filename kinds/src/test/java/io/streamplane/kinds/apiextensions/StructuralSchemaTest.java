@@ -190,4 +190,44 @@ class StructuralSchemaTest {
         .containsExactly("spec.name: Invalid value: \"string\": Value is immutable");
     assertThat(RULES.validate(created, created)).isEmpty();
   }
+
+  @Test
+  void setsAndListMapsMayNotHoldDuplicates() {
+    StructuralSchema schema =
+        new StructuralSchema(
+            json(
+                """
+                {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+                  "tags": {"type": "array", "x-kubernetes-list-type": "set",
+                           "items": {"type": "string"}},
+                  "sizes": {"type": "array", "x-kubernetes-list-type": "set",
+                            "items": {"type": "integer"}},
+                  "ports": {"type": "array", "x-kubernetes-list-type": "map",
+                            "x-kubernetes-list-map-keys": ["name"],
+                            "items": {"type": "object", "properties": {
+                              "name": {"type": "string"}, "port": {"type": "integer"}}}},
+                  "routes": {"type": "array", "x-kubernetes-list-type": "map",
+                             "x-kubernetes-list-map-keys": ["host", "port"],
+                             "items": {"type": "object", "properties": {
+                               "host": {"type": "string"}, "port": {"type": "integer"}}}},
+                  "args": {"type": "array", "items": {"type": "string"}}}}}}
+                """));
+    ObjectNode object =
+        json(
+            """
+            {"spec": {"tags": ["a", "b", "a", "a"], "sizes": [1, 2, 2],
+                      "ports": [{"name": "http", "port": 80}, {"name": "http", "port": 8080}],
+                      "routes": [{"host": "a", "port": 1}, {"port": 1, "host": "a"},
+                                 {"host": "a", "port": 2}],
+                      "args": ["x", "x"]}}
+            """);
+
+    assertThat(messages(schema.validate(object)))
+        .containsExactly(
+            "spec.tags[2]: Duplicate value: \"a\"",
+            "spec.sizes[2]: Duplicate value: 2",
+            "spec.ports[1]: Duplicate value: map[string]interface {}{\"name\":\"http\"}",
+            "spec.routes[1]: Duplicate value: map[string]interface {}{\"host\":\"a\","
+                + " \"port\":1}");
+  }
 }
