@@ -222,7 +222,7 @@ public final class ResourceService {
     Predicate<ObjectNode> filter =
         o ->
             labels.matches(o)
-                && fields.matches(type.fromStorage(o))
+                && (fields.isEverything() || fields.matches(type.fromStorage(o)))
                 && (after == null || key(o).compareTo(after.key()) > 0);
     List<ObjectNode> all;
     ListVersion version;
@@ -252,7 +252,8 @@ public final class ResourceService {
     ArrayNode items = list.putArray("items");
     int count = limit > 0 ? (int) Math.min(limit, all.size()) : all.size();
     for (int i = 0; i < count; i++) {
-      items.add(type == storage ? all.get(i).deepCopy() : type.fromStorage(all.get(i)));
+      ObjectNode item = type.fromStorage(all.get(i));
+      items.add(item == all.get(i) ? item.deepCopy() : item);
     }
     if (count < all.size()) {
       metadata.put("continue", new Continue(key(all.get(count - 1)), version).encode());

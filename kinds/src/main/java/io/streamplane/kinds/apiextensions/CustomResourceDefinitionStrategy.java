@@ -355,6 +355,8 @@ public final class CustomResourceDefinitionStrategy implements KindStrategy {
       validateSubresources(version.path("subresources"), path + ".subresources", causes);
       validateColumns(
           version.path("additionalPrinterColumns"), path + ".additionalPrinterColumns", causes);
+      validateSelectableFields(
+          version.path("selectableFields"), schema, path + ".selectableFields", causes);
     }
     if (storage != 1) {
       causes.add(
@@ -492,6 +494,101 @@ public final class CustomResourceDefinitionStrategy implements KindStrategy {
               FieldErrors.quote(selector),
               "should be a json path under either .spec or .status"));
     }
+  }
+
+  /** At most this many distinct selectable fields per version. */
+  private static final int MAX_SELECTABLE_FIELDS = 8;
+
+  /**
+   * Each selectable field a simple path (no array notation) to a string, boolean or integer field
+   * of the schema outside metadata, each once, at most eight.
+   */
+  private static void validateSelectableFields(
+      JsonNode fields, JsonNode schema, String path, List<StatusCause> causes) {
+    Set<String> unique = new HashSet<>();
+    for (int i = 0; i < fields.size(); i++) {
+      String at = path + "[" + i + "].jsonPath";
+      String jsonPath = fields.get(i).path("jsonPath").asText("");
+      if (jsonPath.isEmpty()) {
+        causes.add(FieldErrors.required(at));
+        continue;
+      }
+      List<String> names = new ArrayList<>();
+      JsonNode found;
+      try {
+        found = fieldSchema(jsonPath, schema, names);
+      } catch (IllegalArgumentException e) {
+        causes.add(
+            FieldErrors.invalid(
+                at, FieldErrors.quote(jsonPath), "is an invalid path: " + e.getMessage()));
+        continue;
+      }
+      if (names.get(0).equals("metadata")) {
+        causes.add(
+            FieldErrors.invalid(
+                at, FieldErrors.quote(jsonPath), "must not point to fields in metadata"));
+      }
+      if (!Set.of("string", "boolean", "integer").contains(found.path("type").asText(""))) {
+        causes.add(
+            FieldErrors.invalid(
+                at,
+                FieldErrors.quote(jsonPath),
+                "must point to a field of type string, boolean or integer. Enum string fields and"
+                    + " strings with formats are allowed."));
+      }
+      if (!unique.add(String.join(".", names))) {
+        causes.add(FieldErrors.duplicate(at, jsonPath));
+      }
+    }
+    if (unique.size() > MAX_SELECTABLE_FIELDS) {
+      causes.add(FieldErrors.tooMany(path, unique.size(), MAX_SELECTABLE_FIELDS));
+    }
+  }
+
+  /**
+   * The schema a simple JSON path ({@code .spec.color}) names, its field names added to {@code
+   * names}; throws IllegalArgumentException worded as apiextensions' {@code ValidFieldPath}.
+   */
+  private static JsonNode fieldSchema(String jsonPath, JsonNode schema, List<String> names) {
+    JsonNode at = schema;
+    int i = 0;
+    while (i < jsonPath.length()) {
+      char c = jsonPath.charAt(i);
+      if (c == '[') {
+        throw new IllegalArgumentException("array notation is not allowed");
+      }
+      int end = i + 1;
+      while (end < jsonPath.length() && ".[]".indexOf(jsonPath.charAt(end)) < 0) {
+        end++;
+      }
+      if (c != '.') {
+        throw new IllegalArgumentException(
+            "expected [ or . but got: " + jsonPath.substring(i, end));
+      }
+      if (end == i + 1) {
+        if (end == jsonPath.length()) {
+          throw new IllegalArgumentException("unexpected end of JSON path");
+        }
+        throw new IllegalArgumentException("does not refer to a valid field");
+      }
+      String name = jsonPath.substring(i + 1, end);
+      if (at.path("properties").isObject()) {
+        at = at.path("properties").path(name);
+        if (at.isMissingNode()) {
+          throw new IllegalArgumentException("does not refer to a valid field");
+        }
+      } else if (at.path("additionalProperties").isObject()) {
+        at = at.path("additionalProperties");
+      } else {
+        throw new IllegalArgumentException("does not refer to a valid field");
+      }
+      names.add(name);
+      i = end;
+    }
+    if (names.isEmpty()) {
+      throw new IllegalArgumentException("unexpected end of JSON path");
+    }
+    return at;
   }
 
   private static void validateColumns(JsonNode columns, String path, List<StatusCause> causes) {

@@ -43,10 +43,12 @@ public final class StructuralSchema {
   private static final Map<String, Pattern> PATTERNS = new ConcurrentHashMap<>();
 
   private final JsonNode schema;
+  private final boolean hasDefaults;
 
   public StructuralSchema(JsonNode schema) {
     this.schema =
         schema == null ? com.fasterxml.jackson.databind.node.MissingNode.getInstance() : schema;
+    this.hasDefaults = anyDefault(this.schema);
   }
 
   public JsonNode schema() {
@@ -149,6 +151,35 @@ public final class StructuralSchema {
   }
 
   // ------------------------------------------------------------------------------ defaulting
+
+  /** Whether any node of the schema has a {@code default}: else defaulting changes nothing. */
+  public boolean hasDefaults() {
+    return hasDefaults;
+  }
+
+  private static boolean anyDefault(JsonNode node) {
+    if (node.isObject()) {
+      if (node.has("default")) {
+        return true;
+      }
+      for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> field = it.next();
+        if (!field.getKey().equals("x-kubernetes-validations")
+            && !field.getKey().equals("enum")
+            && !field.getKey().equals("example")
+            && anyDefault(field.getValue())) {
+          return true;
+        }
+      }
+    } else if (node.isArray()) {
+      for (JsonNode item : node) {
+        if (anyDefault(item)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
 
   /** Sets the schema's {@code default} of every absent field (and of nulls it does not allow). */
   public void applyDefaults(ObjectNode object) {

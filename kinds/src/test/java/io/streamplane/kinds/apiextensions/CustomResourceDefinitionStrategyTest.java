@@ -272,4 +272,120 @@ class CustomResourceDefinitionStrategyTest {
         .put("default", "TCP");
     assertThat(strategy.validate(stored(json))).isEmpty();
   }
+
+  @Test
+  void aReadShowsTheCurrentSchemasDefaultsWithoutChangingTheStoredObject() {
+    ObjectNode json =
+        json(
+            CRD.replace(
+                "\"properties\": {\"replicas\": {\"type\": \"integer\"}}},\n",
+                "\"properties\": {\"replicas\": {\"type\": \"integer\"},"
+                    + " \"color\": {\"type\": \"string\", \"default\": \"blue\"}}},\n"));
+    strategy.applyDefaults(json, true);
+    json.putObject("status")
+        .putArray("conditions")
+        .addObject()
+        .put("type", "Established")
+        .put("status", "True");
+    ResourceType row = CustomResources.rows(json).get(0);
+    ObjectNode stored =
+        json(
+            """
+            {"apiVersion": "stable.example.com/v1", "kind": "CronTab",
+             "metadata": {"name": "old", "namespace": "default"}, "spec": {"replicas": 2}}
+            """);
+    String before = stored.toString();
+
+    ObjectNode read = row.fromStorage(stored);
+
+    assertThat(read.path("spec").path("color").asText()).isEqualTo("blue");
+    assertThat(read.path("spec").path("replicas").asInt()).isEqualTo(2);
+    assertThat(stored.toString()).isEqualTo(before);
+    ((ObjectNode) stored.path("spec")).put("color", "red");
+    assertThat(row.fromStorage(stored))
+        .as("nothing to default: the object itself")
+        .isSameAs(stored);
+  }
+
+  @Test
+  void selectableFieldsAreSimplePathsToScalarFieldsAtMostEight() {
+    ObjectNode json =
+        json(
+            CRD.replace(
+                "\"properties\": {\"replicas\": {\"type\": \"integer\"}}},\n",
+                "\"properties\": {\"replicas\": {\"type\": \"integer\"},"
+                    + " \"color\": {\"type\": \"string\"}, \"on\": {\"type\": \"boolean\"},"
+                    + " \"tags\": {\"type\": \"array\", \"items\": {\"type\": \"string\"}},"
+                    + " \"labels\": {\"type\": \"object\","
+                    + " \"additionalProperties\": {\"type\": \"string\"}}}},\n"));
+    ObjectNode version = (ObjectNode) json.path("spec").path("versions").get(0);
+    var fields = version.putArray("selectableFields");
+    for (String path :
+        List.of(
+            ".spec.color",
+            ".spec.replicas",
+            ".spec.on",
+            ".spec.tags",
+            ".spec.missing",
+            ".spec.tags[0]",
+            ".spec.color",
+            "",
+            ".spec.labels.a",
+            ".spec.labels.b",
+            ".spec.labels.c",
+            ".spec.labels.d",
+            ".spec.labels.e")) {
+      fields.addObject().put("jsonPath", path);
+    }
+    String at = "spec.versions[0].selectableFields";
+    assertThat(messages(strategy.validate(stored(json))))
+        .containsExactly(
+            at
+                + "[3].jsonPath: Invalid value: \".spec.tags\": must point to a field of type"
+                + " string, boolean or integer. Enum string fields and strings with formats are"
+                + " allowed.",
+            at
+                + "[4].jsonPath: Invalid value: \".spec.missing\": is an invalid path: does not"
+                + " refer to a valid field",
+            at
+                + "[5].jsonPath: Invalid value: \".spec.tags[0]\": is an invalid path: array"
+                + " notation is not allowed",
+            at + "[6].jsonPath: Duplicate value: \".spec.color\"",
+            at + "[7].jsonPath: Required value",
+            at + ": Too many: 9: must have at most 8 items");
+  }
+
+  @Test
+  void aCustomKindIsSelectedByItsSelectableFields() {
+    ObjectNode version =
+        json(
+            """
+            {"name": "v1", "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+              "spec": {"type": "object", "properties": {
+                "color": {"type": "string"}, "size": {"type": "integer"},
+                "on": {"type": "boolean"}}}}}},
+             "selectableFields": [{"jsonPath": ".spec.color"}, {"jsonPath": ".spec.size"},
+                                  {"jsonPath": ".spec.on"}]}
+            """);
+    CustomResourceStrategy custom = new CustomResourceStrategy(version, null);
+    ObjectNode object =
+        json(
+            """
+            {"metadata": {"name": "a", "namespace": "default"},
+             "spec": {"color": "blue", "size": 3, "on": true}}
+            """);
+
+    var fields = custom.selectableFields();
+    assertThat(fields.keySet())
+        .containsExactlyInAnyOrder(
+            "metadata.name", "metadata.namespace", "spec.color", "spec.size", "spec.on");
+    assertThat(fields.get("spec.color").apply(object)).isEqualTo("blue");
+    assertThat(fields.get("spec.size").apply(object)).isEqualTo("3");
+    assertThat(fields.get("spec.on").apply(object)).isEqualTo("true");
+    assertThat(fields.get("spec.color").apply(json("{\"spec\": {}}"))).isEmpty();
+    assertThat(custom.unknownFieldLabel("spec.shape"))
+        .isEqualTo(
+            "\"spec.shape\" is not a known field selector: only \"metadata.name\","
+                + " \"metadata.namespace\"");
+  }
 }
