@@ -426,6 +426,7 @@ public final class CustomResourceDefinitionStrategy implements KindStrategy {
     }
     ListTypes.validateMarkers(schema, path, causes);
     causes.addAll(ValidationRules.compileErrors(schema, path));
+    validateJunctors(schema, path, intOrString, causes);
     if (schema.has("pattern") && StructuralSchema.pattern(schema.get("pattern").asText()) == null) {
       causes.add(
           FieldErrors.invalid(
@@ -458,6 +459,93 @@ public final class CustomResourceDefinitionStrategy implements KindStrategy {
       validateSchema(
           schema.get("additionalProperties"), path + ".additionalProperties", false, causes);
     }
+  }
+
+  /** Fields a value validation under a junctor may not have, and why, as structural schemas say. */
+  private static final List<List<String>> NOT_IN_JUNCTORS =
+      List.of(
+          List.of("type", "must be empty to be structural"),
+          List.of("additionalProperties", "must be undefined to be structural"),
+          List.of("default", "must be undefined to be structural"),
+          List.of("title", "must be empty to be structural"),
+          List.of("description", "must be empty to be structural"),
+          List.of("nullable", "must be false to be structural"),
+          List.of("x-kubernetes-preserve-unknown-fields", "must be false to be structural"),
+          List.of("x-kubernetes-embedded-resource", "must be false to be structural"),
+          List.of("x-kubernetes-int-or-string", "must be false to be structural"),
+          List.of("x-kubernetes-list-map-keys", "must be empty to be structural"),
+          List.of("x-kubernetes-list-type", "must be undefined to be structural"),
+          List.of("x-kubernetes-map-type", "must be undefined to be structural"),
+          List.of("x-kubernetes-validations", "must be empty to be structural"));
+
+  /**
+   * The {@code allOf}, {@code anyOf}, {@code oneOf} and {@code not} of a schema node: value
+   * validations only, as structural schemas allow them; an int-or-string's {@code anyOf} (and its
+   * first {@code allOf}'s) may name the types.
+   */
+  private static void validateJunctors(
+      JsonNode schema, String path, boolean intOrString, List<StatusCause> causes) {
+    if (!intOrString) {
+      nestedEach(schema.path("anyOf"), path + ".anyOf", false, causes);
+    }
+    JsonNode allOf = schema.path("allOf");
+    for (int i = 0; i < allOf.size(); i++) {
+      validateNested(allOf.get(i), path + ".allOf[" + i + "]", intOrString && i == 0, causes);
+    }
+    nestedEach(schema.path("oneOf"), path + ".oneOf", false, causes);
+    if (schema.path("not").isObject()) {
+      validateNested(schema.get("not"), path + ".not", false, causes);
+    }
+  }
+
+  private static void nestedEach(
+      JsonNode alternatives, String path, boolean skipAnyOf, List<StatusCause> causes) {
+    for (int i = 0; i < alternatives.size(); i++) {
+      validateNested(alternatives.get(i), path + "[" + i + "]", skipAnyOf, causes);
+    }
+  }
+
+  private static void validateNested(
+      JsonNode nested, String path, boolean skipAnyOf, List<StatusCause> causes) {
+    if (!nested.isObject()) {
+      return;
+    }
+    validateJunctors(nested, path, skipAnyOf, causes);
+    if (nested.path("items").isObject()) {
+      validateNested(nested.get("items"), path + ".items", false, causes);
+    }
+    nested
+        .path("properties")
+        .fields()
+        .forEachRemaining(
+            p ->
+                validateNested(
+                    p.getValue(), path + ".properties[" + p.getKey() + "]", false, causes));
+    for (List<String> rule : NOT_IN_JUNCTORS) {
+      JsonNode value = nested.get(rule.get(0));
+      if (value != null && !value.isNull() && !isUnset(value)) {
+        causes.add(FieldErrors.forbidden(path + "." + rule.get(0), rule.get(1)));
+      }
+    }
+    if (nested.path("properties").has("metadata")) {
+      causes.add(
+          FieldErrors.forbidden(
+              path + ".properties[metadata]", "must not be specified in a nested context"));
+    }
+    if (nested.has("pattern") && StructuralSchema.pattern(nested.get("pattern").asText()) == null) {
+      causes.add(
+          FieldErrors.invalid(
+              path + ".pattern",
+              FieldErrors.quote(nested.get("pattern").asText()),
+              "must be a valid regular expression"));
+    }
+  }
+
+  /** false, "" and [] are Go's zero values: a field holding one is not set. */
+  private static boolean isUnset(JsonNode value) {
+    return (value.isBoolean() && !value.asBoolean())
+        || (value.isTextual() && value.asText().isEmpty())
+        || (value.isArray() && value.isEmpty());
   }
 
   private static void validateSubresources(

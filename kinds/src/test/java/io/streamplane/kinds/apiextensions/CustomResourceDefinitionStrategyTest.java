@@ -388,4 +388,34 @@ class CustomResourceDefinitionStrategyTest {
             "\"spec.shape\" is not a known field selector: only \"metadata.name\","
                 + " \"metadata.namespace\"");
   }
+
+  @Test
+  void junctorsHoldValueValidationsOnlyAndUniqueItemsIsRefused() {
+    ObjectNode json =
+        json(
+            CRD.replace(
+                "\"properties\": {\"replicas\": {\"type\": \"integer\"}}},\n",
+                """
+                "properties": {"replicas": {"type": "integer",
+                    "anyOf": [{"type": "integer", "minimum": 1}, {"maximum": 5,
+                              "description": "small"}],
+                    "not": {"default": 3, "x-kubernetes-validations": [{"rule": "true"}]}},
+                  "port": {"x-kubernetes-int-or-string": true,
+                    "anyOf": [{"type": "integer"}, {"type": "string"}]},
+                  "meta": {"type": "object",
+                    "oneOf": [{"properties": {"metadata": {"required": ["name"]}}}]}}},
+                """));
+    String at = "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties";
+    assertThat(messages(strategy.validate(stored(json))))
+        .containsExactlyInAnyOrder(
+            at + "[replicas].anyOf[0].type: Forbidden: must be empty to be structural",
+            at + "[replicas].anyOf[1].description: Forbidden: must be empty to be structural",
+            at + "[replicas].not.default: Forbidden: must be undefined to be structural",
+            at
+                + "[replicas].not.x-kubernetes-validations: Forbidden: must be empty to be"
+                + " structural",
+            at
+                + "[meta].oneOf[0].properties[metadata]: Forbidden: must not be specified in a"
+                + " nested context");
+  }
 }

@@ -230,4 +230,42 @@ class StructuralSchemaTest {
             "spec.routes[1]: Duplicate value: map[string]interface {}{\"host\":\"a\","
                 + " \"port\":1}");
   }
+
+  @Test
+  void junctorsValidateValuesAsKubeOpenapiReportsThem() {
+    StructuralSchema schema =
+        new StructuralSchema(
+            json(
+                """
+                {"type": "object", "properties": {"spec": {"type": "object",
+                  "anyOf": [{"required": ["cron"]}, {"required": ["interval"]}],
+                  "properties": {
+                    "cron": {"type": "string"}, "interval": {"type": "integer"},
+                    "size": {"type": "integer",
+                             "oneOf": [{"minimum": 10}, {"maximum": 20}]},
+                    "name": {"type": "string", "not": {"enum": ["root"]},
+                             "allOf": [{"maxLength": 5}, {"pattern": "^[a-z]+$"}]}}}}}
+                """));
+
+    assertThat(
+            messages(schema.validate(json("{\"spec\": {\"cron\": \"* * * * *\", \"size\": 30}}"))))
+        .isEmpty();
+    assertThat(messages(schema.validate(json("{\"spec\": {\"size\": 15, \"name\": \"root\"}}"))))
+        .containsExactly(
+            "<nil>: Invalid value: \"\": \"spec.size\" must validate one and only one schema"
+                + " (oneOf). Found 2 valid alternatives",
+            "<nil>: Invalid value: \"\": \"spec.name\" must not validate the schema (not)",
+            "<nil>: Invalid value: \"\": \"spec\" must validate at least one schema (anyOf)",
+            "spec.cron: Required value",
+            "spec.interval: Required value");
+    assertThat(
+            messages(
+                schema.validate(json("{\"spec\": {\"interval\": 1, \"name\": \"Too-long\"}}"))))
+        .containsExactly(
+            "spec.name: Too long: may not be longer than 5",
+            "spec.name: Invalid value: \"Too-long\": spec.name in body should match"
+                + " '^[a-z]+$'",
+            "<nil>: Invalid value: \"\": \"spec.name\" must validate all the schemas (allOf)."
+                + " None validated");
+  }
 }
