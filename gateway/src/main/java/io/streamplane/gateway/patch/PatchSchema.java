@@ -26,8 +26,10 @@ import java.util.Set;
  * and the {@code +structType=atomic} structs ({@link #atomicStruct}), owned and applied whole.
  *
  * <p>Limits: only the kinds listed in {@link #forKind} are known; a kind outside that list gets no
- * schema, as custom resources get none in Kubernetes (which answers 415 to a strategic merge patch
- * for them). Fields added to Kubernetes after 1.32 and still alpha there are omitted.
+ * schema for a strategic merge patch, as custom resources get none in Kubernetes (which answers 415
+ * to one for them); server-side apply reads a custom resource's list markers from its definition
+ * ({@link CustomResourcePatchSchema}). Fields added to Kubernetes after 1.32 and still alpha there
+ * are omitted.
  */
 public final class PatchSchema {
 
