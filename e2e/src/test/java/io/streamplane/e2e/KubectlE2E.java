@@ -1877,6 +1877,139 @@ class KubectlE2E {
         }
       }
     }
+
+    static final String SHAPES =
+        """
+        apiVersion: apiextensions.k8s.io/v1
+        kind: CustomResourceDefinition
+        metadata:
+          name: gadgets.shapes.example.com
+        spec:
+          group: shapes.example.com
+          scope: Namespaced
+          names: {plural: gadgets, kind: Gadget}
+          versions:
+          - name: v1
+            served: true
+            storage: true
+            selectableFields:
+            - jsonPath: .spec.color
+            schema:
+              openAPIV3Schema:
+                type: object
+                properties:
+                  spec:
+                    type: object
+                    properties:
+                      color: {type: string}
+                      size: {type: integer}
+                      ports:
+                        type: array
+                        x-kubernetes-list-type: map
+                        x-kubernetes-list-map-keys: [name]
+                        items:
+                          type: object
+                          required: [name]
+                          properties:
+                            name: {type: string}
+                            port: {type: integer}
+        """;
+
+    /**
+     * A kind with a {@code map} list, a selectable field and, later, a new default: two field
+     * managers apply different ports and keep each other's, changing the other's port is a conflict
+     * on that port's field; {@code --field-selector spec.color=blue} lists the blue one only; a
+     * default added to the definition shows on the objects stored before it.
+     */
+    @Test
+    @Order(7)
+    void listMapsMergeByKeySelectableFieldsSelectAndANewDefaultShowsOnOldObjects()
+        throws Exception {
+      kubectl.runWithInput(SHAPES, "apply", "-f", "-").expectSuccess();
+      kubectl
+          .run(
+              "wait",
+              "--for=condition=Established",
+              "crd/gadgets.shapes.example.com",
+              "--timeout=10s")
+          .expectSuccess();
+      String gadget =
+          """
+          apiVersion: shapes.example.com/v1
+          kind: Gadget
+          metadata: {name: %s}
+          spec: {color: %s, ports: [{name: %s, port: %d}]}
+          """;
+      kubectl
+          .runWithInput(
+              gadget.formatted("blue-one", "blue", "http", 80),
+              "apply",
+              "--server-side",
+              "--field-manager=alice",
+              "-f",
+              "-")
+          .expectSuccess();
+      kubectl
+          .runWithInput(
+              "apiVersion: shapes.example.com/v1\nkind: Gadget\nmetadata: {name: blue-one}\n"
+                  + "spec: {ports: [{name: metrics, port: 9090}]}\n",
+              "apply",
+              "--server-side",
+              "--field-manager=bob",
+              "-f",
+              "-")
+          .expectSuccess();
+      JsonNode both =
+          JSON.readTree(
+              kubectl.run("get", "gadget", "blue-one", "-o", "json").expectSuccess().out());
+      assertThat(both.path("spec").path("ports").toString())
+          .isEqualTo("[{\"name\":\"http\",\"port\":80},{\"name\":\"metrics\",\"port\":9090}]");
+      Kubectl.Result conflict =
+          kubectl.runWithInput(
+              "apiVersion: shapes.example.com/v1\nkind: Gadget\nmetadata: {name: blue-one}\n"
+                  + "spec: {ports: [{name: http, port: 8080}]}\n",
+              "apply",
+              "--server-side",
+              "--field-manager=bob",
+              "-f",
+              "-");
+      assertThat(conflict.exitCode()).isNotZero();
+      assertThat(conflict.err())
+          .contains("conflict with \"alice\"", ".spec.ports[name=\"http\"].port");
+
+      kubectl
+          .runWithInput(gadget.formatted("red-one", "red", "http", 81), "apply", "-f", "-")
+          .expectSuccess();
+      String blue =
+          kubectl
+              .run("get", "gadgets", "--field-selector", "spec.color=blue")
+              .expectSuccess()
+              .out();
+      assertThat(blue).contains("blue-one").doesNotContain("red-one");
+      assertThat(kubectl.run("get", "gadgets", "--field-selector", "spec.shape=round").err())
+          .contains(
+              "\"spec.shape\" is not a known field selector: only \"metadata.name\","
+                  + " \"metadata.namespace\"");
+
+      kubectl
+          .runWithInput(
+              SHAPES.replace("size: {type: integer}", "size: {type: integer, default: 3}"),
+              "apply",
+              "-f",
+              "-")
+          .expectSuccess();
+      await("the stored object read with the new default")
+          .atMost(Duration.ofSeconds(20))
+          .untilAsserted(
+              () ->
+                  assertThat(
+                          kubectl
+                              .run("get", "gadget", "red-one", "-o", "jsonpath={.spec.size}")
+                              .expectSuccess()
+                              .out())
+                      .isEqualTo("3"));
+      kubectl.run("delete", "crd", "gadgets.shapes.example.com", "--timeout=30s").expectSuccess();
+    }
   }
 
   /**

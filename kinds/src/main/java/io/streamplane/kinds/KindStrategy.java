@@ -42,6 +42,15 @@ public interface KindStrategy {
   default void applyDefaults(ObjectNode object, boolean create) {}
 
   /**
+   * The stored object as a read shows it: for a custom resource, with its schema's current defaults
+   * (kube-apiserver defaults what it decodes from etcd), never written back. {@code stored} is
+   * shared and not changed: the result is it, or a changed copy.
+   */
+  default ObjectNode defaultedOnRead(ObjectNode stored) {
+    return stored;
+  }
+
+  /**
    * What the registry's PrepareForCreate works out after the mutating admission plugins, which may
    * have changed what it depends on (a pod's QoS class from its defaulted resources).
    */
@@ -138,6 +147,11 @@ public interface KindStrategy {
    */
   default Map<String, Function<JsonNode, String>> selectableFields() {
     return Fields.objectMeta();
+  }
+
+  /** The message of a field selector naming {@code label}, which the kind does not select by. */
+  default String unknownFieldLabel(String label) {
+    return "field label not supported: " + label;
   }
 
   /**

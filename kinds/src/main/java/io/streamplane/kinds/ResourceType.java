@@ -138,9 +138,17 @@ public record ResourceType(
     return view == null ? this : view.storage();
   }
 
-  /** An object of the storage version as this version shows it. */
+  /**
+   * An object of the storage version as this version shows it: defaulted as the storage version
+   * reads it ({@link KindStrategy#defaultedOnRead}), converted, and defaulted as this version reads
+   * it. {@code stored} is not changed; the result may be it.
+   */
   public ObjectNode fromStorage(ObjectNode stored) {
-    return view == null ? stored : view.conversion().fromStorage(stored);
+    if (view == null) {
+      return strategy.defaultedOnRead(stored);
+    }
+    ObjectNode defaulted = view.storage().strategy().defaultedOnRead(stored);
+    return strategy.defaultedOnRead(view.conversion().fromStorage(defaulted));
   }
 
   /** An object of this version as the storage version writes it. */

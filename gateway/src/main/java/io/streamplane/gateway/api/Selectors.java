@@ -438,7 +438,7 @@ public final class Selectors {
         throw badField(e.getMessage());
       }
       if (!fields.containsKey(field)) {
-        throw badField("field label not supported: " + field);
+        throw badField(type.strategy().unknownFieldLabel(field));
       }
       requirements.add(new FieldRequirement(field, !term[1].equals("!="), value));
     }

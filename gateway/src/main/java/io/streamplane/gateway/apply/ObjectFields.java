@@ -27,8 +27,9 @@ import java.util.Set;
  *
  * <p>Limits: the schema does not tell a struct from a map, so a map entry whose value is a
  * non-empty object is not a member of the field set by itself (structured-merge-diff makes it one);
- * no kind Streamplane serves has such maps. For the comparison an {@code Update} makes, the
- * zero-valued structs Go always carries are recognised by name ({@link #ALWAYS_PRESENT_STRUCTS}).
+ * no built-in kind has such maps, a custom resource's {@code additionalProperties} of objects does.
+ * For the comparison an {@code Update} makes, the zero-valued structs Go always carries are
+ * recognised by name ({@link #ALWAYS_PRESENT_STRUCTS}).
  */
 public final class ObjectFields {
 

@@ -26,8 +26,10 @@ import java.util.Set;
  * and the {@code +structType=atomic} structs ({@link #atomicStruct}), owned and applied whole.
  *
  * <p>Limits: only the kinds listed in {@link #forKind} are known; a kind outside that list gets no
- * schema, as custom resources get none in Kubernetes (which answers 415 to a strategic merge patch
- * for them). Fields added to Kubernetes after 1.32 and still alpha there are omitted.
+ * schema for a strategic merge patch, as custom resources get none in Kubernetes (which answers 415
+ * to one for them); server-side apply reads a custom resource's list markers from its definition
+ * ({@link CustomResourcePatchSchema}). Fields added to Kubernetes after 1.32 and still alpha there
+ * are omitted.
  */
 public final class PatchSchema {
 
@@ -65,24 +67,36 @@ public final class PatchSchema {
 
   private final Map<String, Field> fields;
   private final Set<String> atomicStructs;
+  private final Field others;
+  private final boolean othersAtomic;
 
   private PatchSchema(Map<String, Field> fields) {
-    this(fields, Set.of());
+    this(fields, Set.of(), null, false);
   }
 
-  private PatchSchema(Map<String, Field> fields, Set<String> atomicStructs) {
+  private PatchSchema(
+      Map<String, Field> fields, Set<String> atomicStructs, Field others, boolean othersAtomic) {
     this.fields = Map.copyOf(fields);
     this.atomicStructs = Set.copyOf(atomicStructs);
+    this.others = others;
+    this.othersAtomic = othersAtomic;
   }
 
   /** Whether a struct field is {@code +structType=atomic} (e.g. a LabelSelector). */
   public boolean atomicStruct(String name) {
-    return atomicStructs.contains(name);
+    return atomicStructs.contains(name) || (othersAtomic && !fields.containsKey(name));
   }
 
-  /** The metadata of a field of this object; a field without tags gets the plain metadata. */
+  /**
+   * The metadata of a field of this object; a field without tags gets the metadata of the map's
+   * values ({@link Builder#otherFields}), or else the plain metadata.
+   */
   public Field field(String name) {
-    return fields.getOrDefault(name, PLAIN);
+    Field field = fields.get(name);
+    if (field != null) {
+      return field;
+    }
+    return others == null ? PLAIN : others;
   }
 
   /** The fields that carry metadata, by JSON name; the others get the plain metadata. */
@@ -98,6 +112,24 @@ public final class PatchSchema {
   public static final class Builder {
     private final Map<String, Field> fields = new LinkedHashMap<>();
     private final Set<String> atomicStructs = new LinkedHashSet<>();
+    private Field others;
+    private boolean othersAtomic;
+
+    /** A field with the given metadata. */
+    public Builder field(String name, Field field) {
+      fields.put(name, field);
+      return this;
+    }
+
+    /**
+     * The metadata of every field not named, as the values of a map have (a custom resource's
+     * {@code additionalProperties}); {@code atomicStruct}: those values are owned whole.
+     */
+    public Builder otherFields(Field field, boolean atomicStruct) {
+      this.others = field;
+      this.othersAtomic = atomicStruct;
+      return this;
+    }
 
     /**
      * A list of objects merged element by element on {@code mergeKey}; a list map keyed by it
@@ -171,13 +203,14 @@ public final class PatchSchema {
     }
 
     public PatchSchema build() {
-      return new PatchSchema(fields, atomicStructs);
+      return new PatchSchema(fields, atomicStructs, others, othersAtomic);
     }
   }
 
   // --- Metadata of the served kinds. Each constant mirrors one Go struct's tags. ---
 
-  private static final PatchSchema OBJECT_META =
+  /** ObjectMeta's: owner references by uid, finalizers a set. */
+  static final PatchSchema OBJECT_META =
       builder().mergeList("ownerReferences", "uid").primitiveSet("finalizers").build();
 
   private static final PatchSchema ENV_VAR =

@@ -24,6 +24,7 @@ import io.streamplane.gateway.history.HistoryIndex;
 import io.streamplane.gateway.history.ObjectVersion;
 import io.streamplane.gateway.history.VersionsJson;
 import io.streamplane.gateway.metrics.GatewayMetrics;
+import io.streamplane.gateway.patch.CustomResourcePatchSchema;
 import io.streamplane.gateway.patch.JsonMergePatch;
 import io.streamplane.gateway.patch.JsonPatch;
 import io.streamplane.gateway.patch.PatchException;
@@ -31,6 +32,7 @@ import io.streamplane.gateway.patch.PatchSchema;
 import io.streamplane.gateway.patch.StrategicMergePatch;
 import io.streamplane.gateway.write.CommandLog;
 import io.streamplane.kinds.ResourceType;
+import io.streamplane.kinds.apiextensions.CustomResourceStrategy;
 import io.streamplane.kinds.validation.FieldErrors;
 import io.streamplane.log.CommandResult;
 import io.streamplane.log.CommandVerb;
@@ -220,7 +222,7 @@ public final class ResourceService {
     Predicate<ObjectNode> filter =
         o ->
             labels.matches(o)
-                && fields.matches(type.fromStorage(o))
+                && (fields.isEverything() || fields.matches(type.fromStorage(o)))
                 && (after == null || key(o).compareTo(after.key()) > 0);
     List<ObjectNode> all;
     ListVersion version;
@@ -250,7 +252,8 @@ public final class ResourceService {
     ArrayNode items = list.putArray("items");
     int count = limit > 0 ? (int) Math.min(limit, all.size()) : all.size();
     for (int i = 0; i < count; i++) {
-      items.add(type == storage ? all.get(i).deepCopy() : type.fromStorage(all.get(i)));
+      ObjectNode item = type.fromStorage(all.get(i));
+      items.add(item == all.get(i) ? item.deepCopy() : item);
     }
     if (count < all.size()) {
       metadata.put("continue", new Continue(key(all.get(count - 1)), version).encode());
@@ -914,6 +917,9 @@ public final class ResourceService {
   }
 
   private static PatchSchema schema(ResourceType type) {
+    if (type.strategy() instanceof CustomResourceStrategy custom) {
+      return CustomResourcePatchSchema.of(custom);
+    }
     return PatchSchema.forKind(type.groupVersion(), type.kind()).orElse(PatchSchema.EMPTY);
   }
 

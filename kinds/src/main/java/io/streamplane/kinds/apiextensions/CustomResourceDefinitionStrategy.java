@@ -355,6 +355,8 @@ public final class CustomResourceDefinitionStrategy implements KindStrategy {
       validateSubresources(version.path("subresources"), path + ".subresources", causes);
       validateColumns(
           version.path("additionalPrinterColumns"), path + ".additionalPrinterColumns", causes);
+      validateSelectableFields(
+          version.path("selectableFields"), schema, path + ".selectableFields", causes);
     }
     if (storage != 1) {
       causes.add(
@@ -416,7 +418,15 @@ public final class CustomResourceDefinitionStrategy implements KindStrategy {
     if (type.equals("array") && !schema.has("items")) {
       causes.add(FieldErrors.required(path + ".items", "must be specified"));
     }
+    if (schema.path("uniqueItems").asBoolean(false)) {
+      causes.add(
+          FieldErrors.forbidden(
+              path + ".uniqueItems",
+              "uniqueItems cannot be set to true since the runtime complexity becomes quadratic"));
+    }
+    ListTypes.validateMarkers(schema, path, causes);
     causes.addAll(ValidationRules.compileErrors(schema, path));
+    validateJunctors(schema, path, intOrString, causes);
     if (schema.has("pattern") && StructuralSchema.pattern(schema.get("pattern").asText()) == null) {
       causes.add(
           FieldErrors.invalid(
@@ -449,6 +459,93 @@ public final class CustomResourceDefinitionStrategy implements KindStrategy {
       validateSchema(
           schema.get("additionalProperties"), path + ".additionalProperties", false, causes);
     }
+  }
+
+  /** Fields a value validation under a junctor may not have, and why, as structural schemas say. */
+  private static final List<List<String>> NOT_IN_JUNCTORS =
+      List.of(
+          List.of("type", "must be empty to be structural"),
+          List.of("additionalProperties", "must be undefined to be structural"),
+          List.of("default", "must be undefined to be structural"),
+          List.of("title", "must be empty to be structural"),
+          List.of("description", "must be empty to be structural"),
+          List.of("nullable", "must be false to be structural"),
+          List.of("x-kubernetes-preserve-unknown-fields", "must be false to be structural"),
+          List.of("x-kubernetes-embedded-resource", "must be false to be structural"),
+          List.of("x-kubernetes-int-or-string", "must be false to be structural"),
+          List.of("x-kubernetes-list-map-keys", "must be empty to be structural"),
+          List.of("x-kubernetes-list-type", "must be undefined to be structural"),
+          List.of("x-kubernetes-map-type", "must be undefined to be structural"),
+          List.of("x-kubernetes-validations", "must be empty to be structural"));
+
+  /**
+   * The {@code allOf}, {@code anyOf}, {@code oneOf} and {@code not} of a schema node: value
+   * validations only, as structural schemas allow them; an int-or-string's {@code anyOf} (and its
+   * first {@code allOf}'s) may name the types.
+   */
+  private static void validateJunctors(
+      JsonNode schema, String path, boolean intOrString, List<StatusCause> causes) {
+    if (!intOrString) {
+      nestedEach(schema.path("anyOf"), path + ".anyOf", false, causes);
+    }
+    JsonNode allOf = schema.path("allOf");
+    for (int i = 0; i < allOf.size(); i++) {
+      validateNested(allOf.get(i), path + ".allOf[" + i + "]", intOrString && i == 0, causes);
+    }
+    nestedEach(schema.path("oneOf"), path + ".oneOf", false, causes);
+    if (schema.path("not").isObject()) {
+      validateNested(schema.get("not"), path + ".not", false, causes);
+    }
+  }
+
+  private static void nestedEach(
+      JsonNode alternatives, String path, boolean skipAnyOf, List<StatusCause> causes) {
+    for (int i = 0; i < alternatives.size(); i++) {
+      validateNested(alternatives.get(i), path + "[" + i + "]", skipAnyOf, causes);
+    }
+  }
+
+  private static void validateNested(
+      JsonNode nested, String path, boolean skipAnyOf, List<StatusCause> causes) {
+    if (!nested.isObject()) {
+      return;
+    }
+    validateJunctors(nested, path, skipAnyOf, causes);
+    if (nested.path("items").isObject()) {
+      validateNested(nested.get("items"), path + ".items", false, causes);
+    }
+    nested
+        .path("properties")
+        .fields()
+        .forEachRemaining(
+            p ->
+                validateNested(
+                    p.getValue(), path + ".properties[" + p.getKey() + "]", false, causes));
+    for (List<String> rule : NOT_IN_JUNCTORS) {
+      JsonNode value = nested.get(rule.get(0));
+      if (value != null && !value.isNull() && !isUnset(value)) {
+        causes.add(FieldErrors.forbidden(path + "." + rule.get(0), rule.get(1)));
+      }
+    }
+    if (nested.path("properties").has("metadata")) {
+      causes.add(
+          FieldErrors.forbidden(
+              path + ".properties[metadata]", "must not be specified in a nested context"));
+    }
+    if (nested.has("pattern") && StructuralSchema.pattern(nested.get("pattern").asText()) == null) {
+      causes.add(
+          FieldErrors.invalid(
+              path + ".pattern",
+              FieldErrors.quote(nested.get("pattern").asText()),
+              "must be a valid regular expression"));
+    }
+  }
+
+  /** false, "" and [] are Go's zero values: a field holding one is not set. */
+  private static boolean isUnset(JsonNode value) {
+    return (value.isBoolean() && !value.asBoolean())
+        || (value.isTextual() && value.asText().isEmpty())
+        || (value.isArray() && value.isEmpty());
   }
 
   private static void validateSubresources(
@@ -485,6 +582,101 @@ public final class CustomResourceDefinitionStrategy implements KindStrategy {
               FieldErrors.quote(selector),
               "should be a json path under either .spec or .status"));
     }
+  }
+
+  /** At most this many distinct selectable fields per version. */
+  private static final int MAX_SELECTABLE_FIELDS = 8;
+
+  /**
+   * Each selectable field a simple path (no array notation) to a string, boolean or integer field
+   * of the schema outside metadata, each once, at most eight.
+   */
+  private static void validateSelectableFields(
+      JsonNode fields, JsonNode schema, String path, List<StatusCause> causes) {
+    Set<String> unique = new HashSet<>();
+    for (int i = 0; i < fields.size(); i++) {
+      String at = path + "[" + i + "].jsonPath";
+      String jsonPath = fields.get(i).path("jsonPath").asText("");
+      if (jsonPath.isEmpty()) {
+        causes.add(FieldErrors.required(at));
+        continue;
+      }
+      List<String> names = new ArrayList<>();
+      JsonNode found;
+      try {
+        found = fieldSchema(jsonPath, schema, names);
+      } catch (IllegalArgumentException e) {
+        causes.add(
+            FieldErrors.invalid(
+                at, FieldErrors.quote(jsonPath), "is an invalid path: " + e.getMessage()));
+        continue;
+      }
+      if (names.get(0).equals("metadata")) {
+        causes.add(
+            FieldErrors.invalid(
+                at, FieldErrors.quote(jsonPath), "must not point to fields in metadata"));
+      }
+      if (!Set.of("string", "boolean", "integer").contains(found.path("type").asText(""))) {
+        causes.add(
+            FieldErrors.invalid(
+                at,
+                FieldErrors.quote(jsonPath),
+                "must point to a field of type string, boolean or integer. Enum string fields and"
+                    + " strings with formats are allowed."));
+      }
+      if (!unique.add(String.join(".", names))) {
+        causes.add(FieldErrors.duplicate(at, jsonPath));
+      }
+    }
+    if (unique.size() > MAX_SELECTABLE_FIELDS) {
+      causes.add(FieldErrors.tooMany(path, unique.size(), MAX_SELECTABLE_FIELDS));
+    }
+  }
+
+  /**
+   * The schema a simple JSON path ({@code .spec.color}) names, its field names added to {@code
+   * names}; throws IllegalArgumentException worded as apiextensions' {@code ValidFieldPath}.
+   */
+  private static JsonNode fieldSchema(String jsonPath, JsonNode schema, List<String> names) {
+    JsonNode at = schema;
+    int i = 0;
+    while (i < jsonPath.length()) {
+      char c = jsonPath.charAt(i);
+      if (c == '[') {
+        throw new IllegalArgumentException("array notation is not allowed");
+      }
+      int end = i + 1;
+      while (end < jsonPath.length() && ".[]".indexOf(jsonPath.charAt(end)) < 0) {
+        end++;
+      }
+      if (c != '.') {
+        throw new IllegalArgumentException(
+            "expected [ or . but got: " + jsonPath.substring(i, end));
+      }
+      if (end == i + 1) {
+        if (end == jsonPath.length()) {
+          throw new IllegalArgumentException("unexpected end of JSON path");
+        }
+        throw new IllegalArgumentException("does not refer to a valid field");
+      }
+      String name = jsonPath.substring(i + 1, end);
+      if (at.path("properties").isObject()) {
+        at = at.path("properties").path(name);
+        if (at.isMissingNode()) {
+          throw new IllegalArgumentException("does not refer to a valid field");
+        }
+      } else if (at.path("additionalProperties").isObject()) {
+        at = at.path("additionalProperties");
+      } else {
+        throw new IllegalArgumentException("does not refer to a valid field");
+      }
+      names.add(name);
+      i = end;
+    }
+    if (names.isEmpty()) {
+      throw new IllegalArgumentException("unexpected end of JSON path");
+    }
+    return at;
   }
 
   private static void validateColumns(JsonNode columns, String path, List<StatusCause> causes) {

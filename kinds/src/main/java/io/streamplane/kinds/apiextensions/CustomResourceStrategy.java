@@ -9,12 +9,15 @@ import io.streamplane.kinds.printers.Column;
 import io.streamplane.kinds.printers.HumanDuration;
 import io.streamplane.kinds.printers.Printer;
 import io.streamplane.kinds.printers.Row;
+import io.streamplane.kinds.selection.Fields;
 import io.streamplane.log.CustomObject;
 import io.streamplane.log.StatusCause;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import org.apache.avro.specific.SpecificRecord;
 
 /**
@@ -32,6 +35,7 @@ public final class CustomResourceStrategy implements KindStrategy {
   private final JsonNode scale;
   private final Printer printer;
   private final String deprecationWarning;
+  private final Map<String, Function<JsonNode, String>> selectableFields;
 
   /**
    * {@code version}: one entry of the definition's {@code spec.versions}; {@code
@@ -44,6 +48,41 @@ public final class CustomResourceStrategy implements KindStrategy {
     this.statusSubresource = version.path("subresources").path("status").isObject();
     this.scale = version.path("subresources").path("scale");
     this.printer = printer(version.path("additionalPrinterColumns"));
+    this.selectableFields = selectableFields(version.path("selectableFields"));
+  }
+
+  /**
+   * {@code metadata.name}, {@code metadata.namespace} and the version's {@code selectableFields},
+   * each named by its path without the leading dot ({@code spec.color}) and read as a string, an
+   * integer's or a boolean's text, or "" when absent (the strategy's {@code GetAttrs}).
+   */
+  private static Map<String, Function<JsonNode, String>> selectableFields(JsonNode declared) {
+    Map<String, Function<JsonNode, String>> fields = Fields.objectMeta();
+    for (JsonNode field : declared) {
+      String jsonPath = field.path("jsonPath").asText("");
+      if (jsonPath.startsWith(".")) {
+        fields.put(
+            jsonPath.substring(1),
+            object -> {
+              JsonNode value = JsonPaths.read(object, jsonPath);
+              return value.isValueNode() && !value.isNull() ? value.asText() : "";
+            });
+      }
+    }
+    return Map.copyOf(fields);
+  }
+
+  @Override
+  public Map<String, Function<JsonNode, String>> selectableFields() {
+    return selectableFields;
+  }
+
+  /** As kube-apiserver's conversion of a custom resource's field labels words it. */
+  @Override
+  public String unknownFieldLabel(String label) {
+    return "\""
+        + label
+        + "\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"";
   }
 
   /** The version's {@code openAPIV3Schema} as the definition gives it (shared: do not change). */
@@ -59,6 +98,16 @@ public final class CustomResourceStrategy implements KindStrategy {
   @Override
   public void applyDefaults(ObjectNode object, boolean create) {
     schema.applyDefaults(object);
+  }
+
+  @Override
+  public ObjectNode defaultedOnRead(ObjectNode stored) {
+    if (!schema.hasDefaults()) {
+      return stored;
+    }
+    ObjectNode defaulted = stored.deepCopy();
+    schema.applyDefaults(defaulted);
+    return defaulted.equals(stored) ? stored : defaulted;
   }
 
   @Override

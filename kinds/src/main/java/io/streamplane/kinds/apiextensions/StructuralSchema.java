@@ -32,10 +32,11 @@ import java.util.regex.PatternSyntaxException;
  *
  * <p>Contract: immutable and thread-safe; {@link #prune} and {@link #applyDefaults} change the
  * given object in place. The root's {@code apiVersion}, {@code kind} and {@code metadata} are the
- * server's, never pruned or validated here (the store validates metadata). Limits: {@code allOf},
- * {@code anyOf}, {@code oneOf} and {@code not} are not evaluated; {@code uniqueItems} is not
- * checked; patterns are Java regular expressions (ECMA-262 in Kubernetes, alike for the common
- * cases).
+ * server's, never pruned or validated here (the store validates metadata). {@code allOf}, {@code
+ * anyOf}, {@code oneOf} and {@code not} validate values only (the definition's validation keeps
+ * types, defaults and pruning out of them); sets and list maps hold no duplicates ({@link
+ * ListTypes}). Limits: patterns are Java regular expressions (ECMA-262 in Kubernetes, alike for the
+ * common cases).
  */
 public final class StructuralSchema {
 
@@ -43,10 +44,12 @@ public final class StructuralSchema {
   private static final Map<String, Pattern> PATTERNS = new ConcurrentHashMap<>();
 
   private final JsonNode schema;
+  private final boolean hasDefaults;
 
   public StructuralSchema(JsonNode schema) {
     this.schema =
         schema == null ? com.fasterxml.jackson.databind.node.MissingNode.getInstance() : schema;
+    this.hasDefaults = anyDefault(this.schema);
   }
 
   public JsonNode schema() {
@@ -150,6 +153,35 @@ public final class StructuralSchema {
 
   // ------------------------------------------------------------------------------ defaulting
 
+  /** Whether any node of the schema has a {@code default}: else defaulting changes nothing. */
+  public boolean hasDefaults() {
+    return hasDefaults;
+  }
+
+  private static boolean anyDefault(JsonNode node) {
+    if (node.isObject()) {
+      if (node.has("default")) {
+        return true;
+      }
+      for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> field = it.next();
+        if (!field.getKey().equals("x-kubernetes-validations")
+            && !field.getKey().equals("enum")
+            && !field.getKey().equals("example")
+            && anyDefault(field.getValue())) {
+          return true;
+        }
+      }
+    } else if (node.isArray()) {
+      for (JsonNode item : node) {
+        if (anyDefault(item)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
   /** Sets the schema's {@code default} of every absent field (and of nulls it does not allow). */
   public void applyDefaults(ObjectNode object) {
     defaultValue(object, schema);
@@ -206,6 +238,7 @@ public final class StructuralSchema {
     }
     JsonNode previous = old == null ? MissingNode.getInstance() : old;
     validateObjectMembers(object, previous, schema, "", true, causes);
+    validateJunctors(object, schema, "", causes);
     ValidationRules.check(schema, object, previous, "", causes);
     return causes;
   }
@@ -258,7 +291,85 @@ public final class StructuralSchema {
       validateObjectMembers(
           value, old, s, path, s.path("x-kubernetes-embedded-resource").asBoolean(false), causes);
     }
+    validateJunctors(value, s, path, causes);
     ValidationRules.check(s, value, old, path, causes);
+  }
+
+  /**
+   * {@code allOf}, {@code anyOf}, {@code oneOf} and {@code not}, as kube-openapi's validator
+   * evaluates them and apiextensions reports them: the failed alternatives' own causes, and the
+   * junctor's verdict as a cause without a field ({@code <nil>: Invalid value: "": "spec.size" must
+   * validate at least one schema (anyOf)}).
+   */
+  private void validateJunctors(JsonNode value, JsonNode s, String path, List<StatusCause> causes) {
+    JsonNode allOf = s.path("allOf");
+    if (!allOf.isEmpty()) {
+      int valid = 0;
+      for (JsonNode alternative : allOf) {
+        List<StatusCause> failed = alternative(value, alternative, path);
+        causes.addAll(failed);
+        valid += failed.isEmpty() ? 1 : 0;
+      }
+      if (valid != allOf.size()) {
+        causes.add(
+            junctor(
+                path,
+                "must validate all the schemas (allOf)" + (valid == 0 ? ". None validated" : "")));
+      }
+    }
+    JsonNode anyOf = s.path("anyOf");
+    if (!anyOf.isEmpty()) {
+      List<StatusCause> failed = new ArrayList<>();
+      boolean any = false;
+      for (JsonNode alternative : anyOf) {
+        List<StatusCause> own = alternative(value, alternative, path);
+        any |= own.isEmpty();
+        failed.addAll(own);
+      }
+      if (!any) {
+        causes.add(junctor(path, "must validate at least one schema (anyOf)"));
+        causes.addAll(failed);
+      }
+    }
+    JsonNode oneOf = s.path("oneOf");
+    if (!oneOf.isEmpty()) {
+      List<StatusCause> failed = new ArrayList<>();
+      int valid = 0;
+      for (JsonNode alternative : oneOf) {
+        List<StatusCause> own = alternative(value, alternative, path);
+        valid += own.isEmpty() ? 1 : 0;
+        failed.addAll(own);
+      }
+      if (valid != 1) {
+        causes.add(
+            junctor(
+                path,
+                "must validate one and only one schema (oneOf). "
+                    + (valid == 0
+                        ? "Found none valid"
+                        : "Found " + valid + " valid alternatives")));
+        if (valid == 0) {
+          causes.addAll(failed);
+        }
+      }
+    }
+    JsonNode not = s.get("not");
+    if (not != null && not.isObject() && alternative(value, not, path).isEmpty()) {
+      causes.add(junctor(path, "must not validate the schema (not)"));
+    }
+  }
+
+  /** The causes of {@code value} failing one alternative of a junctor; empty when it holds. */
+  private List<StatusCause> alternative(JsonNode value, JsonNode alternative, String path) {
+    List<StatusCause> causes = new ArrayList<>();
+    validate(value, MissingNode.getInstance(), alternative, path, causes);
+    return causes;
+  }
+
+  /** A junctor's verdict, a composite error without a field path, as apiextensions reports it. */
+  private static StatusCause junctor(String path, String verdict) {
+    return new StatusCause(
+        "FieldValueInvalid", "Invalid value: \"\": " + quote(path) + " " + verdict, "<nil>");
   }
 
   private void validateString(String text, JsonNode s, String path, List<StatusCause> causes) {
@@ -370,6 +481,7 @@ public final class StructuralSchema {
             array.get(i), MissingNode.getInstance(), s.get("items"), path + "[" + i + "]", causes);
       }
     }
+    ListTypes.validateUniqueness(array, s, path, causes);
   }
 
   private void validateObjectMembers(
@@ -477,9 +589,32 @@ public final class StructuralSchema {
     return FieldErrors.quote(text);
   }
 
-  private static boolean equalJson(JsonNode a, JsonNode b) {
+  static boolean equalJson(JsonNode a, JsonNode b) {
     if (a.isNumber() && b.isNumber()) {
       return a.decimalValue().compareTo(b.decimalValue()) == 0;
+    }
+    if (a.isObject() && b.isObject()) {
+      if (a.size() != b.size()) {
+        return false;
+      }
+      for (Iterator<Map.Entry<String, JsonNode>> it = a.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> field = it.next();
+        if (!b.has(field.getKey()) || !equalJson(field.getValue(), b.get(field.getKey()))) {
+          return false;
+        }
+      }
+      return true;
+    }
+    if (a.isArray() && b.isArray()) {
+      if (a.size() != b.size()) {
+        return false;
+      }
+      for (int i = 0; i < a.size(); i++) {
+        if (!equalJson(a.get(i), b.get(i))) {
+          return false;
+        }
+      }
+      return true;
     }
     return a.equals(b);
   }

@@ -188,4 +188,234 @@ class CustomResourceDefinitionStrategyTest {
             "spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0]"
                 + ".rule: Invalid value: \"self.replicas >\": compilation failed: ");
   }
+
+  @Test
+  void listAndMapMarkersAndUniqueItemsAreValidatedAsKubeApiserverValidatesThem() {
+    ObjectNode json =
+        json(
+            CRD.replace(
+                "\"properties\": {\"replicas\": {\"type\": \"integer\"}}},\n",
+                """
+                "properties": {"replicas": {"type": "integer"},
+                  "ports": {"type": "array", "x-kubernetes-list-type": "map",
+                    "items": {"type": "object", "properties": {
+                      "name": {"type": "string"}, "port": {"type": "integer"}}}},
+                  "keyed": {"type": "array", "x-kubernetes-list-map-keys": ["name"],
+                    "items": {"type": "object", "properties": {"name": {"type": "string"}}}},
+                  "byObject": {"type": "array", "x-kubernetes-list-type": "map",
+                    "x-kubernetes-list-map-keys": ["ref", "missing"],
+                    "items": {"type": "object", "required": ["ref"],
+                      "properties": {"ref": {"type": "object"}}}},
+                  "tags": {"type": "array", "x-kubernetes-list-type": "bag",
+                    "items": {"type": "string"}},
+                  "pairs": {"type": "array", "x-kubernetes-list-type": "set",
+                    "items": {"type": "object"}},
+                  "unique": {"type": "array", "uniqueItems": true, "items": {"type": "string"}},
+                  "labels": {"type": "string", "x-kubernetes-map-type": "atomic"},
+                  "selector": {"type": "object", "x-kubernetes-map-type": "whole"}}},
+                """));
+    String at = "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties";
+    assertThat(messages(strategy.validate(stored(json))))
+        .containsExactlyInAnyOrder(
+            at
+                + "[ports].x-kubernetes-list-map-keys: Required value: must not be empty if"
+                + " x-kubernetes-list-type is map",
+            at
+                + "[keyed].x-kubernetes-list-type: Required value: must be map if"
+                + " x-kubernetes-list-map-keys is non-empty",
+            at
+                + "[byObject].items.properties[ref].type: Invalid value: \"object\": must be a"
+                + " scalar type if parent array's x-kubernetes-list-type is map",
+            at
+                + "[byObject].x-kubernetes-list-map-keys: Invalid value: []string{\"ref\","
+                + " \"missing\"}: entries must all be names of item properties",
+            at
+                + "[tags].x-kubernetes-list-type: Unsupported value: \"bag\": supported values:"
+                + " \"atomic\", \"set\", \"map\"",
+            at
+                + "[pairs].items.x-kubernetes-map-type: Invalid value: \"null\": must be atomic as"
+                + " item of a list with x-kubernetes-list-type=set",
+            at
+                + "[unique].uniqueItems: Forbidden: uniqueItems cannot be set to true since the"
+                + " runtime complexity becomes quadratic",
+            at
+                + "[labels].type: Invalid value: \"string\": must be object if"
+                + " x-kubernetes-map-type is specified",
+            at
+                + "[selector].x-kubernetes-map-type: Unsupported value: \"whole\": supported"
+                + " values: \"atomic\", \"granular\"");
+  }
+
+  @Test
+  void aListMapKeyIsRequiredOrDefaulted() {
+    ObjectNode json =
+        json(
+            CRD.replace(
+                "\"properties\": {\"replicas\": {\"type\": \"integer\"}}},\n",
+                """
+                "properties": {"ports": {"type": "array", "x-kubernetes-list-type": "map",
+                  "x-kubernetes-list-map-keys": ["name", "protocol"],
+                  "items": {"type": "object", "required": ["name"], "properties": {
+                    "name": {"type": "string"}, "protocol": {"type": "string"}}}}}},
+                """));
+    assertThat(messages(strategy.validate(stored(json))))
+        .containsExactly(
+            "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[ports].items"
+                + ".properties[protocol].default: Required value: this property is in"
+                + " x-kubernetes-list-map-keys, so it must have a default or be a required"
+                + " property");
+
+    ((ObjectNode)
+            json.at(
+                "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/ports/items"
+                    + "/properties/protocol"))
+        .put("default", "TCP");
+    assertThat(strategy.validate(stored(json))).isEmpty();
+  }
+
+  @Test
+  void aReadShowsTheCurrentSchemasDefaultsWithoutChangingTheStoredObject() {
+    ObjectNode json =
+        json(
+            CRD.replace(
+                "\"properties\": {\"replicas\": {\"type\": \"integer\"}}},\n",
+                "\"properties\": {\"replicas\": {\"type\": \"integer\"},"
+                    + " \"color\": {\"type\": \"string\", \"default\": \"blue\"}}},\n"));
+    strategy.applyDefaults(json, true);
+    json.putObject("status")
+        .putArray("conditions")
+        .addObject()
+        .put("type", "Established")
+        .put("status", "True");
+    ResourceType row = CustomResources.rows(json).get(0);
+    ObjectNode stored =
+        json(
+            """
+            {"apiVersion": "stable.example.com/v1", "kind": "CronTab",
+             "metadata": {"name": "old", "namespace": "default"}, "spec": {"replicas": 2}}
+            """);
+    String before = stored.toString();
+
+    ObjectNode read = row.fromStorage(stored);
+
+    assertThat(read.path("spec").path("color").asText()).isEqualTo("blue");
+    assertThat(read.path("spec").path("replicas").asInt()).isEqualTo(2);
+    assertThat(stored.toString()).isEqualTo(before);
+    ((ObjectNode) stored.path("spec")).put("color", "red");
+    assertThat(row.fromStorage(stored))
+        .as("nothing to default: the object itself")
+        .isSameAs(stored);
+  }
+
+  @Test
+  void selectableFieldsAreSimplePathsToScalarFieldsAtMostEight() {
+    ObjectNode json =
+        json(
+            CRD.replace(
+                "\"properties\": {\"replicas\": {\"type\": \"integer\"}}},\n",
+                "\"properties\": {\"replicas\": {\"type\": \"integer\"},"
+                    + " \"color\": {\"type\": \"string\"}, \"on\": {\"type\": \"boolean\"},"
+                    + " \"tags\": {\"type\": \"array\", \"items\": {\"type\": \"string\"}},"
+                    + " \"labels\": {\"type\": \"object\","
+                    + " \"additionalProperties\": {\"type\": \"string\"}}}},\n"));
+    ObjectNode version = (ObjectNode) json.path("spec").path("versions").get(0);
+    var fields = version.putArray("selectableFields");
+    for (String path :
+        List.of(
+            ".spec.color",
+            ".spec.replicas",
+            ".spec.on",
+            ".spec.tags",
+            ".spec.missing",
+            ".spec.tags[0]",
+            ".spec.color",
+            "",
+            ".spec.labels.a",
+            ".spec.labels.b",
+            ".spec.labels.c",
+            ".spec.labels.d",
+            ".spec.labels.e")) {
+      fields.addObject().put("jsonPath", path);
+    }
+    String at = "spec.versions[0].selectableFields";
+    assertThat(messages(strategy.validate(stored(json))))
+        .containsExactly(
+            at
+                + "[3].jsonPath: Invalid value: \".spec.tags\": must point to a field of type"
+                + " string, boolean or integer. Enum string fields and strings with formats are"
+                + " allowed.",
+            at
+                + "[4].jsonPath: Invalid value: \".spec.missing\": is an invalid path: does not"
+                + " refer to a valid field",
+            at
+                + "[5].jsonPath: Invalid value: \".spec.tags[0]\": is an invalid path: array"
+                + " notation is not allowed",
+            at + "[6].jsonPath: Duplicate value: \".spec.color\"",
+            at + "[7].jsonPath: Required value",
+            at + ": Too many: 9: must have at most 8 items");
+  }
+
+  @Test
+  void aCustomKindIsSelectedByItsSelectableFields() {
+    ObjectNode version =
+        json(
+            """
+            {"name": "v1", "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+              "spec": {"type": "object", "properties": {
+                "color": {"type": "string"}, "size": {"type": "integer"},
+                "on": {"type": "boolean"}}}}}},
+             "selectableFields": [{"jsonPath": ".spec.color"}, {"jsonPath": ".spec.size"},
+                                  {"jsonPath": ".spec.on"}]}
+            """);
+    CustomResourceStrategy custom = new CustomResourceStrategy(version, null);
+    ObjectNode object =
+        json(
+            """
+            {"metadata": {"name": "a", "namespace": "default"},
+             "spec": {"color": "blue", "size": 3, "on": true}}
+            """);
+
+    var fields = custom.selectableFields();
+    assertThat(fields.keySet())
+        .containsExactlyInAnyOrder(
+            "metadata.name", "metadata.namespace", "spec.color", "spec.size", "spec.on");
+    assertThat(fields.get("spec.color").apply(object)).isEqualTo("blue");
+    assertThat(fields.get("spec.size").apply(object)).isEqualTo("3");
+    assertThat(fields.get("spec.on").apply(object)).isEqualTo("true");
+    assertThat(fields.get("spec.color").apply(json("{\"spec\": {}}"))).isEmpty();
+    assertThat(custom.unknownFieldLabel("spec.shape"))
+        .isEqualTo(
+            "\"spec.shape\" is not a known field selector: only \"metadata.name\","
+                + " \"metadata.namespace\"");
+  }
+
+  @Test
+  void junctorsHoldValueValidationsOnlyAndUniqueItemsIsRefused() {
+    ObjectNode json =
+        json(
+            CRD.replace(
+                "\"properties\": {\"replicas\": {\"type\": \"integer\"}}},\n",
+                """
+                "properties": {"replicas": {"type": "integer",
+                    "anyOf": [{"type": "integer", "minimum": 1}, {"maximum": 5,
+                              "description": "small"}],
+                    "not": {"default": 3, "x-kubernetes-validations": [{"rule": "true"}]}},
+                  "port": {"x-kubernetes-int-or-string": true,
+                    "anyOf": [{"type": "integer"}, {"type": "string"}]},
+                  "meta": {"type": "object",
+                    "oneOf": [{"properties": {"metadata": {"required": ["name"]}}}]}}},
+                """));
+    String at = "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties";
+    assertThat(messages(strategy.validate(stored(json))))
+        .containsExactlyInAnyOrder(
+            at + "[replicas].anyOf[0].type: Forbidden: must be empty to be structural",
+            at + "[replicas].anyOf[1].description: Forbidden: must be empty to be structural",
+            at + "[replicas].not.default: Forbidden: must be undefined to be structural",
+            at
+                + "[replicas].not.x-kubernetes-validations: Forbidden: must be empty to be"
+                + " structural",
+            at
+                + "[meta].oneOf[0].properties[metadata]: Forbidden: must not be specified in a"
+                + " nested context");
+  }
 }

@@ -190,4 +190,82 @@ class StructuralSchemaTest {
         .containsExactly("spec.name: Invalid value: \"string\": Value is immutable");
     assertThat(RULES.validate(created, created)).isEmpty();
   }
+
+  @Test
+  void setsAndListMapsMayNotHoldDuplicates() {
+    StructuralSchema schema =
+        new StructuralSchema(
+            json(
+                """
+                {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+                  "tags": {"type": "array", "x-kubernetes-list-type": "set",
+                           "items": {"type": "string"}},
+                  "sizes": {"type": "array", "x-kubernetes-list-type": "set",
+                            "items": {"type": "integer"}},
+                  "ports": {"type": "array", "x-kubernetes-list-type": "map",
+                            "x-kubernetes-list-map-keys": ["name"],
+                            "items": {"type": "object", "properties": {
+                              "name": {"type": "string"}, "port": {"type": "integer"}}}},
+                  "routes": {"type": "array", "x-kubernetes-list-type": "map",
+                             "x-kubernetes-list-map-keys": ["host", "port"],
+                             "items": {"type": "object", "properties": {
+                               "host": {"type": "string"}, "port": {"type": "integer"}}}},
+                  "args": {"type": "array", "items": {"type": "string"}}}}}}
+                """));
+    ObjectNode object =
+        json(
+            """
+            {"spec": {"tags": ["a", "b", "a", "a"], "sizes": [1, 2, 2],
+                      "ports": [{"name": "http", "port": 80}, {"name": "http", "port": 8080}],
+                      "routes": [{"host": "a", "port": 1}, {"port": 1, "host": "a"},
+                                 {"host": "a", "port": 2}],
+                      "args": ["x", "x"]}}
+            """);
+
+    assertThat(messages(schema.validate(object)))
+        .containsExactly(
+            "spec.tags[2]: Duplicate value: \"a\"",
+            "spec.sizes[2]: Duplicate value: 2",
+            "spec.ports[1]: Duplicate value: map[string]interface {}{\"name\":\"http\"}",
+            "spec.routes[1]: Duplicate value: map[string]interface {}{\"host\":\"a\","
+                + " \"port\":1}");
+  }
+
+  @Test
+  void junctorsValidateValuesAsKubeOpenapiReportsThem() {
+    StructuralSchema schema =
+        new StructuralSchema(
+            json(
+                """
+                {"type": "object", "properties": {"spec": {"type": "object",
+                  "anyOf": [{"required": ["cron"]}, {"required": ["interval"]}],
+                  "properties": {
+                    "cron": {"type": "string"}, "interval": {"type": "integer"},
+                    "size": {"type": "integer",
+                             "oneOf": [{"minimum": 10}, {"maximum": 20}]},
+                    "name": {"type": "string", "not": {"enum": ["root"]},
+                             "allOf": [{"maxLength": 5}, {"pattern": "^[a-z]+$"}]}}}}}
+                """));
+
+    assertThat(
+            messages(schema.validate(json("{\"spec\": {\"cron\": \"* * * * *\", \"size\": 30}}"))))
+        .isEmpty();
+    assertThat(messages(schema.validate(json("{\"spec\": {\"size\": 15, \"name\": \"root\"}}"))))
+        .containsExactly(
+            "<nil>: Invalid value: \"\": \"spec.size\" must validate one and only one schema"
+                + " (oneOf). Found 2 valid alternatives",
+            "<nil>: Invalid value: \"\": \"spec.name\" must not validate the schema (not)",
+            "<nil>: Invalid value: \"\": \"spec\" must validate at least one schema (anyOf)",
+            "spec.cron: Required value",
+            "spec.interval: Required value");
+    assertThat(
+            messages(
+                schema.validate(json("{\"spec\": {\"interval\": 1, \"name\": \"Too-long\"}}"))))
+        .containsExactly(
+            "spec.name: Too long: may not be longer than 5",
+            "spec.name: Invalid value: \"Too-long\": spec.name in body should match"
+                + " '^[a-z]+$'",
+            "<nil>: Invalid value: \"\": \"spec.name\" must validate all the schemas (allOf)."
+                + " None validated");
+  }
 }
