@@ -6,6 +6,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
+import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.StoreBuilder;
 
 /**
@@ -130,9 +132,10 @@ public interface Controller<V> {
   }
 
   /**
-   * The stores the controller needs besides its cache, reached with {@link ControllerCache#store}.
+   * The stores the controller needs besides its cache, reached with {@link ControllerCache#store},
+   * each made by {@code supplier} from its name (RocksDB in a cluster, memory in a test).
    */
-  default List<StoreBuilder<?>> stores() {
+  default List<StoreBuilder<?>> stores(Function<String, KeyValueBytesStoreSupplier> supplier) {
     return List.of();
   }
 }

@@ -68,7 +68,15 @@ class ControllersTopologyTest {
     props.put(
         StreamsConfig.STATE_DIR_CONFIG,
         System.getProperty("java.io.tmpdir") + "/controllers-test-" + UUID.randomUUID());
-    driver = new TopologyTestDriver(ControllersTopology.buildTopology(topics), props, T0);
+    driver =
+        new TopologyTestDriver(
+            ControllersTopology.buildTopology(
+                topics,
+                io.streamplane.controller.nodelifecycle.NodeLifecycleConfig.defaults(),
+                topics.controllerRequests(),
+                ControllerManager.IN_MEMORY),
+            props,
+            T0);
     events = eventsAdvancing(Duration.ofSeconds(1));
     commands =
         driver.createOutputTopic(
@@ -376,6 +384,56 @@ class ControllersTopologyTest {
       driver.advanceWallClockTime(Duration.ofSeconds(1));
     }
     assertThat(commands.readValuesToList()).as("a converged StatefulSet writes nothing").isEmpty();
+  }
+
+  @Test
+  void aStatefulSetCreatedAgainAdoptsThePodsAndRevisionItsPredecessorOrphanedAndCreatesNothing() {
+    LoopbackStore store = new LoopbackStore();
+    store.apply(List.of(command(CommandVerb.CREATE, "statefulsets", "apps", statefulSet(3))));
+    store.converge();
+    io.streamplane.api.StatefulSet old = store.objects(io.streamplane.api.StatefulSet.class).get(0);
+    String oldUid = old.getMetadata().getUid();
+    // What a delete orphaning the dependents leaves: the references gone, then the set.
+    List<ResourceCommand> orphaning = new java.util.ArrayList<>();
+    for (Pod pod : store.objects(Pod.class)) {
+      orphaning.add(
+          command(CommandVerb.UPDATE, "pods", "", ControllerRefManager.release(pod, oldUid)));
+    }
+    for (var revision : store.objects(io.streamplane.api.ControllerRevision.class)) {
+      orphaning.add(
+          command(
+              CommandVerb.UPDATE,
+              "controllerrevisions",
+              "apps",
+              ControllerRefManager.release(revision, oldUid)));
+    }
+    orphaning.add(command(CommandVerb.DELETE, "statefulsets", "apps", old));
+    store.apply(orphaning);
+    store.converge();
+    assertThat(store.objects(Pod.class)).hasSize(3);
+    int created = store.creates.size();
+
+    store.apply(List.of(command(CommandVerb.CREATE, "statefulsets", "apps", statefulSet(3))));
+    store.converge();
+
+    String uid = store.objects(io.streamplane.api.StatefulSet.class).get(0).getMetadata().getUid();
+    assertThat(store.objects(Pod.class))
+        .extracting(p -> p.getMetadata().getName())
+        .containsExactly("web-0", "web-1", "web-2");
+    assertThat(store.objects(Pod.class))
+        .allSatisfy(p -> assertThat(Owners.controlledBy(p.getMetadata(), uid)).isTrue());
+    assertThat(store.objects(io.streamplane.api.ControllerRevision.class))
+        .singleElement()
+        .satisfies(r -> assertThat(Owners.controlledBy(r.getMetadata(), uid)).isTrue());
+    assertThat(store.creates.subList(created, store.creates.size()))
+        .as("nothing made again")
+        .containsExactly("statefulsets/web");
+    io.streamplane.api.StatefulSet set = store.objects(io.streamplane.api.StatefulSet.class).get(0);
+    assertThat(set.getStatus().getReadyReplicas()).isEqualTo(3);
+    for (int second = 0; second < 60; second++) {
+      driver.advanceWallClockTime(Duration.ofSeconds(1));
+    }
+    assertThat(commands.readValuesToList()).as("the set has converged").isEmpty();
   }
 
   @Test
@@ -871,7 +929,16 @@ class ControllersTopologyTest {
                 && KubeObjects.meta(current)
                     .getResourceVersion()
                     .equals(KubeObjects.meta(object).getResourceVersion())) {
-              store(EventType.MODIFIED, command, object);
+              List<OwnerReference> before = KubeObjects.meta(current).getOwnerReferences();
+              objects.put(command.getResource() + "/" + command.getName(), object);
+              send(
+                  EventType.MODIFIED,
+                  command.getResource(),
+                  command.getGroup(),
+                  object,
+                  java.util.Objects.equals(before, KubeObjects.meta(object).getOwnerReferences())
+                      ? null
+                      : (before == null ? List.of() : before));
             }
           }
           case DELETE -> {
@@ -917,6 +984,16 @@ class ControllersTopologyTest {
    * event's), then lets the wall clock run the controllers' work queues.
    */
   private void send(EventType type, String resource, String group, SpecificRecord object) {
+    send(type, resource, group, object, null);
+  }
+
+  /** As {@link #send}, with the owner references the object had before this change, if changed. */
+  private void send(
+      EventType type,
+      String resource,
+      String group,
+      SpecificRecord object,
+      List<OwnerReference> ownersBefore) {
     ObjectMeta meta = (ObjectMeta) object.get(object.getSchema().getField("metadata").pos());
     if (type != EventType.DELETED) {
       meta.setResourceVersion(Long.toString(offset + 1));
@@ -932,6 +1009,7 @@ class ControllersTopologyTest {
             .setResourceVersion(++offset)
             .setCommandId("c" + offset)
             .setActor(UserInfo.newBuilder().setUsername("test").build())
+            .setOwnersBefore(ownersBefore)
             .build();
     events.pipeInput(resource + "." + group + "/default/" + meta.getName(), event);
     driver.advanceWallClockTime(Duration.ofMillis(10));
