@@ -85,12 +85,13 @@ public final class DaemonSetReconciler {
     intents.addAll(DaemonSetHistory.construct(ds, hash, revisions));
     SortedMap<String, List<Pod>> nodeToPods = nodeToPods(pods);
     if (manage) {
-      List<Intent> managed = manage(ds, nodes, nodeToPods, pods, hash, burst);
+      // New pods' names avoid those of the pods released here too, which keep theirs.
+      List<Intent> managed = manage(ds, nodes, nodeToPods, controlledPods, hash, burst);
       intents.addAll(managed);
       if (managed.isEmpty() && "RollingUpdate".equals(strategy(ds))) {
         RollingUpdate.Plan plan = RollingUpdate.plan(ds, nodes, copy(nodeToPods), hash, now);
         plan.delete().forEach(p -> intents.add(Intent.delete("pods", "", p, null)));
-        intents.addAll(creates(ds, plan.create(), pods, hash, burst));
+        intents.addAll(creates(ds, plan.create(), controlledPods, hash, burst));
       }
       intents.addAll(DaemonSetHistory.cleanup(ds, hash, revisions, pods));
     }
@@ -248,9 +249,9 @@ public final class DaemonSetReconciler {
   }
 
   private static List<Intent> creates(
-      DaemonSet ds, List<String> nodes, List<Pod> pods, String hash, int burst) {
+      DaemonSet ds, List<String> nodes, List<Pod> named, String hash, int burst) {
     Set<String> taken = new HashSet<>();
-    pods.forEach(p -> taken.add(p.getMetadata().getName()));
+    named.forEach(p -> taken.add(p.getMetadata().getName()));
     List<Intent> intents = new ArrayList<>();
     for (String node : nodes.subList(0, Math.min(nodes.size(), Math.min(burst, BURST)))) {
       String name = DaemonPods.podName(ds, node, taken);
