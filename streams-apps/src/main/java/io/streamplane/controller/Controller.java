@@ -23,7 +23,7 @@ import org.apache.kafka.streams.state.StoreBuilder;
  *
  * <p>Stores: the processor gives a controller named {@code n} the stores {@code n-objects} (its
  * cache, {@link ControllerCache}), {@code n-queue} and {@code n-expectations}, plus any it declares
- * in {@link #stores()}.
+ * in {@link #stores}.
  *
  * <p>Contract: {@link #keysOf} and {@link #reduce} run before the re-keying and see every event;
  * {@link #observe} and {@link #view} run on the key's task and may only touch the cache; {@link

@@ -83,7 +83,7 @@ public final class ControllerCache {
     return scan(prefix).stream().map(entry -> entry.value).toList();
   }
 
-  /** One of the stores the controller declared in {@link Controller#stores()}. */
+  /** One of the stores the controller declared in {@link Controller#stores}. */
   public <S extends StateStore> S store(String name) {
     return context.getStateStore(name);
   }
