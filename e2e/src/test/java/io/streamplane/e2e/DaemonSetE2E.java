@@ -28,7 +28,8 @@ import org.junit.jupiter.api.TestInstance;
  * rollout history} and {@code undo} read); a StatefulSet behind a headless Service (its pods made
  * in order, answered by the cluster DNS under their hostnames, a deleted pod made again under its
  * name, scaled down from the highest ordinal, rolled and undone, its claims made from its templates
- * and collected with it); a ReplicationController.
+ * and collected with it; deleted orphaning its pods and made again, it adopts them without
+ * restarting them); a ReplicationController.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @SharedCluster(SharedCluster.Shape.TWO_PROCESS_NODES)
@@ -131,6 +132,31 @@ class DaemonSetE2E {
             resources:
               requests:
                 storage: 1Gi
+      """;
+
+  private static final String ORPHANED_SET =
+      """
+      apiVersion: apps/v1
+      kind: StatefulSet
+      metadata:
+        name: kv
+      spec:
+        serviceName: kv
+        replicas: 2
+        podManagementPolicy: Parallel
+        selector:
+          matchLabels:
+            app: kv
+        template:
+          metadata:
+            labels:
+              app: kv
+          spec:
+            terminationGracePeriodSeconds: 1
+            containers:
+            - name: kv
+              image: busybox
+              command: ["/bin/sh", "-c", "sleep 3600"]
       """;
 
   private static final String REPLICATION_CONTROLLER =
@@ -344,6 +370,70 @@ class DaemonSetE2E {
     await("the claim collected with its set")
         .atMost(LONG)
         .until(() -> kubectl.run("get", "pvc", "-o", "name").expectSuccess().out().isBlank());
+  }
+
+  @Test
+  void aStatefulSetDeletedOrphaningItsPodsAndMadeAgainAdoptsThemWithoutRestartingThem()
+      throws Exception {
+    kubectl.runWithInput(ORPHANED_SET, "apply", "-f", "-").expectSuccess();
+    await("two Ready pods of kv").atMost(LONG).until(() -> readyPods("app=kv") == 2);
+    Map<String, String> running = runningSince("app=kv");
+    assertThat(running).containsOnlyKeys("kv-0", "kv-1");
+
+    kubectl.run("delete", "sts", "kv", "--cascade=orphan").expectSuccess();
+    await("kv gone, its pods and revision left without an owner")
+        .atMost(LONG)
+        .until(
+            () ->
+                kubectl.run("get", "sts", "kv", "--ignore-not-found").out().isBlank()
+                    && owners("pods", "app=kv").equals(List.of("", ""))
+                    && owners("controllerrevisions", "app=kv").equals(List.of("")));
+
+    kubectl.runWithInput(ORPHANED_SET, "apply", "-f", "-").expectSuccess();
+    String uid = json("get", "sts", "kv", "-o", "json").at("/metadata/uid").asText();
+    await("kv's pods and revision adopted, and its status counting them")
+        .atMost(LONG)
+        .until(
+            () ->
+                owners("pods", "app=kv").equals(List.of(uid, uid))
+                    && owners("controllerrevisions", "app=kv").equals(List.of(uid))
+                    && json("get", "sts", "kv", "-o", "json").at("/status/readyReplicas").asInt()
+                        == 2);
+    assertThat(runningSince("app=kv")).as("the same pods, never restarted").isEqualTo(running);
+
+    kubectl.run("delete", "sts", "kv").expectSuccess();
+    await("kv's pods collected").atMost(LONG).until(() -> podCount("app=kv") == 0);
+  }
+
+  /** Each pod's uid, container start and restart count, by name. */
+  private Map<String, String> runningSince(String selector) throws Exception {
+    Map<String, String> running = new TreeMap<>();
+    for (JsonNode pod : json("get", "pods", "-l", selector, "-o", "json").path("items")) {
+      JsonNode container = pod.at("/status/containerStatuses/0");
+      running.put(
+          pod.at("/metadata/name").asText(),
+          pod.at("/metadata/uid").asText()
+              + " "
+              + container.at("/state/running/startedAt").asText()
+              + " "
+              + container.path("restartCount").asInt());
+    }
+    return running;
+  }
+
+  /** The uid of each object's controller ({@code ""} for none), in name order. */
+  private List<String> owners(String resource, String selector) throws Exception {
+    List<String> owners = new ArrayList<>();
+    for (JsonNode item : json("get", resource, "-l", selector, "-o", "json").path("items")) {
+      String owner = "";
+      for (JsonNode ref : item.at("/metadata/ownerReferences")) {
+        if (ref.path("controller").asBoolean()) {
+          owner = ref.path("uid").asText();
+        }
+      }
+      owners.add(owner);
+    }
+    return owners;
   }
 
   @Test

@@ -164,9 +164,16 @@ class GatewayCrashE2E {
           .as("one claim for every address and node port a Service holds, and no other")
           .isEqualTo(holders);
 
-      // At rest: nothing appended to the commands for 12 s (a repair pass and a defaults round).
+      // At rest: nothing appended to the commands over a whole repair pass and defaults round.
       var before = cluster.commandOffsets();
-      Thread.sleep(12_000);
+      double since = System.currentTimeMillis() / 1000.0;
+      await("a repair pass and a defaults round begun since, and done")
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(500))
+          .until(
+              () ->
+                  roundStarted(http, survivorUrl, "service-allocation-repair") >= since
+                      && roundStarted(http, survivorUrl, "defaults") >= since);
       assertThat(cluster.commandKeysSince(before)).as("commands appended at rest").isEmpty();
     }
   }
@@ -185,6 +192,27 @@ class GatewayCrashE2E {
       subset.path("ports").forEach(p -> ports.add(p.path("port").asText()));
     }
     return ports;
+  }
+
+  /**
+   * When the latest completed round of the gateway's periodic {@code task} started, in epoch
+   * seconds, from its {@code /metrics} (0 before any).
+   */
+  private static double roundStarted(HttpClient http, String url, String task) throws Exception {
+    String series = "streamplane_gateway_round_start_timestamp_seconds{task=\"" + task + "\"} ";
+    String metrics =
+        http.send(
+                HttpRequest.newBuilder(URI.create(url + "/metrics"))
+                    .timeout(Duration.ofSeconds(30))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString())
+            .body();
+    return metrics
+        .lines()
+        .filter(line -> line.startsWith(series))
+        .mapToDouble(line -> Double.parseDouble(line.substring(series.length()).trim()))
+        .findFirst()
+        .orElse(0);
   }
 
   /** Creates a Service through {@code url}; returns the HTTP status. */

@@ -6,6 +6,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
+import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.StoreBuilder;
 
 /**
@@ -21,7 +23,7 @@ import org.apache.kafka.streams.state.StoreBuilder;
  *
  * <p>Stores: the processor gives a controller named {@code n} the stores {@code n-objects} (its
  * cache, {@link ControllerCache}), {@code n-queue} and {@code n-expectations}, plus any it declares
- * in {@link #stores()}.
+ * in {@link #stores}.
  *
  * <p>Contract: {@link #keysOf} and {@link #reduce} run before the re-keying and see every event;
  * {@link #observe} and {@link #view} run on the key's task and may only touch the cache; {@link
@@ -130,9 +132,10 @@ public interface Controller<V> {
   }
 
   /**
-   * The stores the controller needs besides its cache, reached with {@link ControllerCache#store}.
+   * The stores the controller needs besides its cache, reached with {@link ControllerCache#store},
+   * each made by {@code supplier} from its name (RocksDB in a cluster, memory in a test).
    */
-  default List<StoreBuilder<?>> stores() {
+  default List<StoreBuilder<?>> stores(Function<String, KeyValueBytesStoreSupplier> supplier) {
     return List.of();
   }
 }

@@ -67,8 +67,11 @@ public final class ControllerCache {
   /** The entries whose keys start with {@code prefix}, in key order. */
   public List<KeyValue<String, ResourceEvent>> scan(String prefix) {
     List<KeyValue<String, ResourceEvent>> entries = new ArrayList<>();
+    // An in-memory store cannot scan the empty prefix (it has no upper bound); all() is the same.
     try (KeyValueIterator<String, ResourceEvent> it =
-        objects.prefixScan(prefix, Serdes.String().serializer())) {
+        prefix.isEmpty()
+            ? objects.all()
+            : objects.prefixScan(prefix, Serdes.String().serializer())) {
       it.forEachRemaining(entries::add);
     }
     reads += entries.size();
@@ -80,7 +83,7 @@ public final class ControllerCache {
     return scan(prefix).stream().map(entry -> entry.value).toList();
   }
 
-  /** One of the stores the controller declared in {@link Controller#stores()}. */
+  /** One of the stores the controller declared in {@link Controller#stores}. */
   public <S extends StateStore> S store(String name) {
     return context.getStateStore(name);
   }

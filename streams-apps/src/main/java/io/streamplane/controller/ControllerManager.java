@@ -7,6 +7,7 @@ import io.streamplane.topics.Topic;
 import io.streamplane.topics.Topics;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
@@ -15,6 +16,7 @@ import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.Repartitioned;
+import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
 
@@ -38,6 +40,15 @@ public final class ControllerManager {
   private final KStream<String, ResourceEvent> events;
   private final Produced<String, ResourceCommand> toCommands;
   private final String commands;
+  private final Function<String, KeyValueBytesStoreSupplier> stores;
+
+  /** The stores of a cluster's controllers: RocksDB, so a task's state need not fit in memory. */
+  public static final Function<String, KeyValueBytesStoreSupplier> PERSISTENT =
+      Stores::persistentKeyValueStore;
+
+  /** Stores held in memory, for tests that build the topology many times over. */
+  public static final Function<String, KeyValueBytesStoreSupplier> IN_MEMORY =
+      Stores::inMemoryKeyValueStore;
 
   /** Controllers whose writes go through the gateways' admission: {@code controller-requests}. */
   public ControllerManager(StreamsBuilder builder, Topics topics) {
@@ -50,7 +61,17 @@ public final class ControllerManager {
    */
   public ControllerManager(
       StreamsBuilder builder, Topics topics, Topic<String, ResourceCommand> writesTo) {
+    this(builder, topics, writesTo, PERSISTENT);
+  }
+
+  /** Controllers writing to {@code writesTo}, their stores made by {@code stores}. */
+  public ControllerManager(
+      StreamsBuilder builder,
+      Topics topics,
+      Topic<String, ResourceCommand> writesTo,
+      Function<String, KeyValueBytesStoreSupplier> stores) {
     this.builder = builder;
+    this.stores = stores;
     this.eventSerde = topics.events().valueSerde();
     this.events =
         builder.stream(topics.events().name(), Consumed.with(Serdes.String(), eventSerde))
@@ -61,12 +82,12 @@ public final class ControllerManager {
 
   /** Runs {@code controller} on the events, re-keyed by {@link Controller#keysOf}. */
   public <V> ControllerManager register(Controller<V> controller) {
-    List<String> stores = new ArrayList<>();
-    stores.add(add(objectsStore(controller)));
-    stores.add(add(stringStore(ControllerProcessor.queueStore(controller))));
-    stores.add(add(stringStore(ControllerProcessor.expectationsStore(controller))));
-    for (StoreBuilder<?> own : controller.stores()) {
-      stores.add(add(own));
+    List<String> names = new ArrayList<>();
+    names.add(add(objectsStore(controller)));
+    names.add(add(stringStore(ControllerProcessor.queueStore(controller))));
+    names.add(add(stringStore(ControllerProcessor.expectationsStore(controller))));
+    for (StoreBuilder<?> own : controller.stores(stores)) {
+      names.add(add(own));
     }
     events
         .flatMap(
@@ -78,7 +99,7 @@ public final class ControllerManager {
             Repartitioned.<String, ResourceEvent>as(controller.rekeyedAs())
                 .withKeySerde(Serdes.String())
                 .withValueSerde(eventSerde))
-        .process(() -> new ControllerProcessor<>(controller), stores.toArray(String[]::new))
+        .process(() -> new ControllerProcessor<>(controller), names.toArray(String[]::new))
         .to(commands, toCommands);
     return this;
   }
@@ -90,13 +111,10 @@ public final class ControllerManager {
 
   private StoreBuilder<?> objectsStore(Controller<?> controller) {
     return Stores.keyValueStoreBuilder(
-        Stores.persistentKeyValueStore(ControllerProcessor.objectsStore(controller)),
-        Serdes.String(),
-        eventSerde);
+        stores.apply(ControllerProcessor.objectsStore(controller)), Serdes.String(), eventSerde);
   }
 
-  private static StoreBuilder<?> stringStore(String name) {
-    return Stores.keyValueStoreBuilder(
-        Stores.persistentKeyValueStore(name), Serdes.String(), Serdes.String());
+  private StoreBuilder<?> stringStore(String name) {
+    return Stores.keyValueStoreBuilder(stores.apply(name), Serdes.String(), Serdes.String());
   }
 }

@@ -1,5 +1,6 @@
 package io.streamplane.controller;
 
+import io.streamplane.api.ControllerRevision;
 import io.streamplane.api.Deployment;
 import io.streamplane.api.Event;
 import io.streamplane.api.Lease;
@@ -24,10 +25,10 @@ import org.apache.avro.specific.SpecificRecord;
  * controllers index their informers: an object goes to the key of every owner it refers to (a pod
  * to its ReplicaSet, a ReplicaSet to its Deployment), and an owner to its own key, so one task sees
  * an owner with all its dependents and nothing else. Only what the namespace-wide controllers need
- * goes to the namespace's key: creations and deletions (the namespace's members, for its teardown),
- * the ReplicaSets (their selectors, for adoption) and pods without a controller (the orphans to
- * adopt). A pod status change therefore costs the work of one ReplicaSet, whatever the size of its
- * namespace.
+ * goes to the namespace's key: creations and deletions (the namespace's members, for its teardown;
+ * the owners among them, for adoption) and pods and ControllerRevisions without a controller (the
+ * orphans to adopt). A pod status change therefore costs the work of one ReplicaSet, whatever the
+ * size of its namespace.
  */
 public final class ControllerRoutes {
 
@@ -97,7 +98,7 @@ public final class ControllerRoutes {
     if (event.getType() != EventType.MODIFIED || meta.getDeletionTimestamp() != null) {
       return namespace;
     }
-    if (object instanceof Pod
+    if ((object instanceof Pod || object instanceof ControllerRevision)
         && (Owners.controllerOf(meta) == null
             || (event.getOwnersBefore() != null
                 && Owners.controllerOf(event.getOwnersBefore()) == null))) {

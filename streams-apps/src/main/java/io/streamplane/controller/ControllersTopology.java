@@ -14,8 +14,10 @@ import io.streamplane.controller.volume.VolumeClaimController;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.topics.Topic;
 import io.streamplane.topics.Topics;
+import java.util.function.Function;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 
 /**
  * The controllers as one Kafka Streams application: each {@link Controller} registered in one line
@@ -64,8 +66,17 @@ public final class ControllersTopology {
    */
   public static Topology buildTopology(
       Topics topics, NodeLifecycleConfig nodeLifecycle, Topic<String, ResourceCommand> writesTo) {
+    return buildTopology(topics, nodeLifecycle, writesTo, ControllerManager.PERSISTENT);
+  }
+
+  /** The controllers writing to {@code writesTo}, their stores made by {@code stores}. */
+  public static Topology buildTopology(
+      Topics topics,
+      NodeLifecycleConfig nodeLifecycle,
+      Topic<String, ResourceCommand> writesTo,
+      Function<String, KeyValueBytesStoreSupplier> stores) {
     StreamsBuilder builder = new StreamsBuilder();
-    new ControllerManager(builder, topics, writesTo)
+    new ControllerManager(builder, topics, writesTo, stores)
         .register(new OwnerControllers())
         .register(new NamespaceControllers())
         .register(new EndpointsController())

@@ -68,7 +68,15 @@ class ControllersTopologyTest {
     props.put(
         StreamsConfig.STATE_DIR_CONFIG,
         System.getProperty("java.io.tmpdir") + "/controllers-test-" + UUID.randomUUID());
-    driver = new TopologyTestDriver(ControllersTopology.buildTopology(topics), props, T0);
+    driver =
+        new TopologyTestDriver(
+            ControllersTopology.buildTopology(
+                topics,
+                io.streamplane.controller.nodelifecycle.NodeLifecycleConfig.defaults(),
+                topics.controllerRequests(),
+                ControllerManager.IN_MEMORY),
+            props,
+            T0);
     events = eventsAdvancing(Duration.ofSeconds(1));
     commands =
         driver.createOutputTopic(
@@ -376,6 +384,55 @@ class ControllersTopologyTest {
       driver.advanceWallClockTime(Duration.ofSeconds(1));
     }
     assertThat(commands.readValuesToList()).as("a converged StatefulSet writes nothing").isEmpty();
+  }
+
+  @Test
+  void aStatefulSetCreatedAgainAdoptsThePodsAndRevisionItsPredecessorOrphanedAndCreatesNothing() {
+    LoopbackStore store = new LoopbackStore();
+    store.apply(List.of(command(CommandVerb.CREATE, "statefulsets", "apps", statefulSet(3))));
+    store.converge();
+    io.streamplane.api.StatefulSet old = store.objects(io.streamplane.api.StatefulSet.class).get(0);
+    // kubectl delete sts web --cascade=orphan: the store marks it with the orphan finalizer, the
+    // garbage collector takes its references off the pods and revision, then the finalizer.
+    io.streamplane.api.StatefulSet orphaning = KubeObjects.copy(old);
+    orphaning.getMetadata().setDeletionTimestamp(T0);
+    orphaning
+        .getMetadata()
+        .setFinalizers(List.of(io.streamplane.controller.gc.GarbageCollector.ORPHAN));
+    store.apply(List.of(command(CommandVerb.UPDATE, "statefulsets", "apps", orphaning)));
+    store.converge();
+    io.streamplane.api.StatefulSet released =
+        store.objects(io.streamplane.api.StatefulSet.class).get(0);
+    assertThat(released.getMetadata().getFinalizers()).isNullOrEmpty();
+    store.apply(List.of(command(CommandVerb.DELETE, "statefulsets", "apps", released)));
+    store.converge();
+    assertThat(store.deletes).isEmpty();
+    assertThat(store.objects(Pod.class)).hasSize(3);
+    int created = store.creates.size();
+
+    store.apply(List.of(command(CommandVerb.CREATE, "statefulsets", "apps", statefulSet(3))));
+    store.converge();
+
+    String uid = store.objects(io.streamplane.api.StatefulSet.class).get(0).getMetadata().getUid();
+    assertThat(store.objects(Pod.class))
+        .extracting(p -> p.getMetadata().getName())
+        .containsExactly("web-0", "web-1", "web-2");
+    assertThat(store.objects(Pod.class))
+        .allSatisfy(p -> assertThat(Owners.controlledBy(p.getMetadata(), uid)).isTrue());
+    assertThat(store.objects(io.streamplane.api.ControllerRevision.class))
+        .singleElement()
+        .satisfies(r -> assertThat(Owners.controlledBy(r.getMetadata(), uid)).isTrue());
+    // Events aside: a create the new set sent before the adoptions landed records its Event.
+    assertThat(store.creates.subList(created, store.creates.size()))
+        .as("nothing made again")
+        .filteredOn(name -> !name.startsWith("events/"))
+        .containsExactly("statefulsets/web");
+    io.streamplane.api.StatefulSet set = store.objects(io.streamplane.api.StatefulSet.class).get(0);
+    assertThat(set.getStatus().getReadyReplicas()).isEqualTo(3);
+    for (int second = 0; second < 60; second++) {
+      driver.advanceWallClockTime(Duration.ofSeconds(1));
+    }
+    assertThat(commands.readValuesToList()).as("the set has converged").isEmpty();
   }
 
   @Test
@@ -858,6 +915,7 @@ class ControllersTopologyTest {
   private final class LoopbackStore {
     private final Map<String, SpecificRecord> objects = new java.util.TreeMap<>();
     private final List<String> creates = new java.util.ArrayList<>();
+    private final List<String> deletes = new java.util.ArrayList<>();
     private int uids;
 
     void converge() {
@@ -896,11 +954,23 @@ class ControllersTopologyTest {
                 && KubeObjects.meta(current)
                     .getResourceVersion()
                     .equals(KubeObjects.meta(object).getResourceVersion())) {
-              store(EventType.MODIFIED, command, object);
+              List<OwnerReference> before = KubeObjects.meta(current).getOwnerReferences();
+              objects.put(command.getResource() + "/" + command.getName(), object);
+              send(
+                  EventType.MODIFIED,
+                  command.getResource(),
+                  command.getGroup(),
+                  object,
+                  java.util.Objects.equals(before, KubeObjects.meta(object).getOwnerReferences())
+                      ? null
+                      : (before == null ? List.of() : before));
             }
           }
           case DELETE -> {
             if (current != null) {
+              if (!command.getActor().getUsername().equals("test")) {
+                deletes.add(key + " by " + command.getActor().getUsername());
+              }
               objects.remove(key);
               send(EventType.DELETED, command.getResource(), command.getGroup(), current);
             }
@@ -942,6 +1012,16 @@ class ControllersTopologyTest {
    * event's), then lets the wall clock run the controllers' work queues.
    */
   private void send(EventType type, String resource, String group, SpecificRecord object) {
+    send(type, resource, group, object, null);
+  }
+
+  /** As {@link #send}, with the owner references the object had before this change, if changed. */
+  private void send(
+      EventType type,
+      String resource,
+      String group,
+      SpecificRecord object,
+      List<OwnerReference> ownersBefore) {
     ObjectMeta meta = (ObjectMeta) object.get(object.getSchema().getField("metadata").pos());
     if (type != EventType.DELETED) {
       meta.setResourceVersion(Long.toString(offset + 1));
@@ -957,6 +1037,7 @@ class ControllersTopologyTest {
             .setResourceVersion(++offset)
             .setCommandId("c" + offset)
             .setActor(UserInfo.newBuilder().setUsername("test").build())
+            .setOwnersBefore(ownersBefore)
             .build();
     events.pipeInput(resource + "." + group + "/default/" + meta.getName(), event);
     driver.advanceWallClockTime(Duration.ofMillis(10));

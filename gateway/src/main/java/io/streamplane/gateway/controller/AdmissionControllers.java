@@ -1,6 +1,7 @@
 package io.streamplane.gateway.controller;
 
 import io.streamplane.gateway.cache.WatchCache;
+import io.streamplane.gateway.metrics.GatewayMetrics;
 import io.streamplane.gateway.storage.ResourceService;
 import io.streamplane.gateway.storage.WriteOptions;
 import io.streamplane.kinds.ResourceRegistry;
@@ -131,7 +132,9 @@ public final class AdmissionControllers implements AutoCloseable {
     repair.scheduleWithFixedDelay(
         () -> {
           try {
+            long started = System.currentTimeMillis();
             allocations.repair();
+            GatewayMetrics.roundCompleted("service-allocation-repair", started);
           } catch (RuntimeException e) {
             org.slf4j.LoggerFactory.getLogger(ServiceAllocationRepair.class)
                 .warn("the service allocation repair failed: {}", e.toString());

@@ -25,6 +25,9 @@ import io.prometheus.metrics.core.metrics.Histogram;
  *       {@code commands} to reading its result — the store's validation and transaction included.
  *   <li>{@code streamplane_gateway_cache_wait_duration_seconds}: how long a read waited for the
  *       watch cache to catch up with the end of {@code events} (read-your-writes).
+ *   <li>{@code streamplane_gateway_round_start_timestamp_seconds{task}}: when the latest completed
+ *       round of a periodic task (the service allocation repair, the defaults) started, so a
+ *       watcher knows a whole round has run since a moment of its own.
  * </ul>
  *
  * <p>Contract: one set of series per JVM, whatever the number of gateways in it.
@@ -139,7 +142,25 @@ public final class GatewayMetrics {
     INFLIGHT.initLabelValues("mutating");
   }
 
+  private static final Gauge ROUND_STARTED =
+      Gauge.builder()
+          .name("streamplane_gateway_round_start_timestamp_seconds")
+          .help(
+              "When the latest completed round of a gateway's periodic task started, per task:"
+                  + " service-allocation-repair, defaults.")
+          .labelNames("task")
+          .register();
+
   private GatewayMetrics() {}
+
+  /**
+   * A round of {@code task} that started at {@code startedAtMillis} is done. With several gateways
+   * in one JVM the latest start is kept, so a round that ends after a later one began is no news.
+   */
+  public static synchronized void roundCompleted(String task, long startedAtMillis) {
+    var round = ROUND_STARTED.labelValues(task);
+    round.set(Math.max(round.get(), startedAtMillis / 1000.0));
+  }
 
   /** A request starts being served: it counts as in flight, or as long-running, until answered. */
   public static Request started(RequestLabels labels) {

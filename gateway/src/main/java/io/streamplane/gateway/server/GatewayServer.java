@@ -25,6 +25,7 @@ import io.streamplane.gateway.controller.ControllerRequests;
 import io.streamplane.gateway.controller.ControllerRequestsConsumer;
 import io.streamplane.gateway.controller.GatewayPeers;
 import io.streamplane.gateway.history.HistoryIndex;
+import io.streamplane.gateway.metrics.GatewayMetrics;
 import io.streamplane.gateway.pki.CertificateAuthority;
 import io.streamplane.gateway.pki.Pem;
 import io.streamplane.gateway.podautoscaler.HorizontalPodAutoscalerController;
@@ -1188,6 +1189,7 @@ public final class GatewayServer implements AutoCloseable {
   public void keepBootstrapPolicy(UserInfo actor, Duration firstIn, Duration interval) {
     systemNamespaces.scheduleWithFixedDelay(
         () -> {
+          long started = System.currentTimeMillis();
           try {
             ensureBootstrapPolicy(actor);
           } catch (RuntimeException e) {
@@ -1207,6 +1209,7 @@ public final class GatewayServer implements AutoCloseable {
           } catch (RuntimeException e) {
             LOG.warn("could not check the kubernetes Service: {}", e.toString());
           }
+          GatewayMetrics.roundCompleted("defaults", started);
         },
         firstIn.toMillis(),
         interval.toMillis(),

@@ -7,8 +7,6 @@ import io.streamplane.api.NodeSpec;
 import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.OwnerReference;
 import io.streamplane.api.Pod;
-import io.streamplane.api.PodSpec;
-import io.streamplane.api.PodStatus;
 import io.streamplane.controller.Controller;
 import io.streamplane.controller.ControllerActors;
 import io.streamplane.controller.ControllerCache;
@@ -43,8 +41,8 @@ import org.apache.kafka.streams.KeyValue;
  *
  * <p>Cache layout, under the shard {@code <s>}: {@code <s>/n/<node>} → the node's reduced event,
  * {@code <s>/d/<uid>} → a DaemonSet's, {@code <s>/p/<uid>/<namespace>/<pod>} → each pod it controls
- * (reduced to what the controller reads), {@code <s>/r/<uid>/<name>} → each of its
- * ControllerRevisions.
+ * (whole, since releasing one is an update of the whole pod), {@code <s>/r/<uid>/<name>} → each of
+ * its ControllerRevisions.
  *
  * <p>A reconcile decides for every DaemonSet of its shard ({@link DaemonSetReconciler}); one whose
  * pod creates or deletes are still pending only revises its status, so a view that lags behind its
@@ -56,7 +54,7 @@ public final class DaemonSetController implements Controller<DaemonSetController
   /** How many keys the DaemonSets spread over; every node is copied to each. */
   public static final int SHARDS = 16;
 
-  static final UserInfo DAEMON_SET_CONTROLLER =
+  public static final UserInfo DAEMON_SET_CONTROLLER =
       ControllerActors.serviceAccount("daemon-set-controller");
 
   /** One DaemonSet of a shard with what it controls. */
@@ -117,16 +115,13 @@ public final class DaemonSetController implements Controller<DaemonSetController
 
   @Override
   public ResourceEvent reduce(ResourceEvent event) {
-    SpecificRecord object = KindObjects.of(event);
-    SpecificRecord reduced;
-    if (object instanceof Node node) {
-      reduced = reduced(node);
-    } else if (object instanceof Pod pod) {
-      reduced = reduced(pod);
-    } else {
+    // Pods are kept whole: releasing one is an update of the whole pod.
+    if (!(KindObjects.of(event) instanceof Node node)) {
       return event;
     }
-    return ResourceEvent.newBuilder(event).setEncodedObject(KindObjects.encode(reduced)).build();
+    return ResourceEvent.newBuilder(event)
+        .setEncodedObject(KindObjects.encode(reduced(node)))
+        .build();
   }
 
   /** A node as eligibility reads it: name, labels, taints. */
@@ -144,38 +139,6 @@ public final class DaemonSetController implements Controller<DaemonSetController
             node.getSpec() == null
                 ? null
                 : NodeSpec.newBuilder().setTaints(node.getSpec().getTaints()).build())
-        .build();
-  }
-
-  /** A pod as the controller reads it: identity, labels, owners, node, phase and conditions. */
-  static Pod reduced(Pod pod) {
-    ObjectMeta meta = pod.getMetadata();
-    return Pod.newBuilder()
-        .setMetadata(
-            ObjectMeta.newBuilder()
-                .setName(meta.getName())
-                .setNamespace(meta.getNamespace())
-                .setUid(meta.getUid())
-                .setResourceVersion(meta.getResourceVersion())
-                .setLabels(meta.getLabels())
-                .setOwnerReferences(meta.getOwnerReferences())
-                .setCreationTimestamp(meta.getCreationTimestamp())
-                .setDeletionTimestamp(meta.getDeletionTimestamp())
-                .build())
-        .setSpec(
-            pod.getSpec() == null
-                ? null
-                : PodSpec.newBuilder()
-                    .setNodeName(pod.getSpec().getNodeName())
-                    .setAffinity(pod.getSpec().getAffinity())
-                    .build())
-        .setStatus(
-            pod.getStatus() == null
-                ? null
-                : PodStatus.newBuilder()
-                    .setPhase(pod.getStatus().getPhase())
-                    .setConditions(pod.getStatus().getConditions())
-                    .build())
         .build();
   }
 

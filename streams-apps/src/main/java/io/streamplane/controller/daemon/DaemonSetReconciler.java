@@ -6,8 +6,8 @@ import io.streamplane.api.DaemonSetStatus;
 import io.streamplane.api.Node;
 import io.streamplane.api.Pod;
 import io.streamplane.controller.ControllerEvents;
+import io.streamplane.controller.ControllerRefManager;
 import io.streamplane.controller.Intent;
-import io.streamplane.controller.Owners;
 import io.streamplane.controller.PodReadiness;
 import io.streamplane.kinds.selection.LabelSelectors;
 import io.streamplane.schema.objects.KubeObjects;
@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import org.apache.avro.specific.SpecificRecord;
 
 /**
  * Kubernetes' DaemonSet controller ({@code pkg/controller/daemon}, {@code syncDaemonSet}) as a pure
@@ -40,9 +41,12 @@ import java.util.TreeMap;
  * caller's expectations): then only the revision and the status are decided, and the status keeps
  * its observedGeneration, as in Kubernetes. At most {@code burst} pods are created per decision.
  *
- * <p>Limits: pods are neither adopted nor released (only pods with a controller reference to the
- * DaemonSet count); a failed pod is deleted at once, without Kubernetes' back-off and
- * FailedDaemonPod event; no Events are recorded.
+ * <p>Pods and revisions the DaemonSet controls whose labels it no longer selects are released
+ * ({@link ControllerRefManager#claim}) before anything else; orphans are adopted by the namespace's
+ * index ({@code NamespaceControllers}).
+ *
+ * <p>Limits: a failed pod is deleted at once, without Kubernetes' back-off and FailedDaemonPod
+ * event; no Events are recorded.
  */
 public final class DaemonSetReconciler {
 
@@ -58,7 +62,7 @@ public final class DaemonSetReconciler {
       DaemonSet ds,
       SortedMap<String, Node> nodes,
       List<Pod> controlledPods,
-      List<ControllerRevision> revisions,
+      List<ControllerRevision> controlledRevisions,
       boolean manage,
       int burst,
       Instant now) {
@@ -69,22 +73,25 @@ public final class DaemonSetReconciler {
         || ds.getSpec().getTemplate().getSpec() == null) {
       return new Decision(intents, null);
     }
-    List<Pod> pods = new ArrayList<>();
-    for (Pod pod : controlledPods) {
-      if (Owners.controlledBy(pod.getMetadata(), ds.getMetadata().getUid()) && selects(ds, pod)) {
-        pods.add(pod);
-      }
-    }
+    ControllerRefManager.Claimed<Pod> claimedPods =
+        ControllerRefManager.claim(ds.getMetadata(), controlledPods, pod -> selects(ds, pod));
+    ControllerRefManager.Claimed<ControllerRevision> claimedRevisions =
+        ControllerRefManager.claim(ds.getMetadata(), controlledRevisions, rev -> selects(ds, rev));
+    List<Pod> pods = claimedPods.kept();
+    List<ControllerRevision> revisions = claimedRevisions.kept();
+    intents.addAll(claimedPods.releases());
+    intents.addAll(claimedRevisions.releases());
     String hash = DaemonSetHistory.hash(ds);
     intents.addAll(DaemonSetHistory.construct(ds, hash, revisions));
     SortedMap<String, List<Pod>> nodeToPods = nodeToPods(pods);
     if (manage) {
-      List<Intent> managed = manage(ds, nodes, nodeToPods, pods, hash, burst);
+      // New pods' names avoid those of the pods released here too, which keep theirs.
+      List<Intent> managed = manage(ds, nodes, nodeToPods, controlledPods, hash, burst);
       intents.addAll(managed);
       if (managed.isEmpty() && "RollingUpdate".equals(strategy(ds))) {
         RollingUpdate.Plan plan = RollingUpdate.plan(ds, nodes, copy(nodeToPods), hash, now);
         plan.delete().forEach(p -> intents.add(Intent.delete("pods", "", p, null)));
-        intents.addAll(creates(ds, plan.create(), pods, hash, burst));
+        intents.addAll(creates(ds, plan.create(), controlledPods, hash, burst));
       }
       intents.addAll(DaemonSetHistory.cleanup(ds, hash, revisions, pods));
     }
@@ -102,9 +109,14 @@ public final class DaemonSetReconciler {
     return new Decision(intents, nextAvailable(ds, pods, now));
   }
 
-  private static boolean selects(DaemonSet ds, Pod pod) {
-    Map<String, String> labels = pod.getMetadata().getLabels();
-    return ds.getSpec().getSelector() != null
+  /**
+   * Whether the DaemonSet's selector selects a pod or a ControllerRevision: what it adopts, and
+   * what it releases once it no longer does.
+   */
+  public static boolean selects(DaemonSet ds, SpecificRecord object) {
+    Map<String, String> labels = KubeObjects.meta(object).getLabels();
+    return ds.getSpec() != null
+        && ds.getSpec().getSelector() != null
         && LabelSelectors.matches(ds.getSpec().getSelector(), labels == null ? Map.of() : labels);
   }
 
@@ -237,9 +249,9 @@ public final class DaemonSetReconciler {
   }
 
   private static List<Intent> creates(
-      DaemonSet ds, List<String> nodes, List<Pod> pods, String hash, int burst) {
+      DaemonSet ds, List<String> nodes, List<Pod> named, String hash, int burst) {
     Set<String> taken = new HashSet<>();
-    pods.forEach(p -> taken.add(p.getMetadata().getName()));
+    named.forEach(p -> taken.add(p.getMetadata().getName()));
     List<Intent> intents = new ArrayList<>();
     for (String node : nodes.subList(0, Math.min(nodes.size(), Math.min(burst, BURST)))) {
       String name = DaemonPods.podName(ds, node, taken);

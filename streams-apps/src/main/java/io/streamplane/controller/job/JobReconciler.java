@@ -11,11 +11,12 @@ import io.streamplane.controller.Controller.Decision;
 import io.streamplane.controller.Controller.Result;
 import io.streamplane.controller.ControllerActors;
 import io.streamplane.controller.ControllerEvents;
+import io.streamplane.controller.ControllerRefManager;
 import io.streamplane.controller.Expectations;
 import io.streamplane.controller.Intent;
-import io.streamplane.controller.Owners;
 import io.streamplane.controller.PodReadiness;
 import io.streamplane.controller.replicaset.ReplicaSetReconciler;
+import io.streamplane.kinds.selection.LabelSelectors;
 import io.streamplane.log.CommandVerb;
 import io.streamplane.log.UserInfo;
 import io.streamplane.schema.objects.KubeObjects;
@@ -25,6 +26,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -59,12 +61,18 @@ import java.util.TreeSet;
  * suffix derived from the Job's uid and a slot, so a decision taken twice creates the same pods. A
  * Job with creates or deletes pending creates and deletes nothing more.
  *
- * <p>Limits: managedBy is stored and not acted on; orphan pods matching a Job's selector are not
- * adopted.
+ * <p>Pods the Job controls that its selector no longer selects are released, their tracking
+ * finalizer removed with the controller reference ({@link ControllerRefManager#claim}); orphans are
+ * adopted, with the finalizer, by the namespace's index ({@code NamespaceControllers}).
+ *
+ * <p>Limits: managedBy is stored and not acted on.
  */
 public final class JobReconciler {
 
-  static final UserInfo JOB_CONTROLLER = ControllerActors.serviceAccount("job-controller");
+  /** The finalizer that keeps a Job's pod until the Job has counted it. */
+  public static final String TRACKING_FINALIZER = JobPods.TRACKING_FINALIZER;
+
+  public static final UserInfo JOB_CONTROLLER = ControllerActors.serviceAccount("job-controller");
   static final UserInfo TTL_AFTER_FINISHED =
       ControllerActors.serviceAccount("ttl-after-finished-controller");
 
@@ -84,14 +92,36 @@ public final class JobReconciler {
       // finalizers of the pods whose Job it no longer finds.
       return Result.of(Result.by(JOB_CONTROLLER, untrackAll(pods)), null);
     }
-    String uid = job.getMetadata().getUid();
-    List<Pod> owned = pods.stream().filter(p -> Owners.controlledBy(p.getMetadata(), uid)).toList();
+    ControllerRefManager.Claimed<Pod> claimed =
+        ControllerRefManager.claim(
+            job.getMetadata(), pods, pod -> matches(job, pod), TRACKING_FINALIZER);
+    List<Pod> owned = claimed.kept();
+    List<Decision> releases = Result.by(JOB_CONTROLLER, claimed.releases());
     JobStatus status = job.getStatus() == null ? new JobStatus() : job.getStatus();
+    Result result;
     if (finished(status)) {
       List<Decision> decisions = new ArrayList<>(Result.by(JOB_CONTROLLER, untrackAll(owned)));
-      return TtlAfterFinished.decide(job, status, decisions, now);
+      result = TtlAfterFinished.decide(job, status, decisions, now);
+    } else {
+      result = new Sync(job, owned, status, expectations, now).run();
     }
-    return new Sync(job, owned, status, expectations, now).run();
+    if (releases.isEmpty()) {
+      return result;
+    }
+    List<Decision> decisions = new ArrayList<>(releases);
+    decisions.addAll(result.decisions());
+    return new Result(decisions, result.requeueAt(), result.forget());
+  }
+
+  /**
+   * Whether the Job's selector selects a pod: what it adopts (with its tracking finalizer), and
+   * what it releases (without it) once it no longer does.
+   */
+  public static boolean matches(Job job, Pod pod) {
+    Map<String, String> labels = pod.getMetadata().getLabels();
+    return job.getSpec() != null
+        && job.getSpec().getSelector() != null
+        && LabelSelectors.matches(job.getSpec().getSelector(), labels == null ? Map.of() : labels);
   }
 
   static boolean finished(JobStatus status) {

@@ -26,6 +26,7 @@ import java.util.Set;
 import java.util.function.Function;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
@@ -271,10 +272,9 @@ public final class NodeLifecycleController implements Controller<NodeLifecycleCo
   }
 
   @Override
-  public List<StoreBuilder<?>> stores() {
+  public List<StoreBuilder<?>> stores(Function<String, KeyValueBytesStoreSupplier> supplier) {
     return List.of(
-        Stores.keyValueStoreBuilder(
-            Stores.persistentKeyValueStore(TAINTS_SEEN), Serdes.String(), Serdes.Long()));
+        Stores.keyValueStoreBuilder(supplier.apply(TAINTS_SEEN), Serdes.String(), Serdes.Long()));
   }
 
   private static String seenKey(String node, Taint taint) {

@@ -2,11 +2,12 @@ package io.streamplane.controller.replicaset;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.api.ObjectMeta;
-import io.streamplane.api.OwnerReference;
 import io.streamplane.api.Pod;
 import io.streamplane.api.PodStatus;
 import io.streamplane.api.ReplicaSet;
 import io.streamplane.api.ReplicaSetStatus;
+import io.streamplane.controller.ControllerRefManager;
+import io.streamplane.controller.ControllerRefManager.OwnerKind;
 import io.streamplane.controller.Intent;
 import io.streamplane.controller.Owners;
 import io.streamplane.controller.PodReadiness;
@@ -27,9 +28,10 @@ import java.util.zip.CRC32;
 
 /**
  * Kubernetes' ReplicaSet controller ({@code pkg/controller/replicaset}) as a pure function of one
- * ReplicaSet and the pods it controls: release pods that stopped matching its selector, create or
- * delete pods to reach {@code spec.replicas}, and write the status. Adopting orphans that match is
- * done where orphans are known, by the namespace's index ({@code NamespaceControllers}).
+ * ReplicaSet and the pods it controls: release pods that stopped matching its selector ({@link
+ * ControllerRefManager#claim}), create or delete pods to reach {@code spec.replicas}, and write the
+ * status. Adopting orphans that match is done where orphans are known, by the namespace's index
+ * ({@code NamespaceControllers}).
  *
  * <p>Pod names are {@code <rs>-<5 chars>} where the suffix is derived from the ReplicaSet's uid and
  * a slot number: the first free slots are used, so deciding twice on the same view creates the same
@@ -59,11 +61,9 @@ public final class ReplicaSetReconciler {
   private static final KubeJson KUBE_JSON = new KubeJson();
 
   /**
-   * The kind of the owner whose controller reference the pods get: a ReplicaSet, or a
-   * ReplicationController run through this same reconciler as a ReplicaSet.
+   * The kind of owner whose controller reference a ReplicaSet's pods get; a ReplicationController
+   * run through this same reconciler names its own.
    */
-  public record OwnerKind(String apiVersion, String kind) {}
-
   public static final OwnerKind REPLICA_SET = new OwnerKind("apps/v1", "ReplicaSet");
 
   private ReplicaSetReconciler() {}
@@ -91,18 +91,10 @@ public final class ReplicaSetReconciler {
       return intents;
     }
     boolean deleting = meta.getDeletionTimestamp() != null;
-    List<Pod> owned = new ArrayList<>();
-    for (Pod pod : controlledPods) {
-      ObjectMeta podMeta = pod.getMetadata();
-      if (!Owners.controlledBy(podMeta, meta.getUid())) {
-        continue;
-      }
-      if (matches(rs, pod) || podMeta.getDeletionTimestamp() != null) {
-        owned.add(pod);
-      } else if (!deleting) {
-        intents.add(Intent.update("pods", "", release(pod, meta.getUid())));
-      }
-    }
+    ControllerRefManager.Claimed<Pod> claimed =
+        ControllerRefManager.claim(meta, controlledPods, pod -> matches(rs, pod));
+    List<Pod> owned = claimed.kept();
+    intents.addAll(claimed.releases());
     List<Pod> active = owned.stream().filter(ReplicaSetReconciler::isActive).toList();
     int wanted = rs.getSpec().getReplicas() == null ? 1 : rs.getSpec().getReplicas();
     int creating = podsBeingCreated;
@@ -279,32 +271,6 @@ public final class ReplicaSetReconciler {
       ServiceAccountVolume.mount(spec, name.substring(Math.max(0, name.length() - 5)));
     }
     return KUBE_JSON.toAvro(json, Pod.class).record();
-  }
-
-  /** The pod with a controller reference to {@code owner} added, as the ReplicaSet adopts it. */
-  public static Pod adopt(Pod pod, ObjectMeta owner) {
-    return adopt(pod, owner, REPLICA_SET);
-  }
-
-  /** The pod with a controller reference to {@code owner}, of {@code kind}, added. */
-  public static Pod adopt(Pod pod, ObjectMeta owner, OwnerKind kind) {
-    Pod adopted = KubeObjects.copy(pod);
-    List<OwnerReference> refs = new ArrayList<>(Owners.refs(adopted.getMetadata()));
-    refs.add(Owners.controllerRef(kind.apiVersion(), kind.kind(), owner));
-    adopted.getMetadata().setOwnerReferences(refs);
-    return adopted;
-  }
-
-  private static Pod release(Pod pod, String ownerUid) {
-    Pod released = KubeObjects.copy(pod);
-    List<OwnerReference> refs = new ArrayList<>();
-    for (OwnerReference ref : Owners.refs(released.getMetadata())) {
-      if (!ownerUid.equals(ref.getUid())) {
-        refs.add(ref);
-      }
-    }
-    released.getMetadata().setOwnerReferences(refs.isEmpty() ? null : refs);
-    return released;
   }
 
   /** {@code <rs>-<5 chars>}, the suffix a function of the ReplicaSet's uid and the slot. */

@@ -7,6 +7,7 @@ import io.streamplane.api.ReplicaSetSpec;
 import io.streamplane.api.ReplicaSetStatus;
 import io.streamplane.api.ReplicationController;
 import io.streamplane.api.ReplicationControllerStatus;
+import io.streamplane.controller.ControllerRefManager;
 import io.streamplane.controller.Intent;
 import io.streamplane.controller.replicaset.ReplicaSetReconciler;
 import io.streamplane.log.CommandVerb;
@@ -29,8 +30,8 @@ import java.util.Map;
  */
 public final class ReplicationControllers {
 
-  public static final ReplicaSetReconciler.OwnerKind REPLICATION_CONTROLLER =
-      new ReplicaSetReconciler.OwnerKind("v1", "ReplicationController");
+  public static final ControllerRefManager.OwnerKind REPLICATION_CONTROLLER =
+      new ControllerRefManager.OwnerKind("v1", "ReplicationController");
 
   private ReplicationControllers() {}
 

@@ -40,7 +40,7 @@ import org.apache.kafka.streams.KeyValue;
  */
 public final class StatefulSetController implements Controller<StatefulSetController.View> {
 
-  static final UserInfo STATEFUL_SET_CONTROLLER =
+  public static final UserInfo STATEFUL_SET_CONTROLLER =
       ControllerActors.serviceAccount("statefulset-controller");
 
   private static final String SELF = "/~sts";

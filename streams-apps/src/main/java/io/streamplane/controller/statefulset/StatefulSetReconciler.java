@@ -7,8 +7,8 @@ import io.streamplane.api.StatefulSet;
 import io.streamplane.api.StatefulSetSpec;
 import io.streamplane.api.StatefulSetStatus;
 import io.streamplane.controller.ControllerEvents;
+import io.streamplane.controller.ControllerRefManager;
 import io.streamplane.controller.Intent;
-import io.streamplane.controller.Owners;
 import io.streamplane.controller.history.ControllerHistory;
 import io.streamplane.kinds.selection.LabelSelectors;
 import io.streamplane.schema.objects.KubeObjects;
@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import org.apache.avro.specific.SpecificRecord;
 
 /**
  * Kubernetes' StatefulSet controller ({@code pkg/controller/statefulset}, {@code
@@ -56,9 +57,11 @@ import java.util.TreeMap;
  * <p>Limits: a claim is created with its pod, not when only the claim is missing; a claim of a
  * scaled-down pod is deleted with the pod (its pvc-protection finalizer keeps it until the pod is
  * gone) where Kubernetes gives it the pod as owner; changing the retention policy does not change
- * the owners of existing claims; orphan pods matching the selector are not adopted and pods that
- * stop matching are not released; a pod whose identity (labels, hostname) was changed by hand is
- * not repaired.
+ * the owners of existing claims; a pod whose hostname was changed by hand is not repaired.
+ *
+ * <p>Pods the set controls that its selector no longer selects, or whose names are not the set's,
+ * are released first ({@link ControllerRefManager#claim}); orphans are adopted by the namespace's
+ * index ({@code NamespaceControllers}).
  */
 public final class StatefulSetReconciler {
 
@@ -81,13 +84,10 @@ public final class StatefulSetReconciler {
         || spec.getTemplate().getSpec() == null) {
       return new Decision(intents, null);
     }
-    String uid = set.getMetadata().getUid();
-    List<Pod> pods = new ArrayList<>();
-    for (Pod pod : controlledPods) {
-      if (Owners.controlledBy(pod.getMetadata(), uid) && selects(set, pod)) {
-        pods.add(pod);
-      }
-    }
+    ControllerRefManager.Claimed<Pod> claimed =
+        ControllerRefManager.claim(set.getMetadata(), controlledPods, pod -> claims(set, pod));
+    List<Pod> pods = claimed.kept();
+    intents.addAll(claimed.releases());
     String updateHash = ControllerHistory.hash(spec.getTemplate());
     String updateRevision = ControllerHistory.revisionName(set.getMetadata().getName(), updateHash);
     intents.addAll(ControllerHistory.construct(StatefulPods.owner(set), updateHash, revisions));
@@ -390,9 +390,19 @@ public final class StatefulSetReconciler {
         .build();
   }
 
-  private static boolean selects(StatefulSet set, Pod pod) {
-    Map<String, String> labels = pod.getMetadata().getLabels();
-    return set.getSpec().getSelector() != null
+  /**
+   * Whether the set claims a pod: its selector selects it and its name is one of the set's ({@code
+   * isMemberOf}). What it adopts, and what it releases once it no longer does.
+   */
+  public static boolean claims(StatefulSet set, Pod pod) {
+    return selects(set, pod) && StatefulPods.ordinal(set, pod) >= 0;
+  }
+
+  /** Whether the set's selector selects a pod or a ControllerRevision. */
+  public static boolean selects(StatefulSet set, SpecificRecord object) {
+    Map<String, String> labels = KubeObjects.meta(object).getLabels();
+    return set.getSpec() != null
+        && set.getSpec().getSelector() != null
         && LabelSelectors.matches(set.getSpec().getSelector(), labels == null ? Map.of() : labels);
   }
 }

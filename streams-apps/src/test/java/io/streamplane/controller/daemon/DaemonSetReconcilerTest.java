@@ -13,6 +13,7 @@ import io.streamplane.api.Pod;
 import io.streamplane.api.PodCondition;
 import io.streamplane.api.PodStatus;
 import io.streamplane.api.Toleration;
+import io.streamplane.controller.ControllerRefManager;
 import io.streamplane.controller.Intent;
 import io.streamplane.controller.PodReadiness;
 import io.streamplane.log.CommandVerb;
@@ -121,6 +122,7 @@ class DaemonSetReconcilerTest {
             pods.put(pod.getMetadata().getName(), pod);
           }
           case "pods DELETE" -> pods.remove(intent.name());
+          case "pods UPDATE" -> pods.put(intent.name(), (Pod) intent.object());
           case "controllerrevisions CREATE", "controllerrevisions UPDATE" ->
               revisions.put(intent.name(), (ControllerRevision) intent.object());
           case "controllerrevisions DELETE" -> revisions.remove(intent.name());
@@ -461,5 +463,63 @@ class DaemonSetReconcilerTest {
                 .object();
     assertThat(status.getStatus().getDesiredNumberScheduled()).isEqualTo(3);
     assertThat(status.getStatus().getObservedGeneration()).isEqualTo(1L);
+  }
+
+  @Test
+  void aPodWhoseLabelsNoLongerMatchIsReleasedAndItsNodeGetsANewOne() {
+    World world = new World(daemonSet("", ""), node("n1", "", ""), node("n2", "", ""));
+    world.converge();
+    Pod relabelled =
+        world.pods.values().stream()
+            .filter(p -> p.getSpec().getNodeName().equals("n1"))
+            .findFirst()
+            .orElseThrow();
+    relabelled.getMetadata().setLabels(Map.of("app", "debug"));
+
+    List<Intent> intents = world.step();
+
+    assertThat(intents)
+        .filteredOn(i -> i.verb() == CommandVerb.UPDATE && i.resource().equals("pods"))
+        .singleElement()
+        .satisfies(
+            i -> {
+              assertThat(i.name()).isEqualTo(relabelled.getMetadata().getName());
+              assertThat(((Pod) i.object()).getMetadata().getOwnerReferences()).isNull();
+              assertThat(((Pod) i.object()).getMetadata().getLabels())
+                  .containsEntry("app", "debug");
+            });
+    world.converge();
+    assertThat(world.podNodes()).containsExactly("n1", "n1", "n2");
+    assertThat(world.ds.getStatus().getCurrentNumberScheduled()).isEqualTo(2);
+  }
+
+  @Test
+  void aDaemonSetCreatedAgainOverItsOrphanedPodsAndRevisionWritesOnlyItsStatus() {
+    World world = new World(daemonSet("", ""), node("n1", "", ""), node("n2", "", ""));
+    world.converge();
+    DaemonSet again = daemonSet("", "");
+    again.getMetadata().setUid("ds-uid-2");
+    ControllerRefManager.OwnerKind kind =
+        new ControllerRefManager.OwnerKind("apps/v1", "DaemonSet");
+    world.ds = again;
+    world.pods.replaceAll(
+        (name, pod) ->
+            ControllerRefManager.adopt(
+                ControllerRefManager.release(pod, "ds-uid"), again.getMetadata(), kind));
+    world.revisions.replaceAll(
+        (name, revision) ->
+            ControllerRefManager.adopt(
+                ControllerRefManager.release(revision, "ds-uid"), again.getMetadata(), kind));
+    List<String> pods = List.copyOf(world.pods.keySet());
+
+    List<Intent> first = world.step();
+    List<Intent> second = world.step();
+
+    assertThat(first)
+        .extracting(i -> i.resource() + " " + i.verb())
+        .containsExactly("daemonsets UPDATE_STATUS");
+    assertThat(world.ds.getStatus().getNumberAvailable()).isEqualTo(2);
+    assertThat(second).isEmpty();
+    assertThat(world.pods.keySet()).containsExactlyElementsOf(pods);
   }
 }

@@ -25,6 +25,7 @@ import io.streamplane.api.SuccessPolicy;
 import io.streamplane.api.SuccessPolicyRule;
 import io.streamplane.controller.Controller.Decision;
 import io.streamplane.controller.Controller.Result;
+import io.streamplane.controller.ControllerRefManager;
 import io.streamplane.controller.Expectations;
 import io.streamplane.controller.Intent;
 import io.streamplane.log.CommandVerb;
@@ -674,5 +675,62 @@ class JobReconcilerTest {
     assertThat(cluster.events)
         .extracting(e -> e.getType() + " " + e.getReason() + " " + e.getMessage())
         .contains("Warning BackoffLimitExceeded Job has reached the specified backoff limit");
+  }
+
+  @Test
+  void aPodWhoseLabelsNoLongerMatchIsReleasedWithoutItsTrackingFinalizerAndReplaced() {
+    Cluster cluster = new Cluster(job(1, 1, "NonIndexed"));
+    cluster.settle(T0);
+    String first = cluster.active().get(0);
+    cluster.pods.get(first).getMetadata().setLabels(Map.of("app", "debug"));
+
+    List<Intent> intents =
+        cluster.sync(T0.plusSeconds(1)).decisions().stream().map(Decision::intent).toList();
+
+    assertThat(intents)
+        .filteredOn(i -> i.resource().equals("pods") && i.verb() == CommandVerb.UPDATE)
+        .singleElement()
+        .satisfies(
+            i -> {
+              assertThat(i.name()).isEqualTo(first);
+              assertThat(((Pod) i.object()).getMetadata().getOwnerReferences()).isNull();
+              assertThat(((Pod) i.object()).getMetadata().getFinalizers()).isNull();
+            });
+    assertThat(intents)
+        .filteredOn(i -> i.resource().equals("pods") && i.verb() == CommandVerb.CREATE)
+        .hasSize(1);
+  }
+
+  @Test
+  void aJobThatAdoptedAPodRunsItAndOnceConvergedWritesNothing() {
+    Job job = job(1, 1, "NonIndexed");
+    Pod orphan =
+        Pod.newBuilder()
+            .setMetadata(
+                ObjectMeta.newBuilder()
+                    .setName("by-hand")
+                    .setNamespace("default")
+                    .setUid("by-hand")
+                    .setResourceVersion("50")
+                    .setCreationTimestamp(T0)
+                    .setLabels(Map.of("batch.kubernetes.io/controller-uid", "job-uid"))
+                    .build())
+            .setSpec(job.getSpec().getTemplate().getSpec())
+            .setStatus(PodStatus.newBuilder().setPhase("Running").build())
+            .build();
+    Pod adopted =
+        ControllerRefManager.adopt(
+            orphan,
+            job.getMetadata(),
+            new ControllerRefManager.OwnerKind("batch/v1", "Job"),
+            JobReconciler.TRACKING_FINALIZER);
+    Cluster cluster = new Cluster(job);
+    cluster.pods.put("by-hand", adopted);
+
+    cluster.settle(T0);
+
+    assertThat(cluster.pods).containsOnlyKeys("by-hand");
+    assertThat(cluster.job.getStatus().getActive()).isEqualTo(1);
+    assertThat(cluster.sync(T0.plusSeconds(1)).decisions()).isEmpty();
   }
 }

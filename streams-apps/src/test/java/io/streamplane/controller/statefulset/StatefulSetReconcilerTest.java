@@ -12,6 +12,7 @@ import io.streamplane.api.PodCondition;
 import io.streamplane.api.PodStatus;
 import io.streamplane.api.StatefulSet;
 import io.streamplane.api.StatefulSetStatus;
+import io.streamplane.controller.ControllerRefManager;
 import io.streamplane.controller.Intent;
 import io.streamplane.log.CommandVerb;
 import io.streamplane.schema.convert.KubeJson;
@@ -99,6 +100,7 @@ class StatefulSetReconcilerTest {
             pods.put(pod.getMetadata().getName(), pod);
             createdInOrder.add(pod.getMetadata().getName());
           }
+          case "pods UPDATE" -> pods.put(intent.name(), (Pod) intent.object());
           case "pods DELETE" -> {
             pods.remove(intent.name());
             deletedInOrder.add(intent.name());
@@ -436,5 +438,69 @@ class StatefulSetReconcilerTest {
     world.scale(0);
 
     assertThat(world.decide()).isEmpty();
+  }
+
+  @Test
+  void aPodWhoseLabelsNoLongerMatchIsReleasedAndNoLongerCounted() {
+    World world = new World(set(3, ""));
+    world.converge();
+    world.pods.get("web-1").getMetadata().setLabels(Map.of("app", "debug"));
+
+    List<Intent> intents = world.step();
+
+    // The set then makes web-1 again, which the released pod's name refuses, as in Kubernetes.
+    assertThat(intents)
+        .filteredOn(i -> i.resource().equals("pods") && i.verb() == CommandVerb.UPDATE)
+        .singleElement()
+        .satisfies(
+            i -> {
+              assertThat(i.name()).isEqualTo("web-1");
+              assertThat(((Pod) i.object()).getMetadata().getOwnerReferences()).isNull();
+            });
+  }
+
+  @Test
+  void aSetCreatedAgainOverItsOrphanedPodsAndRevisionWritesOnlyItsStatus() {
+    World world = new World(set(3, ""));
+    world.converge();
+    StatefulSet again = set(3, "");
+    again.getMetadata().setUid("sts-uid-2");
+    ControllerRefManager.OwnerKind kind =
+        new ControllerRefManager.OwnerKind("apps/v1", "StatefulSet");
+    world.set = again;
+    world.pods.replaceAll(
+        (name, pod) ->
+            ControllerRefManager.adopt(
+                ControllerRefManager.release(pod, "sts-uid"), again.getMetadata(), kind));
+    world.revisions.replaceAll(
+        (name, revision) ->
+            ControllerRefManager.adopt(
+                ControllerRefManager.release(revision, "sts-uid"), again.getMetadata(), kind));
+
+    List<Intent> first = world.step();
+    List<Intent> second = world.step();
+
+    assertThat(first)
+        .extracting(i -> i.resource() + " " + i.verb())
+        .containsExactly("statefulsets UPDATE_STATUS");
+    assertThat(world.set.getStatus().getReadyReplicas()).isEqualTo(3);
+    assertThat(second).isEmpty();
+    assertThat(world.createdInOrder).containsExactly("web-0", "web-1", "web-2");
+    assertThat(world.deletedInOrder).isEmpty();
+  }
+
+  @Test
+  void aPodWhoseNameIsNotTheSetsIsReleased() {
+    World world = new World(set(1, ""));
+    world.converge();
+    Pod stray = KubeObjects.copy(world.pods.get("web-0"));
+    stray.getMetadata().setName("web-x");
+    stray.getMetadata().setUid("stray");
+    world.pods.put("web-x", stray);
+
+    assertThat(world.decide())
+        .filteredOn(i -> i.resource().equals("pods"))
+        .extracting(i -> i.verb() + " " + i.name())
+        .containsExactly("UPDATE web-x");
   }
 }
