@@ -8,11 +8,14 @@ import dev.cel.common.CelValidationResult;
 import dev.cel.common.types.SimpleType;
 import dev.cel.compiler.CelCompiler;
 import dev.cel.compiler.CelCompilerFactory;
+import dev.cel.extensions.CelExtensions;
+import dev.cel.extensions.CelStringExtensions;
 import dev.cel.parser.CelStandardMacro;
 import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelRuntime;
 import dev.cel.runtime.CelRuntimeFactory;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,17 +24,17 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Common Expression Language over Kubernetes JSON, as kube-apiserver evaluates the expressions of
- * CRD validation rules (and, later, of admission policies): expressions are compiled once per text
- * and set of variables (every variable dynamically typed, the standard macros {@code has}, {@code
- * all}, {@code exists}, {@code exists_one}, {@code map}, {@code filter}), and evaluated over JSON
- * values turned into CEL's: objects into maps, arrays into lists, integers into {@code int}, other
- * numbers into {@code double}; a JSON null leaves its field out, so {@code has()} is false for it.
+ * Common Expression Language over Kubernetes JSON, as kube-apiserver 1.32 evaluates the expressions
+ * of CRD validation rules and admission policies: expressions are compiled once per text and set of
+ * variables (every variable dynamically typed, the standard macros {@code has}, {@code all}, {@code
+ * exists}, {@code exists_one}, {@code map}, {@code filter}), with the extensions Kubernetes enables
+ * (strings at version 2, sets, optional types) and Kubernetes' own libraries ({@link
+ * KubernetesLibrary}: lists, regex, urls, quantity, ip, cidr, format), and evaluated over JSON values
+ * turned into CEL's: objects into maps, arrays into lists, integers into {@code int}, other numbers
+ * into {@code double}; a JSON null leaves its field out, so {@code has()} is false for it.
  *
- * <p>Contract: thread-safe; a compiled expression is shared. Limits: the Kubernetes CEL libraries
- * (quantity, url, ip, cidr, regex's {@code find}, {@code isSorted}, {@code format}), cost limits
- * and the estimated-cost check are not provided, only CEL's standard functions and a bound on
- * comprehension iterations.
+ * <p>Contract: thread-safe; a compiled expression is shared. Limits: no two-variable comprehensions
+ * (Kubernetes 1.32 does not offer them either); a bound on comprehension iterations.
  */
 public final class CelExpressions {
 
@@ -48,9 +51,29 @@ public final class CelExpressions {
           .comprehensionMaxIterations(100_000)
           .build();
 
+  /** Kubernetes 1.32's strings extension is version 2: everything but {@code reverse}. */
+  private static final CelStringExtensions STRINGS =
+      CelExtensions.strings(EnumSet.complementOf(EnumSet.of(CelStringExtensions.Function.REVERSE)));
+
+  /**
+   * The strings extension for the compiler: its {@code indexOf} and {@code lastIndexOf} are
+   * declared by {@link KubernetesLibrary#indexDeclarations} together with the list library's.
+   */
+  private static final CelStringExtensions STRINGS_BUT_INDEXES =
+      CelExtensions.strings(
+          EnumSet.complementOf(
+              EnumSet.of(
+                  CelStringExtensions.Function.REVERSE,
+                  CelStringExtensions.Function.INDEX_OF,
+                  CelStringExtensions.Function.LAST_INDEX_OF)));
+
   private final Map<String, Compiled> compiled = new ConcurrentHashMap<>();
   private final CelRuntime runtime =
-      CelRuntimeFactory.standardCelRuntimeBuilder().setOptions(OPTIONS).build();
+      CelRuntimeFactory.standardCelRuntimeBuilder()
+          .setOptions(OPTIONS)
+          .addLibraries(STRINGS, CelExtensions.sets(OPTIONS), CelExtensions.optional())
+          .addFunctionBindings(KubernetesLibrary.bindings())
+          .build();
 
   /** The expression compiled with these variables declared; cached by text and variables. */
   public Compiled compile(String expression, Set<String> variables) {
@@ -63,7 +86,16 @@ public final class CelExpressions {
     var builder =
         CelCompilerFactory.standardCelCompilerBuilder()
             .setOptions(OPTIONS)
-            .setStandardMacros(CelStandardMacro.STANDARD_MACROS);
+            .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
+            .addLibraries(
+                STRINGS_BUT_INDEXES, CelExtensions.sets(OPTIONS), CelExtensions.optional())
+            .addFunctionDeclarations(KubernetesLibrary.declarations())
+            .addFunctionDeclarations(
+                KubernetesLibrary.indexDeclarations(
+                    CelExtensions.strings(
+                            CelStringExtensions.Function.INDEX_OF,
+                            CelStringExtensions.Function.LAST_INDEX_OF)
+                        .functions()));
     for (String variable : variables) {
       builder.addVar(variable, SimpleType.DYN);
     }
