@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.kinds.admissionregistration.PolicyExpressions;
+import io.streamplane.kinds.cel.CelCost;
 import io.streamplane.kinds.cel.CelExpressions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -30,7 +31,11 @@ import java.util.Map;
  *
  * <p>Limits: a variable is evaluated before the expressions, not when first named: a variable whose
  * evaluation fails is left out of {@code variables}, so an expression naming it fails with the
- * engine's "no such key" rather than the variable's own error. No cost budget.
+ * engine's "no such key" rather than the variable's own error. Each expression is evaluated within
+ * Kubernetes' per-call cost limit ({@code operation cancelled: actual cost limit exceeded}), and
+ * the expressions of one evaluation share the runtime budget of a request ({@code validation failed
+ * due to running out of cost budget, ...}), where kube-apiserver shares it between every policy of
+ * the request.
  */
 public final class PolicyEvaluation {
 
@@ -75,11 +80,12 @@ public final class PolicyEvaluation {
       variables.put("params", inputs.params());
     }
     variables.put("variables", JSON.createObjectNode());
+    Budget budget = new Budget();
 
     List<String> conditionErrors = new ArrayList<>();
     for (JsonNode condition : spec.path("matchConditions")) {
       String expression = condition.path("expression").asText("");
-      Outcome outcome = run(expression, hasParams, variables);
+      Outcome outcome = run(expression, hasParams, variables, budget);
       if (outcome.error() != null) {
         conditionErrors.add(outcome.error());
       } else if (Boolean.FALSE.equals(outcome.value())) {
@@ -100,7 +106,7 @@ public final class PolicyEvaluation {
     ObjectNode declared = JSON.createObjectNode();
     for (JsonNode variable : spec.path("variables")) {
       variables.put("variables", declared.deepCopy());
-      Outcome outcome = run(variable.path("expression").asText(""), hasParams, variables);
+      Outcome outcome = run(variable.path("expression").asText(""), hasParams, variables, budget);
       if (outcome.error() == null) {
         declared.set(variable.path("name").asText(""), json(outcome.value()));
       }
@@ -110,12 +116,12 @@ public final class PolicyEvaluation {
     List<Decision> decisions = new ArrayList<>();
     JsonNode validations = spec.path("validations");
     for (int i = 0; i < validations.size(); i++) {
-      decisions.add(validation(validations.get(i), i, fail, hasParams, variables));
+      decisions.add(validation(validations.get(i), i, fail, hasParams, variables, budget));
     }
     List<AuditAnnotation> annotations = new ArrayList<>();
     for (JsonNode annotation : spec.path("auditAnnotations")) {
       String expression = annotation.path("valueExpression").asText("");
-      Outcome outcome = run(expression, hasParams, variables);
+      Outcome outcome = run(expression, hasParams, variables, budget);
       String error = outcome.error();
       if (error == null && outcome.value() instanceof String s) {
         if (!s.strip().isEmpty()) {
@@ -146,9 +152,10 @@ public final class PolicyEvaluation {
       int index,
       boolean fail,
       boolean hasParams,
-      Map<String, JsonNode> variables) {
+      Map<String, JsonNode> variables,
+      Budget budget) {
     String expression = validation.path("expression").asText("");
-    Outcome outcome = run(expression, hasParams, variables);
+    Outcome outcome = run(expression, hasParams, variables, budget);
     if (outcome.error() != null) {
       return new Decision(fail, true, outcome.error(), null, index);
     }
@@ -158,7 +165,7 @@ public final class PolicyEvaluation {
     String message = "";
     String messageExpression = validation.path("messageExpression").asText("");
     if (!messageExpression.isBlank()) {
-      Outcome evaluated = run(messageExpression, hasParams, variables);
+      Outcome evaluated = run(messageExpression, hasParams, variables, budget);
       if (evaluated.error() == null && evaluated.value() instanceof String s) {
         message = s.strip();
         if (message.length() > MAX_MESSAGE_LENGTH || message.contains("\n")) {
@@ -178,14 +185,33 @@ public final class PolicyEvaluation {
   /** A value, or the error its expression ran into. */
   private record Outcome(Object value, String error) {}
 
-  private static Outcome run(String expression, boolean hasParams, Map<String, JsonNode> inputs) {
+  private static final String OUT_OF_BUDGET =
+      "validation failed due to running out of cost budget, no further validation rules will be"
+          + " run";
+
+  /** The runtime cost the expressions of one evaluation may still spend. */
+  private static final class Budget {
+    long remaining = CelCost.RUNTIME_BUDGET;
+  }
+
+  private static Outcome run(
+      String expression, boolean hasParams, Map<String, JsonNode> inputs, Budget budget) {
+    if (budget.remaining < 0) {
+      return new Outcome(null, OUT_OF_BUDGET);
+    }
     CelExpressions.Compiled compiled = PolicyExpressions.compile(expression, hasParams);
     if (!compiled.ok()) {
       return new Outcome(
           null, "expression '" + expression + "' resulted in error: " + compiled.error());
     }
     try {
-      return new Outcome(PolicyExpressions.CEL.evaluate(compiled, inputs), null);
+      CelExpressions.Evaluation evaluation =
+          PolicyExpressions.CEL.evaluate(compiled, inputs, CelCost.PER_CALL_LIMIT);
+      budget.remaining -= evaluation.cost();
+      if (budget.remaining < 0) {
+        return new Outcome(null, OUT_OF_BUDGET);
+      }
+      return new Outcome(evaluation.value(), null);
     } catch (Exception e) {
       return new Outcome(
           null, "expression '" + expression + "' resulted in error: " + e.getMessage());

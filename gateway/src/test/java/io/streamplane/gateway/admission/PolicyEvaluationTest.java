@@ -163,4 +163,26 @@ class PolicyEvaluationTest {
             "valueExpression 'object.spec.replicas' resulted in unsupported return type: int."
                 + " Return type must be either string or null.");
   }
+
+  @Test
+  void kubernetesLibrariesAreThereAndAnExpressionPastItsCostLimitIsCancelled() {
+    assertThat(
+            evaluate(
+                    "'validations':[{'expression':"
+                        + "'quantity(\\\"512Mi\\\").isLessThan(quantity(\\\"1Gi\\\"))"
+                        + " && [3, 1].max() == 3'}]")
+                .decisions())
+        .containsExactly(new Decision(false, false, null, null, 0));
+    Result result =
+        evaluate(
+            "'validations':[{'expression':"
+                + "'[0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map(a, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map(b,"
+                + " [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map(c, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map(d,"
+                + " [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map(e, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map(f,"
+                + " a + b + c + d + e + f)))))).size() > 0'}]");
+    assertThat(result.decisions()).hasSize(1);
+    assertThat(result.decisions().get(0).deny()).isTrue();
+    assertThat(result.decisions().get(0).message())
+        .endsWith("resulted in error: operation cancelled: actual cost limit exceeded");
+  }
 }

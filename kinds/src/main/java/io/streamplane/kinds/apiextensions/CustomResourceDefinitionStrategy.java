@@ -351,6 +351,7 @@ public final class CustomResourceDefinitionStrategy implements KindStrategy {
         causes.add(FieldErrors.required(path + ".schema.openAPIV3Schema", "schemas are required"));
       } else {
         validateSchema(schema, path + ".schema.openAPIV3Schema", true, causes);
+        causes.addAll(ValidationRules.costErrors(schema, path + ".schema.openAPIV3Schema"));
       }
       validateSubresources(version.path("subresources"), path + ".subresources", causes);
       validateColumns(

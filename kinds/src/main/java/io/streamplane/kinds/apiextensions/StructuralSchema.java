@@ -237,9 +237,11 @@ public final class StructuralSchema {
       return causes;
     }
     JsonNode previous = old == null ? MissingNode.getInstance() : old;
-    validateObjectMembers(object, previous, schema, "", true, causes);
-    validateJunctors(object, schema, "", causes);
-    ValidationRules.check(schema, object, previous, "", causes);
+    try (var budget = ValidationRules.budget()) {
+      validateObjectMembers(object, previous, schema, "", true, causes);
+      validateJunctors(object, schema, "", causes);
+      ValidationRules.check(schema, object, previous, "", causes);
+    }
     return causes;
   }
 
@@ -286,7 +288,7 @@ public final class StructuralSchema {
     } else if (value.isNumber()) {
       validateNumber(value, s, path, causes);
     } else if (value.isArray()) {
-      validateArray((ArrayNode) value, s, path, causes);
+      validateArray((ArrayNode) value, old, s, path, causes);
     } else if (value.isObject()) {
       validateObjectMembers(
           value, old, s, path, s.path("x-kubernetes-embedded-resource").asBoolean(false), causes);
@@ -456,7 +458,8 @@ public final class StructuralSchema {
     }
   }
 
-  private void validateArray(ArrayNode array, JsonNode s, String path, List<StatusCause> causes) {
+  private void validateArray(
+      ArrayNode array, JsonNode old, JsonNode s, String path, List<StatusCause> causes) {
     if (s.has("maxItems") && array.size() > s.get("maxItems").asLong()) {
       causes.add(
           new StatusCause(
@@ -478,10 +481,35 @@ public final class StructuralSchema {
     if (s.has("items")) {
       for (int i = 0; i < array.size(); i++) {
         validate(
-            array.get(i), MissingNode.getInstance(), s.get("items"), path + "[" + i + "]", causes);
+            array.get(i),
+            correlated(array.get(i), old, s),
+            s.get("items"),
+            path + "[" + i + "]",
+            causes);
       }
     }
     ListTypes.validateUniqueness(array, s, path, causes);
+  }
+
+  /**
+   * The old list's item that {@code item} updates, for its transition rules: in a list of {@code
+   * x-kubernetes-list-type: map}, the old item with the same {@code x-kubernetes-list-map-keys};
+   * the items of other lists are not correlated (missing), as in kube-apiserver.
+   */
+  private static JsonNode correlated(JsonNode item, JsonNode old, JsonNode s) {
+    if (!old.isArray() || !s.path("x-kubernetes-list-type").asText("").equals("map")) {
+      return MissingNode.getInstance();
+    }
+    for (JsonNode candidate : old) {
+      boolean same = true;
+      for (JsonNode key : s.path("x-kubernetes-list-map-keys")) {
+        same &= equalJson(candidate.path(key.asText()), item.path(key.asText()));
+      }
+      if (same) {
+        return candidate;
+      }
+    }
+    return MissingNode.getInstance();
   }
 
   private void validateObjectMembers(

@@ -121,6 +121,11 @@ public final class Names {
    * 63 alphanumerics, '-', '_' or '.', starting and ending alphanumeric (a label key's syntax).
    */
   public static List<StatusCause> qualifiedName(String field, String value) {
+    return qualifiedNameErrors(value).stream().map(p -> invalid(field, quote(value), p)).toList();
+  }
+
+  /** {@code IsQualifiedName}'s problems with {@code value}, none when it is one. */
+  public static List<String> qualifiedNameErrors(String value) {
     List<String> problems = new ArrayList<>();
     String[] parts = value.split("/", -1);
     String name = parts[parts.length - 1];
@@ -129,7 +134,7 @@ public final class Names {
           "a qualified name "
               + QUALIFIED_NAME_MESSAGE
               + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
-      return problems.stream().map(p -> invalid(field, quote(value), p)).toList();
+      return problems;
     }
     if (parts.length == 2) {
       if (parts[0].isEmpty()) {
@@ -146,7 +151,7 @@ public final class Names {
     if (!QUALIFIED_NAME.matcher(name).matches()) {
       problems.add("name part " + QUALIFIED_NAME_MESSAGE);
     }
-    return problems.stream().map(p -> invalid(field, quote(value), p)).toList();
+    return problems;
   }
 
   /**
@@ -154,14 +159,55 @@ public final class Names {
    * ending alphanumeric.
    */
   public static List<StatusCause> labelValue(String field, String value) {
-    List<StatusCause> causes = new ArrayList<>();
+    return labelValueErrors(value).stream().map(p -> invalid(field, quote(value), p)).toList();
+  }
+
+  /** {@code IsValidLabelValue}'s problems with {@code value}, none when it is one. */
+  public static List<String> labelValueErrors(String value) {
+    List<String> problems = new ArrayList<>();
     if (value.length() > 63) {
-      causes.add(invalid(field, quote(value), "must be no more than 63 characters"));
+      problems.add("must be no more than 63 characters");
     }
     if (!value.isEmpty() && !QUALIFIED_NAME.matcher(value).matches()) {
-      causes.add(invalid(field, quote(value), LABEL_VALUE_MESSAGE));
+      problems.add(LABEL_VALUE_MESSAGE);
     }
-    return causes;
+    return problems;
+  }
+
+  /** {@code IsDNS1123Label}'s problems with {@code value}, none when it is one. */
+  public static List<String> dns1123LabelErrors(String value) {
+    List<String> problems = new ArrayList<>();
+    if (value.length() > 63) {
+      problems.add("must be no more than 63 characters");
+    }
+    if (!LABEL.matcher(value).matches()) {
+      problems.add(SUBDOMAIN.matcher(value).matches() ? "must not contain dots" : LABEL_MESSAGE);
+    }
+    return problems;
+  }
+
+  /** {@code IsDNS1123Subdomain}'s problems with {@code value}, none when it is one. */
+  public static List<String> dns1123SubdomainErrors(String value) {
+    List<String> problems = new ArrayList<>();
+    if (value.length() > 253) {
+      problems.add("must be no more than 253 characters");
+    }
+    if (!SUBDOMAIN.matcher(value).matches()) {
+      problems.add(SUBDOMAIN_MESSAGE);
+    }
+    return problems;
+  }
+
+  /** {@code IsDNS1035Label}'s problems with {@code value}, none when it is one. */
+  public static List<String> dns1035LabelErrors(String value) {
+    List<String> problems = new ArrayList<>();
+    if (value.length() > 63) {
+      problems.add("must be no more than 63 characters");
+    }
+    if (!DNS1035.matcher(value).matches()) {
+      problems.add(DNS1035_MESSAGE);
+    }
+    return problems;
   }
 
   /** {@code IsDNS1123Subdomain}, with Kubernetes' messages when {@code value} is not one. */

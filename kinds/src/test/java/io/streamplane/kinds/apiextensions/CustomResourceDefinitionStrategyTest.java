@@ -418,4 +418,61 @@ class CustomResourceDefinitionStrategyTest {
                 + "[meta].oneOf[0].properties[metadata]: Forbidden: must not be specified in a"
                 + " nested context");
   }
+
+  @Test
+  void aRuleWhoseEstimatedCostIsOverTheLimitRefusesTheDefinition() {
+    ObjectNode json =
+        json(
+            CRD.replace(
+                "\"spec\": {\"type\": \"object\", \"properties\": {\"replicas\": {\"type\":"
+                    + " \"integer\"}}}",
+                "\"spec\": {\"type\": \"object\", \"properties\": {\"names\": {\"type\":"
+                    + " \"array\", \"items\": {\"type\": \"string\"}, \"x-kubernetes-validations\":"
+                    + " [{\"rule\": \"self.all(a, self.all(b, a == b))\"}]}, \"replicas\":"
+                    + " {\"type\": \"integer\"}}}"));
+    assertThat(messages(strategy.validate(stored(json))))
+        .contains(
+            "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[names]"
+                + ".x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget"
+                + " by factor of more than 100x (try simplifying the rule, or adding maxItems,"
+                + " maxProperties, and maxLength where arrays, maps, and strings are declared)",
+            "spec.versions[0].schema.openAPIV3Schema: Forbidden: x-kubernetes-validations"
+                + " estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor"
+                + " of more than 100x (try simplifying the rule, or adding maxItems, maxProperties,"
+                + " and maxLength where arrays, maps, and strings are declared)");
+    ObjectNode bounded =
+        json(
+            CRD.replace(
+                "\"spec\": {\"type\": \"object\", \"properties\": {\"replicas\": {\"type\":"
+                    + " \"integer\"}}}",
+                "\"spec\": {\"type\": \"object\", \"properties\": {\"names\": {\"type\":"
+                    + " \"array\", \"maxItems\": 100, \"items\": {\"type\": \"string\","
+                    + " \"maxLength\": 64}, \"x-kubernetes-validations\": [{\"rule\":"
+                    + " \"self.all(a, self.all(b, a == b))\"}]}, \"replicas\": {\"type\":"
+                    + " \"integer\"}}}"));
+    assertThat(strategy.validate(stored(bounded))).isEmpty();
+  }
+
+  @Test
+  void oldSelfUnderAnAtomicListAndOptionalOldSelfWithoutOldSelfAreRefused() {
+    ObjectNode json =
+        json(
+            CRD.replace(
+                "\"spec\": {\"type\": \"object\", \"properties\": {\"replicas\": {\"type\":"
+                    + " \"integer\"}}}",
+                "\"spec\": {\"type\": \"object\", \"properties\": {\"names\": {\"type\":"
+                    + " \"array\", \"maxItems\": 5, \"items\": {\"type\": \"string\", \"maxLength\":"
+                    + " 5, \"x-kubernetes-validations\": [{\"rule\": \"self == oldSelf\"}]}},"
+                    + " \"replicas\": {\"type\": \"integer\", \"x-kubernetes-validations\":"
+                    + " [{\"rule\": \"self > 0\", \"optionalOldSelf\": true}]}}}"));
+    assertThat(messages(strategy.validate(stored(json))))
+        .containsExactlyInAnyOrder(
+            "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[replicas]"
+                + ".x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be"
+                + " set if oldSelf is not used in rule",
+            "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[names].items"
+                + ".x-kubernetes-validations[0].rule: Invalid value: \"self == oldSelf\": oldSelf"
+                + " cannot be used on the uncorrelatable portion of the schema within"
+                + " spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[names]");
+  }
 }

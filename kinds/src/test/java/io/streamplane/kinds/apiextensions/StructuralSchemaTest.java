@@ -268,4 +268,53 @@ class StructuralSchemaTest {
             "<nil>: Invalid value: \"\": \"spec.name\" must validate all the schemas (allOf)."
                 + " None validated");
   }
+
+  private static final StructuralSchema TRANSITIONS =
+      new StructuralSchema(
+          json(
+              """
+              {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+                "tier": {"type": "string", "x-kubernetes-validations": [
+                  {"rule": "oldSelf.hasValue() || self == 'free'", "optionalOldSelf": true,
+                   "message": "a new tier starts free"}]},
+                "ports": {"type": "array", "x-kubernetes-list-type": "map",
+                  "x-kubernetes-list-map-keys": ["name"],
+                  "items": {"type": "object", "properties": {
+                    "name": {"type": "string"},
+                    "port": {"type": "integer", "x-kubernetes-validations": [
+                      {"rule": "self >= oldSelf", "message": "a port only grows"}]}}}},
+                "limits": {"type": "object", "additionalProperties": {"type": "string",
+                  "x-kubernetes-validations": [
+                    {"rule": "quantity(self).compareTo(quantity(oldSelf)) >= 0",
+                     "message": "a limit only grows"}]}}}}}}
+              """));
+
+  @Test
+  void optionalOldSelfIsCheckedOnCreateTooAndListMapItemsAndMapValuesAreCorrelated() {
+    ObjectNode created =
+        json(
+            "{\"spec\": {\"tier\": \"gold\", \"ports\": [{\"name\": \"http\", \"port\": 80}],"
+                + " \"limits\": {\"cpu\": \"1\"}}}");
+    assertThat(messages(TRANSITIONS.validate(created, null)))
+        .containsExactly("spec.tier: Invalid value: \"string\": a new tier starts free");
+    ((ObjectNode) created.get("spec")).put("tier", "free");
+    assertThat(TRANSITIONS.validate(created, null)).isEmpty();
+
+    ObjectNode updated = created.deepCopy();
+    ((ObjectNode) updated.get("spec")).put("tier", "gold");
+    ((ObjectNode) updated.at("/spec/ports/0")).put("port", 79);
+    ((ObjectNode) updated.at("/spec/limits")).put("cpu", "500m");
+    ((ObjectNode) updated.at("/spec/limits")).put("memory", "1Gi");
+    assertThat(messages(TRANSITIONS.validate(updated, created)))
+        .containsExactlyInAnyOrder(
+            "spec.ports[0].port: Invalid value: \"integer\": a port only grows",
+            "spec.limits[cpu]: Invalid value: \"string\": a limit only grows");
+
+    ObjectNode reordered = created.deepCopy();
+    ((com.fasterxml.jackson.databind.node.ArrayNode) reordered.at("/spec/ports"))
+        .insertObject(0)
+        .put("name", "https")
+        .put("port", 1);
+    assertThat(TRANSITIONS.validate(reordered, created)).isEmpty();
+  }
 }
