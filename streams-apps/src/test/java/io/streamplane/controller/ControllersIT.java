@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.streamplane.api.Container;
 import io.streamplane.api.EndpointSlice;
 import io.streamplane.api.ObjectMeta;
+import io.streamplane.api.PersistentVolume;
+import io.streamplane.api.PersistentVolumeClaim;
 import io.streamplane.api.Pod;
 import io.streamplane.api.PodCondition;
 import io.streamplane.api.PodSpec;
@@ -13,9 +15,12 @@ import io.streamplane.api.PodStatus;
 import io.streamplane.api.Service;
 import io.streamplane.api.ServicePort;
 import io.streamplane.api.ServiceSpec;
+import io.streamplane.api.StorageClass;
 import io.streamplane.controller.nodelifecycle.NodeLifecycleConfig;
+import io.streamplane.controller.volume.VolumeFixtures;
 import io.streamplane.kafka.embedded.EmbeddedKafkaBroker;
 import io.streamplane.kafka.embedded.KafkaBrokerExtension;
+import io.streamplane.log.EventType;
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.serde.KafkaSchemaCatalog;
@@ -30,6 +35,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.streams.KafkaStreams;
@@ -162,6 +168,115 @@ class ControllersIT {
         .containsEntry("kubernetes.io/service-name", "web")
         .containsEntry("endpointslice.kubernetes.io/managed-by", "endpointslice-controller.k8s.io");
     assertThat(slice.getPorts().get(0).getPort()).isEqualTo(8080);
+  }
+
+  @Test
+  void aClaimIsBoundToTheVolumeThatMatchesItAndTheVolumeIsReleasedWhenTheClaimGoes(
+      EmbeddedKafkaBroker broker, @TempDir Path state) throws Exception {
+    TopicLayout layout =
+        TopicLayout.singleBroker(
+            KafkaBrokerExtension.uniqueName("pv").replaceAll("[^a-zA-Z0-9_-]", "-"));
+    Map<String, SpecificRecord> latest = new ConcurrentHashMap<>();
+    try (Admin admin = Admin.create(broker.clientProperties());
+        KafkaSchemaCatalog catalog =
+            new KafkaSchemaCatalog(broker.bootstrapServers(), ensureSchemasTopic(admin, layout))) {
+      Topics topics = new Topics(layout, catalog);
+      new TopicInitializer(admin).ensure(topics.all());
+      String bootstrap = broker.bootstrapServers();
+      Thread follower =
+          LogTaps.followEvents(
+              bootstrap,
+              topics,
+              "volumes",
+              record -> {
+                SpecificRecord object = (SpecificRecord) KindObjects.of(record.value());
+                String key = record.value().getResource() + "/" + record.value().getName();
+                if (record.value().getType() == EventType.DELETED) {
+                  latest.remove(key);
+                } else {
+                  latest.put(key, object);
+                }
+              });
+      try (StreamsApp store = StoreApp.start(topics, bootstrap, state.resolve("store"));
+          StreamsApp controllers =
+              ControllersApp.start(
+                  topics,
+                  NodeLifecycleConfig.defaults(),
+                  topics.commands(),
+                  bootstrap,
+                  state.resolve("controllers"));
+          KafkaProducer<String, ResourceCommand> producer = LogTaps.commands(bootstrap, topics)) {
+        LogTaps.create(
+            producer,
+            topics,
+            "storageclasses",
+            "storage.k8s.io",
+            null,
+            "manual",
+            VolumeFixtures.avro(
+                "{'metadata': {'name': 'manual'}, 'provisioner': 'kubernetes.io/no-provisioner',"
+                    + " 'reclaimPolicy': 'Retain', 'volumeBindingMode': 'Immediate'}",
+                StorageClass.class));
+        LogTaps.create(
+            producer, topics, "persistentvolumes", "", null, "small", volume("small", "512Mi"));
+        LogTaps.create(
+            producer, topics, "persistentvolumes", "", null, "big", volume("big", "2Gi"));
+        LogTaps.create(
+            producer,
+            topics,
+            "persistentvolumeclaims",
+            "",
+            "default",
+            "data",
+            VolumeFixtures.avro(
+                "{'metadata': {'name': 'data', 'namespace': 'default'}, 'spec': {"
+                    + "'accessModes': ['ReadWriteOnce'], 'storageClassName': 'manual',"
+                    + " 'volumeMode': 'Filesystem', 'resources': {'requests': {'storage':"
+                    + " '1Gi'}}}}",
+                PersistentVolumeClaim.class));
+        producer.flush();
+
+        await("the claim Bound to the one volume big enough")
+            .atMost(Duration.ofSeconds(90))
+            .until(
+                () ->
+                    latest.get("persistentvolumeclaims/data") instanceof PersistentVolumeClaim c
+                        && c.getStatus() != null
+                        && "Bound".equals(c.getStatus().getPhase())
+                        && "big".equals(c.getSpec().getVolumeName())
+                        && latest.get("persistentvolumes/big") instanceof PersistentVolume v
+                        && "Bound".equals(v.getStatus().getPhase())
+                        && "data".equals(v.getSpec().getClaimRef().getName()));
+        assertThat(
+                ((PersistentVolume) latest.get("persistentvolumes/small")).getStatus().getPhase())
+            .isEqualTo("Available");
+
+        LogTaps.delete(producer, topics, "persistentvolumeclaims", "", "default", "data");
+        producer.flush();
+        await("the volume Released, kept by its Retain policy")
+            .atMost(Duration.ofSeconds(90))
+            .until(
+                () ->
+                    latest.get("persistentvolumes/big") instanceof PersistentVolume v
+                        && "Released".equals(v.getStatus().getPhase()));
+      } finally {
+        follower.interrupt();
+      }
+    }
+  }
+
+  private static PersistentVolume volume(String name, String size) {
+    return VolumeFixtures.avro(
+        "{'metadata': {'name': '"
+            + name
+            + "'}, 'spec': {'capacity': {'storage': '"
+            + size
+            + "'}, 'accessModes': ['ReadWriteOnce'], 'persistentVolumeReclaimPolicy': 'Retain',"
+            + " 'storageClassName': 'manual', 'volumeMode': 'Filesystem',"
+            + " 'hostPath': {'path': '/tmp/"
+            + name
+            + "'}}}",
+        PersistentVolume.class);
   }
 
   private static Service service() {

@@ -73,6 +73,29 @@ public final class LogTaps {
             topics.commands().name(), ResourceKey.of(command).toString(), command));
   }
 
+  /** Sends a DELETE command of the named object, as the user "test". */
+  public static void delete(
+      KafkaProducer<String, ResourceCommand> producer,
+      Topics topics,
+      String resource,
+      String group,
+      String namespace,
+      String name) {
+    ResourceCommand command =
+        ResourceCommand.newBuilder()
+            .setId(UUID.randomUUID().toString())
+            .setVerb(CommandVerb.DELETE)
+            .setResource(resource)
+            .setGroup(group)
+            .setNamespace(namespace)
+            .setName(name)
+            .setActor(UserInfo.newBuilder().setUsername("test").build())
+            .build();
+    producer.send(
+        new ProducerRecord<>(
+            topics.commands().name(), ResourceKey.of(command).toString(), command));
+  }
+
   /** Starts a thread named {@code name} that hands every committed event to {@code each}. */
   public static Thread followEvents(
       String bootstrap,
