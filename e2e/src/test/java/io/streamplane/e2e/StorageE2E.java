@@ -391,6 +391,11 @@ class StorageE2E {
           new StringBuilder(
               """
               apiVersion: storage.k8s.io/v1
+              kind: CSIDriver
+              metadata: {name: limited.csi.streamplane.io}
+              spec: {attachRequired: false}
+              ---
+              apiVersion: storage.k8s.io/v1
               kind: StorageClass
               metadata: {name: limited}
               provisioner: limited.csi.streamplane.io
@@ -618,7 +623,13 @@ class StorageE2E {
           .containsPattern("(?m)^NAME\\s+ATTACHER\\s+PV\\s+NODE\\s+ATTACHED\\s+AGE$")
           .containsPattern(
               "(?m)^csi-[0-9a-f]{64}\\s+" + driver + "\\s+" + pv + "\\s+node-0\\s+true\\s+");
-      JsonNode attachment = get("volumeattachment").at("/items/0");
+      JsonNode attachment = null;
+      for (JsonNode item : get("volumeattachment").at("/items")) {
+        if (item.at("/spec/source/persistentVolumeName").asText().equals(pv)) {
+          attachment = item;
+        }
+      }
+      assertThat(attachment).as("the VolumeAttachment of " + pv).isNotNull();
       assertThat(attachment.at("/status/attachmentMetadata/attachedTo").asText())
           .isEqualTo("node-0");
       assertThat(attachment.at("/metadata/finalizers/0").asText())
