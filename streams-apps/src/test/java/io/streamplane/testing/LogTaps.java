@@ -57,20 +57,12 @@ public final class LogTaps {
       String namespace,
       String name,
       SpecificRecord object) {
-    ResourceCommand command =
-        ResourceCommand.newBuilder()
-            .setId(UUID.randomUUID().toString())
-            .setVerb(CommandVerb.CREATE)
-            .setResource(resource)
-            .setGroup(group)
-            .setNamespace(namespace)
-            .setName(name)
+    send(
+        producer,
+        topics,
+        command(CommandVerb.CREATE, resource, group, namespace, name)
             .setEncodedObject(KindObjects.encode(object))
-            .setActor(UserInfo.newBuilder().setUsername("test").build())
-            .build();
-    producer.send(
-        new ProducerRecord<>(
-            topics.commands().name(), ResourceKey.of(command).toString(), command));
+            .build());
   }
 
   /** Sends a DELETE command of the named object, as the user "test". */
@@ -81,16 +73,23 @@ public final class LogTaps {
       String group,
       String namespace,
       String name) {
-    ResourceCommand command =
-        ResourceCommand.newBuilder()
-            .setId(UUID.randomUUID().toString())
-            .setVerb(CommandVerb.DELETE)
-            .setResource(resource)
-            .setGroup(group)
-            .setNamespace(namespace)
-            .setName(name)
-            .setActor(UserInfo.newBuilder().setUsername("test").build())
-            .build();
+    send(producer, topics, command(CommandVerb.DELETE, resource, group, namespace, name).build());
+  }
+
+  private static ResourceCommand.Builder command(
+      CommandVerb verb, String resource, String group, String namespace, String name) {
+    return ResourceCommand.newBuilder()
+        .setId(UUID.randomUUID().toString())
+        .setVerb(verb)
+        .setResource(resource)
+        .setGroup(group)
+        .setNamespace(namespace)
+        .setName(name)
+        .setActor(UserInfo.newBuilder().setUsername("test").build());
+  }
+
+  private static void send(
+      KafkaProducer<String, ResourceCommand> producer, Topics topics, ResourceCommand command) {
     producer.send(
         new ProducerRecord<>(
             topics.commands().name(), ResourceKey.of(command).toString(), command));
