@@ -291,29 +291,20 @@ public final class ProcessCluster implements Cluster {
     proc.start();
   }
 
+  /**
+   * Waits until every gateway's {@code /readyz} passes: its post-start hooks (the default policy,
+   * the system priority classes, the {@code kubernetes} Service) are written and seen, so a fault
+   * injected next never interrupts the cluster's own bootstrap.
+   */
   private void awaitGateways() throws Exception {
-    HttpClient http = https();
     long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-    for (String url : apiServers()) {
-      while (true) {
-        try {
-          HttpResponse<String> r =
-              http.send(
-                  HttpRequest.newBuilder(URI.create(url + "/api/v1/namespaces/default"))
-                      .timeout(Duration.ofSeconds(5))
-                      .build(),
-                  HttpResponse.BodyHandlers.ofString());
-          if (r.statusCode() == 200) {
-            break;
-          }
-        } catch (IOException e) {
-          // Not listening yet.
-        }
+    for (int i = 0; i < layout.gateways(); i++) {
+      while (!serving("gateway-" + i)) {
         if (System.nanoTime() > deadline) {
           throw new IOException(
-              url + " did not serve the default namespace; see " + layout.runDir());
+              apiServers().get(i) + " did not pass /readyz; see " + layout.runDir());
         }
-        Thread.sleep(1_000);
+        Thread.sleep(500);
       }
     }
   }

@@ -49,6 +49,7 @@ import java.security.KeyPair;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -56,6 +57,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -193,6 +197,23 @@ public final class GatewayServer implements AutoCloseable {
   private volatile MetricsStorage metricsStorage;
   private volatile HorizontalPodAutoscalerController autoscalers;
   private final Auditor auditor;
+
+  /**
+   * Writes the default policy's objects side by side: each write waits for the store, and one after
+   * another the ~100 objects of a fresh cluster took tens of seconds while the store was busy with
+   * other commands.
+   */
+  private final ExecutorService defaultsWriters =
+      Executors.newFixedThreadPool(
+          DEFAULTS_WRITERS,
+          r -> {
+            Thread thread = new Thread(r, "defaults-writer");
+            thread.setDaemon(true);
+            return thread;
+          });
+
+  private static final int DEFAULTS_WRITERS = 16;
+
   private final ScheduledExecutorService systemNamespaces =
       Executors.newSingleThreadScheduledExecutor(
           r -> {
@@ -868,6 +889,7 @@ public final class GatewayServer implements AutoCloseable {
   public void ensureBootstrapPolicy(UserInfo actor) {
     WriteOptions options =
         new WriteOptions(actor, false, "Strict", null, "streamplane-gateway", null, null);
+    List<CompletableFuture<Void>> writes = new ArrayList<>();
     for (BootstrapPolicy.Item item : BOOTSTRAP_POLICY.items()) {
       ResourceType type = registry.byResource(RBAC_GROUP, item.resource()).orElseThrow();
       String namespace = type.namespaced() ? item.namespace() : null;
@@ -883,18 +905,36 @@ public final class GatewayServer implements AutoCloseable {
       if (wanted.isEmpty()) {
         continue;
       }
-      try {
-        if (existing == null) {
-          service.create(type, namespace, wanted.get(), options);
-        } else {
-          service.update(type, namespace, item.name(), wanted.get(), options);
-        }
-      } catch (ApiException e) {
-        if (e.code() != 409) {
-          LOG.warn(
-              "could not write the default {} {}: {}", type.kind(), item.name(), e.getMessage());
-        }
-      }
+      boolean create = existing == null;
+      writes.add(
+          CompletableFuture.runAsync(
+              () -> {
+                try {
+                  if (create) {
+                    service.create(type, namespace, wanted.get(), options);
+                  } else {
+                    service.update(type, namespace, item.name(), wanted.get(), options);
+                  }
+                } catch (ApiException e) {
+                  if (e.code() != 409) {
+                    LOG.warn(
+                        "could not write the default {} {}: {}",
+                        type.kind(),
+                        item.name(),
+                        e.getMessage());
+                  }
+                }
+              },
+              defaultsWriters));
+    }
+    try {
+      CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).get();
+    } catch (InterruptedException e) {
+      writes.forEach(write -> write.cancel(true));
+      Thread.currentThread().interrupt();
+      return;
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("a default policy write failed", e.getCause());
     }
     ResourceType clusterRoles = registry.byResource(RBAC_GROUP, "clusterroles").orElseThrow();
     List<ObjectNode> roles = cache.list(RBAC_GROUP, "clusterroles", null, role -> true).items();
@@ -1228,6 +1268,7 @@ public final class GatewayServer implements AutoCloseable {
   public void close() {
     closing = true;
     systemNamespaces.shutdownNow();
+    defaultsWriters.shutdownNow();
     if (controllerRequests != null) {
       controllerRequests.close();
     }
