@@ -3,6 +3,7 @@ package io.streamplane.gateway.patch;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.kinds.JsonValues;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Objects;

@@ -3,6 +3,7 @@ package io.streamplane.gateway.patch;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.kinds.JsonValues;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.kinds.JsonValues;
 import io.streamplane.kinds.validation.FieldErrors;
 import io.streamplane.log.StatusCause;
 import java.util.ArrayList;
@@ -264,7 +265,7 @@ final class ListTypes {
     for (int i = 0; i < values.size(); i++) {
       int at = -1;
       for (int j = 0; j < seen.size(); j++) {
-        if (StructuralSchema.equalJson(seen.get(j), values.get(i))) {
+        if (JsonValues.same(seen.get(j), values.get(i))) {
           at = j;
           break;
         }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.kinds.JsonValues;
 import io.streamplane.kinds.validation.FieldErrors;
 import io.streamplane.log.StatusCause;
 import java.math.BigDecimal;
@@ -272,7 +273,7 @@ public final class StructuralSchema {
     if (enumValues != null && enumValues.isArray()) {
       boolean found = false;
       for (JsonNode allowed : enumValues) {
-        if (equalJson(allowed, value)) {
+        if (JsonValues.same(allowed, value)) {
           found = true;
           break;
         }
@@ -503,7 +504,7 @@ public final class StructuralSchema {
     for (JsonNode candidate : old) {
       boolean same = true;
       for (JsonNode key : s.path("x-kubernetes-list-map-keys")) {
-        same &= equalJson(candidate.path(key.asText()), item.path(key.asText()));
+        same &= JsonValues.same(candidate.path(key.asText()), item.path(key.asText()));
       }
       if (same) {
         return candidate;
@@ -615,36 +616,6 @@ public final class StructuralSchema {
 
   private static String quote(String text) {
     return FieldErrors.quote(text);
-  }
-
-  static boolean equalJson(JsonNode a, JsonNode b) {
-    if (a.isNumber() && b.isNumber()) {
-      return a.decimalValue().compareTo(b.decimalValue()) == 0;
-    }
-    if (a.isObject() && b.isObject()) {
-      if (a.size() != b.size()) {
-        return false;
-      }
-      for (Iterator<Map.Entry<String, JsonNode>> it = a.fields(); it.hasNext(); ) {
-        Map.Entry<String, JsonNode> field = it.next();
-        if (!b.has(field.getKey()) || !equalJson(field.getValue(), b.get(field.getKey()))) {
-          return false;
-        }
-      }
-      return true;
-    }
-    if (a.isArray() && b.isArray()) {
-      if (a.size() != b.size()) {
-        return false;
-      }
-      for (int i = 0; i < a.size(); i++) {
-        if (!equalJson(a.get(i), b.get(i))) {
-          return false;
-        }
-      }
-      return true;
-    }
-    return a.equals(b);
   }
 
   /** A schema's pattern compiled once; null when it does not compile (refused with the CRD). */

@@ -1,22 +1,23 @@
-package io.streamplane.gateway.patch;
+package io.streamplane.kinds;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Iterator;
 import java.util.Map;
 
 /**
- * JSON value comparison shared by the patch implementations.
+ * JSON value comparison shared by the patch implementations and the custom resources' structural
+ * schemas (enums, list-type uniqueness, list-map keys).
  *
  * <p>Jackson distinguishes {@code IntNode(80)} from {@code LongNode(80)} in {@code equals}, while
  * JSON (RFC 6902 "test") and kube-apiserver (which decodes integers as int64 on both sides) treat
  * them as the same value; these helpers compare numbers by value. A Java {@code null} (absent) and
  * a JSON {@code null} are the same here, as {@code nil} is in Go's untyped maps.
  */
-final class JsonValues {
+public final class JsonValues {
 
   private JsonValues() {}
 
-  static boolean same(JsonNode a, JsonNode b) {
+  public static boolean same(JsonNode a, JsonNode b) {
     boolean aNull = a == null || a.isNull() || a.isMissingNode();
     boolean bNull = b == null || b.isNull() || b.isMissingNode();
     if (aNull || bNull) {
@@ -53,7 +54,7 @@ final class JsonValues {
   }
 
   /** The JSON type name of a value, for error messages. */
-  static String typeName(JsonNode node) {
+  public static String typeName(JsonNode node) {
     if (node == null || node.isMissingNode()) {
       return "nothing";
     }
