@@ -157,11 +157,9 @@ public final class HorizontalPodAutoscalerController implements AutoCloseable {
       targetType = targetType(ref);
       ObjectNode scale = service.scale(targetType, namespace, ref.path("name").asText());
       target = new Target(scale, null);
-      Selectors.LabelSelector selector =
-          Selectors.parseLabels(scale.path("status").path("selector").asText(""));
-      if (scale.path("status").path("selector").asText("").isEmpty()) {
-        target = new Target(null, "selector is required");
-      } else {
+      if (HorizontalReconciler.invalidSelector(scale) == null) {
+        Selectors.LabelSelector selector =
+            Selectors.parseLabels(scale.path("status").path("selector").asText());
         pods = new ArrayList<>(cache.list("", "pods", namespace, selector::matches).items());
       }
     } catch (ApiException e) {

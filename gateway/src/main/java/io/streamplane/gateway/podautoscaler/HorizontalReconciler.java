@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamplane.gateway.api.ApiException;
+import io.streamplane.gateway.api.Selectors;
 import io.streamplane.gateway.podautoscaler.ReplicaCalculator.CalculationException;
 import io.streamplane.gateway.podautoscaler.ReplicaCalculator.PodInfo;
 import io.streamplane.gateway.podautoscaler.ReplicaCalculator.PodMetric;
@@ -75,8 +77,9 @@ public final class HorizontalReconciler {
       return new Outcome(null, null, finish(status, conditions), memory);
     }
     JsonNode scale = target.scale();
-    int currentReplicas = scale.path("status").path("replicas").asInt(0);
-    int specReplicas = scale.path("spec").path("replicas").asInt(0);
+    // The replicas asked for, not those observed: a target whose controller has not caught up
+    // (a custom resource's status written late or never) is judged by what it was last set to.
+    int currentReplicas = scale.path("spec").path("replicas").asInt(0);
     int min = spec.path("minReplicas").asInt(1);
     int max = spec.path("maxReplicas").asInt(1);
     condition(
@@ -91,7 +94,8 @@ public final class HorizontalReconciler {
     boolean rescale;
     String rescaleReason = null;
     Memory remembered = memory;
-    if (specReplicas == 0 && min != 0) {
+    String invalidSelector = invalidSelector(scale);
+    if (currentReplicas == 0 && min != 0) {
       condition(
           conditions,
           "ScalingActive",
@@ -108,6 +112,11 @@ public final class HorizontalReconciler {
       desired = min;
       rescale = true;
       rescaleReason = "Current number of replicas below Spec.MinReplicas";
+    } else if (invalidSelector != null) {
+      // The metrics are those of the pods the Scale's selector selects: without one, nothing.
+      condition(conditions, "ScalingActive", "False", "InvalidSelector", invalidSelector, now);
+      status.put("currentReplicas", currentReplicas);
+      return new Outcome(null, null, finish(status, conditions), memory);
     } else {
       int metricDesired = -1;
       String failure = null;
@@ -200,6 +209,25 @@ public final class HorizontalReconciler {
     status.set("currentMetrics", metricStatuses.isEmpty() ? null : metricStatuses);
     return new Outcome(
         scaleTo, rescale ? rescaleReason : null, finish(status, conditions), remembered);
+  }
+
+  /**
+   * Why the pods of a target cannot be selected, as the {@code InvalidSelector} condition says it:
+   * a Scale without {@code status.selector} (a custom resource without {@code labelSelectorPath},
+   * or whose field there is not set), or one that does not parse; null when it selects.
+   */
+  static String invalidSelector(JsonNode scale) {
+    String selector = scale.path("status").path("selector").asText("");
+    if (selector.isEmpty()) {
+      return "the HPA target's scale is missing a selector";
+    }
+    try {
+      Selectors.parseLabels(selector);
+      return null;
+    } catch (ApiException e) {
+      return "couldn't convert selector into a corresponding internal selector object: "
+          + e.getMessage();
+    }
   }
 
   private static ObjectNode finish(ObjectNode status, List<ObjectNode> conditions) {

@@ -160,4 +160,65 @@ class HorizontalReconcilerTest {
     assertThat(outcome.scaleTo()).isNull();
     assertThat(outcome.status().at("/conditions/1/reason").asText()).isEqualTo("ScalingDisabled");
   }
+
+  private static Target scale(int spec, int status, String selector) throws Exception {
+    ObjectNode scale =
+        (ObjectNode)
+            json("{'spec':{'replicas':" + spec + "},'status':{'replicas':" + status + "}}");
+    if (selector != null) {
+      ((ObjectNode) scale.get("status")).put("selector", selector);
+    }
+    return new Target(scale, null);
+  }
+
+  @Test
+  void theTargetsReplicasAreItsScalesSpecNotWhatItsControllerObservedYet() throws Exception {
+    // A custom resource scaled to 3 whose operator has not yet written status.replicas.
+    Outcome outcome =
+        HorizontalReconciler.reconcile(
+            hpa(), scale(3, 0, "app=web"), pods(3), using(3, 50), Memory.EMPTY, NOW);
+    assertThat(outcome.scaleTo()).as("not below minReplicas: 3 were asked for").isNull();
+    assertThat(outcome.status().path("currentReplicas").asInt()).isEqualTo(3);
+    assertThat(outcome.status().path("desiredReplicas").asInt()).isEqualTo(3);
+    assertThat(outcome.status().at("/conditions/1/reason").asText()).isEqualTo("ValidMetricFound");
+  }
+
+  @Test
+  void aScaleWithoutASelectorLeavesTheAutoscalerAbleToScaleButNotActive() throws Exception {
+    Outcome outcome =
+        HorizontalReconciler.reconcile(
+            hpa(), scale(2, 2, null), List.of(), Map.of(), Memory.EMPTY, NOW);
+    assertThat(outcome.scaleTo()).isNull();
+    JsonNode status = outcome.status();
+    assertThat(status.at("/conditions/0/type").asText()).isEqualTo("AbleToScale");
+    assertThat(status.at("/conditions/0/status").asText()).isEqualTo("True");
+    assertThat(status.at("/conditions/0/reason").asText()).isEqualTo("SucceededGetScale");
+    assertThat(status.at("/conditions/1/type").asText()).isEqualTo("ScalingActive");
+    assertThat(status.at("/conditions/1/status").asText()).isEqualTo("False");
+    assertThat(status.at("/conditions/1/reason").asText()).isEqualTo("InvalidSelector");
+    assertThat(status.at("/conditions/1/message").asText())
+        .isEqualTo("the HPA target's scale is missing a selector");
+    assertThat(status.path("currentReplicas").asInt()).isEqualTo(2);
+
+    Outcome unparsable =
+        HorizontalReconciler.reconcile(
+            hpa(), scale(2, 2, "app in (web"), List.of(), Map.of(), Memory.EMPTY, NOW);
+    assertThat(unparsable.scaleTo()).isNull();
+    assertThat(unparsable.status().at("/conditions/1/reason").asText())
+        .isEqualTo("InvalidSelector");
+    assertThat(unparsable.status().at("/conditions/1/message").asText())
+        .startsWith("couldn't convert selector into a corresponding internal selector object: ");
+
+    // Bringing the target within minReplicas and maxReplicas needs no pods.
+    Outcome belowMin =
+        HorizontalReconciler.reconcile(
+            hpa(), scale(0, 0, null), List.of(), Map.of(), Memory.EMPTY, NOW);
+    assertThat(belowMin.scaleTo()).isNull(); // 0 replicas: scaling is disabled
+    Outcome aboveMax =
+        HorizontalReconciler.reconcile(
+            hpa(), scale(7, 7, null), List.of(), Map.of(), Memory.EMPTY, NOW);
+    assertThat(aboveMax.scaleTo()).isEqualTo(5);
+    assertThat(aboveMax.rescaleReason())
+        .isEqualTo("Current number of replicas above Spec.MaxReplicas");
+  }
 }
