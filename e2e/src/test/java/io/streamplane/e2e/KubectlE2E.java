@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
@@ -53,7 +54,14 @@ class KubectlE2E {
   void startCluster() throws Exception {
     assertThat(Kubectl.BINARY).as("kubectl 1.32 must be installed at /usr/bin/kubectl").exists();
     home = Files.createTempDirectory("kubectl-e2e");
-    cluster = new LocalCluster(home).start();
+    // Nodes scraped and autoscalers synced every 2 s, for the autoscaler of a custom resource.
+    cluster =
+        new LocalCluster(home)
+            .javaOptions(
+                System.getenv().getOrDefault("STREAMPLANE_JAVA_OPTS", "")
+                    + " -Dstreamplane.metric-resolution=PT2S"
+                    + " -Dstreamplane.horizontal-pod-autoscaler-sync-period=PT2S")
+            .start();
     kubectl = cluster.kubectl;
     // Ready means ready, as kube-apiserver's post-start hooks: the moment up says so, the default
     // policy (aggregated roles included) authorizes a user bound to view.
@@ -2009,6 +2017,180 @@ class KubectlE2E {
                               .out())
                       .isEqualTo("3"));
       kubectl.run("delete", "crd", "gadgets.shapes.example.com", "--timeout=30s").expectSuccess();
+    }
+
+    /**
+     * A HorizontalPodAutoscaler whose target is a CronTab, through the scale subresource the
+     * definition declares: the autoscaler reads the Scale (replicas at {@code spec.replicas}, the
+     * selector at {@code spec.selector}), measures the two pods that selector selects, on a
+     * simulated node, each using twice its CPU request against a 50% target, and raises the
+     * CronTab's {@code spec.replicas} to its maximum through {@code /scale}.
+     */
+    @Test
+    @Order(8)
+    void anAutoscalerScalesACustomResourceThroughItsScaleSubresource() throws Exception {
+      Launcher node = cluster.startSimulatedNode("autoscaling-node", home.resolve("autoscaling"));
+      try {
+        kubectl
+            .runWithInput(
+                """
+                apiVersion: v1
+                kind: Namespace
+                metadata: {name: autoscaled-crons}
+                ---
+                apiVersion: stable.example.com/v1
+                kind: CronTab
+                metadata: {name: busy-cron, namespace: autoscaled-crons}
+                spec: {cronSpec: '* * * * */5', replicas: 2, selector: app=cron-worker}
+                """
+                    + workers(2)
+                    + """
+                    ---
+                    apiVersion: autoscaling/v2
+                    kind: HorizontalPodAutoscaler
+                    metadata: {name: cron-scaler, namespace: autoscaled-crons}
+                    spec:
+                      scaleTargetRef: {apiVersion: stable.example.com/v1, kind: CronTab, name: busy-cron}
+                      minReplicas: 1
+                      maxReplicas: 4
+                      metrics:
+                      - type: Resource
+                        resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
+                    """,
+                "apply",
+                "-f",
+                "-")
+            .expectSuccess();
+        // The operator's part: it reports the pods it runs in the status subresource.
+        kubectl
+            .run(
+                "patch",
+                "ct",
+                "busy-cron",
+                "-n",
+                "autoscaled-crons",
+                "--subresource=status",
+                "--type=merge",
+                "-p",
+                "{\"status\":{\"replicas\":2}}")
+            .expectSuccess();
+
+        // 200m used of 100m requested is 200% against 50%: up to maxReplicas.
+        await("the autoscaler to raise the CronTab's spec.replicas to 4")
+            .atMost(Duration.ofSeconds(90))
+            .pollInterval(Duration.ofSeconds(1))
+            .until(
+                () ->
+                    kubectl
+                        .run(
+                            "get",
+                            "ct",
+                            "busy-cron",
+                            "-n",
+                            "autoscaled-crons",
+                            "-o",
+                            "jsonpath={.spec.replicas}")
+                        .out(),
+                "4"::equals);
+        // The operator has not caught up (status.replicas is still 2): the autoscaler counts the
+        // replicas the Scale asks for, and, at maxReplicas, scales no more.
+        await("the autoscaler's status to show the CronTab at 4 replicas")
+            .atMost(Duration.ofSeconds(20))
+            .untilAsserted(
+                () -> {
+                  JsonNode status =
+                      JSON.readTree(
+                              kubectl
+                                  .run(
+                                      "get",
+                                      "hpa",
+                                      "cron-scaler",
+                                      "-n",
+                                      "autoscaled-crons",
+                                      "-o",
+                                      "json")
+                                  .expectSuccess()
+                                  .out())
+                          .path("status");
+                  assertThat(status.path("currentReplicas").asInt()).isEqualTo(4);
+                  assertThat(status.path("desiredReplicas").asInt()).isEqualTo(4);
+                  assertThat(
+                          status
+                              .at("/currentMetrics/0/resource/current/averageUtilization")
+                              .asInt())
+                      .isEqualTo(200);
+                  assertThat(condition(status, "AbleToScale").path("status").asText())
+                      .isEqualTo("True");
+                  assertThat(condition(status, "ScalingActive").path("reason").asText())
+                      .isEqualTo("ValidMetricFound");
+                });
+        assertThat(
+                kubectl
+                    .run("get", "hpa", "cron-scaler", "-n", "autoscaled-crons", "--no-headers")
+                    .expectSuccess()
+                    .out())
+            .matches("(?s)cron-scaler\\s+CronTab/busy-cron\\s+cpu: 200%/50%\\s+1\\s+4\\s+4\\s.*");
+        assertThat(
+                kubectl
+                    .run("describe", "hpa", "cron-scaler", "-n", "autoscaled-crons")
+                    .expectSuccess()
+                    .out())
+            .containsPattern(
+                "Normal\\s+SuccessfulRescale\\s+.*New size: 4; reason: cpu resource utilization"
+                    + " \\(percentage of request\\) above target");
+        JsonNode scale =
+            JSON.readTree(
+                kubectl
+                    .run(
+                        "get",
+                        "--raw",
+                        "/apis/stable.example.com/v1/namespaces/autoscaled-crons/crontabs/busy-cron"
+                            + "/scale")
+                    .expectSuccess()
+                    .out());
+        assertThat(scale.at("/spec/replicas").asInt()).isEqualTo(4);
+        assertThat(scale.at("/status/replicas").asInt()).isEqualTo(2);
+        assertThat(scale.at("/status/selector").asText()).isEqualTo("app=cron-worker");
+      } finally {
+        node.close();
+        kubectl.run("delete", "node", "autoscaling-node");
+        kubectl.run("delete", "namespace", "autoscaled-crons", "--wait=false");
+      }
+    }
+
+    /** {@code n} pods the CronTab's selector selects, each using 200m of CPU of 100m requested. */
+    private static String workers(int n) {
+      StringBuilder pods = new StringBuilder();
+      for (int i = 0; i < n; i++) {
+        pods.append(
+            """
+            ---
+            apiVersion: v1
+            kind: Pod
+            metadata:
+              name: cron-worker-%d
+              namespace: autoscaled-crons
+              labels: {app: cron-worker}
+              annotations: {streamplane.io/simulated-usage: cpu=200m}
+            spec:
+              terminationGracePeriodSeconds: 1
+              containers:
+              - name: work
+                image: busybox
+                resources: {requests: {cpu: 100m}}
+            """
+                .formatted(i));
+      }
+      return pods.toString();
+    }
+
+    private static JsonNode condition(JsonNode status, String type) {
+      for (JsonNode c : status.path("conditions")) {
+        if (c.path("type").asText().equals(type)) {
+          return c;
+        }
+      }
+      return MissingNode.getInstance();
     }
   }
 

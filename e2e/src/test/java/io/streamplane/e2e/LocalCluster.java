@@ -99,6 +99,19 @@ final class LocalCluster implements AutoCloseable {
    * Node is registered).
    */
   Launcher startProcessNode(String name, Path rootDir) throws IOException {
+    return startNode(name, "process", rootDir);
+  }
+
+  /**
+   * Starts {@code ./streamplane node --runtime simulated} as its own OS process, as {@link
+   * #startProcessNode}: its pods run no process and use what their {@code
+   * streamplane.io/simulated-usage} annotation says.
+   */
+  Launcher startSimulatedNode(String name, Path rootDir) throws IOException {
+    return startNode(name, "simulated", rootDir);
+  }
+
+  private Launcher startNode(String name, String runtime, Path rootDir) throws IOException {
     Launcher node =
         Launcher.startLabelled(
             name,
@@ -106,7 +119,7 @@ final class LocalCluster implements AutoCloseable {
             "--name",
             name,
             "--runtime",
-            "process",
+            runtime,
             "--api-server",
             apiUrl(),
             "--pki-dir",
