@@ -7,6 +7,7 @@ import io.streamplane.log.ResourceEvent;
 import io.streamplane.schema.convert.KubeJson;
 import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.topics.Topics;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -47,8 +48,9 @@ import org.slf4j.LoggerFactory;
  * #catchUpWithLog} waits for the end of the log or the bound, whichever is lower.
  *
  * <p>Limits: the whole state is held in memory and rebuilt from the start of {@code events} when a
- * gateway starts; the window keeps the last {@code windowSize} changes, and a watch from an older
- * list version reads the changes it missed from the log itself.
+ * gateway starts; the window keeps the last {@code windowSize} changes, at most {@link
+ * #WINDOW_BYTES} of encoded objects, and a watch from an older list version reads the changes it
+ * missed from the log itself.
  */
 public final class WatchCache implements StoredObjects, AutoCloseable {
 
@@ -60,6 +62,31 @@ public final class WatchCache implements StoredObjects, AutoCloseable {
   }
 
   private record Watcher(String resourceType, Predicate<WatchEvent> filter, Listener listener) {}
+
+  /**
+   * A change of the window as the log holds it: its object still encoded (a few kilobytes, where
+   * its JSON tree takes ten times that), made JSON again only for a watch that resumes from it.
+   */
+  private record Windowed(
+      String watchType, String resourceType, ByteBuffer encoded, int partition, long offset) {
+
+    WatchEvent change(KubeJson json) {
+      return new WatchEvent(
+          watchType,
+          resourceType,
+          json.toJson((SpecificRecord) KindObjects.decode(encoded.duplicate())),
+          partition,
+          offset);
+    }
+  }
+
+  /**
+   * The encoded objects the window may hold, in bytes. Kept as JSON trees and bounded by count
+   * alone (100,000 changes), the window outgrew the 384 MB heap of the multi-process cluster's
+   * gateway after a few 200-pod rollouts; a watch from further back costs a read of the log of its
+   * own, not an error.
+   */
+  static final long WINDOW_BYTES = 32L << 20;
 
   /** What a list returns: the matching objects and the version they were read at. */
   public record Snapshot(List<ObjectNode> items, ListVersion version) {}
@@ -73,7 +100,8 @@ public final class WatchCache implements StoredObjects, AutoCloseable {
   private final int windowSize;
   private final Object lock = new Object();
   private final Map<String, TreeMap<String, ObjectNode>> objects = new HashMap<>();
-  private final Deque<WatchEvent> window = new ArrayDeque<>();
+  private final Deque<Windowed> window = new ArrayDeque<>();
+  private long windowBytes;
   private final long[] positions;
   private final long[] evictedBelow;
   private final long[] until;
@@ -208,9 +236,13 @@ public final class WatchCache implements StoredObjects, AutoCloseable {
     }
     WatchEvent change =
         new WatchEvent(watchType, type, object, record.partition(), record.offset());
-    window.addLast(change);
-    while (window.size() > windowSize) {
-      WatchEvent evicted = window.removeFirst();
+    ByteBuffer encoded = event.getEncodedObject().duplicate();
+    ByteBuffer kept = ByteBuffer.allocate(encoded.remaining()).put(encoded).flip();
+    window.addLast(new Windowed(watchType, type, kept, record.partition(), record.offset()));
+    windowBytes += kept.capacity();
+    while (window.size() > windowSize || (windowBytes > WINDOW_BYTES && window.size() > 1)) {
+      Windowed evicted = window.removeFirst();
+      windowBytes -= evicted.encoded().capacity();
       evictedBelow[evicted.partition()] = evicted.offset() + 1;
     }
     for (Watcher watcher : watchers) {
@@ -391,11 +423,13 @@ public final class WatchCache implements StoredObjects, AutoCloseable {
 
   private void replayWindow(
       String type, ListVersion from, Predicate<WatchEvent> filter, Listener listener) {
-    for (WatchEvent change : window) {
-      if (change.resourceType().equals(type)
-          && change.offset() >= from.offset(change.partition())
-          && filter.test(change)) {
-        listener.onEvent(change);
+    for (Windowed windowed : window) {
+      if (windowed.resourceType().equals(type)
+          && windowed.offset() >= from.offset(windowed.partition())) {
+        WatchEvent change = windowed.change(json);
+        if (filter.test(change)) {
+          listener.onEvent(change);
+        }
       }
     }
   }
