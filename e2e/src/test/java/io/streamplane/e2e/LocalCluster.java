@@ -3,6 +3,7 @@ package io.streamplane.e2e;
 import io.streamplane.gateway.pki.ClusterPki;
 import java.io.IOException;
 import java.net.http.HttpClient;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -198,6 +199,31 @@ final class LocalCluster implements AutoCloseable {
   public void close() {
     if (launcher != null) {
       launcher.close();
+    }
+    // The broker's log and the apps' stores are most of a cluster's gigabyte; its output, kubeconfig
+    // and certificates stay for whoever reads a failure.
+    deleteTree(home.resolve("data"));
+    deleteTree(home.resolve("state"));
+  }
+
+  /** Deletes what it can of {@code dir}; a busy mount point left behind is skipped. */
+  private static void deleteTree(Path dir) {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (var paths = Files.walk(dir)) {
+      paths
+          .sorted(java.util.Comparator.reverseOrder())
+          .forEach(
+              path -> {
+                try {
+                  Files.deleteIfExists(path);
+                } catch (IOException e) {
+                  // Still mounted or in use: left for the machine's temporary-file cleanup.
+                }
+              });
+    } catch (IOException | java.io.UncheckedIOException e) {
+      // Gone while walked, or unreadable: nothing more to do.
     }
   }
 }
