@@ -2,6 +2,7 @@ package io.streamplane.bench.scenario;
 
 import io.streamplane.bench.load.KubeClient;
 import io.streamplane.bench.measure.Progress;
+import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
@@ -136,13 +137,24 @@ public final class BenchNamespace implements AutoCloseable {
       // Shutting down already: the hook runs anyway.
     }
     Instant start = Instant.now();
-    client.delete("/api/v1/namespaces/" + name);
+    // A cluster busy deleting may answer a request late: each is tried again until DELETE_WAIT,
+    // and one that never succeeds leaves the namespace's fate in the report, not the run's figures
+    // lost.
+    boolean deleted = false;
     try (Progress progress =
         Progress.start(() -> Progress.Status.of("deleting namespace " + name, 0, 0, ""))) {
       while (Duration.between(start, Instant.now()).compareTo(DELETE_WAIT) < 0) {
-        if (client.get("/api/v1/namespaces/" + name).status() == 404) {
-          deletion = Duration.between(start, Instant.now());
-          return;
+        try {
+          if (!deleted) {
+            int status = client.delete("/api/v1/namespaces/" + name).status();
+            deleted = status < 300 || status == 404;
+          }
+          if (deleted && client.get("/api/v1/namespaces/" + name).status() == 404) {
+            deletion = Duration.between(start, Instant.now());
+            return;
+          }
+        } catch (IOException e) {
+          // Answered too late: asked again below.
         }
         Thread.sleep(250);
       }

@@ -155,6 +155,9 @@ final class RecoveryCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
+  /** How long a stopped benchmark may take to write the report of the runs it finished. */
+  private static final java.time.Duration REPORT_ON_STOP = java.time.Duration.ofMinutes(2);
+
   @Override
   public Integer call() throws Exception {
     List<String> unknown = new ArrayList<>(scenarios);
@@ -192,6 +195,20 @@ final class RecoveryCommand implements Callable<Integer> {
                 keep),
             commandLine(),
             System.err);
+    // Stopped (Ctrl-C, SIGTERM), the runs under way fail at once and the runs done so far are
+    // still reported: the JVM waits for the report before it exits.
+    Thread main = Thread.currentThread();
+    Thread awaitReport =
+        new Thread(
+            () -> {
+              try {
+                main.join(REPORT_ON_STOP.toMillis());
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            },
+            "recovery-report-on-stop");
+    Runtime.getRuntime().addShutdownHook(awaitReport);
     Report report = benchmark.run();
     List<Path> written = report.write(output, name, json);
     System.out.println(report.summary().strip());
