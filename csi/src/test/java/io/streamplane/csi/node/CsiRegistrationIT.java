@@ -116,9 +116,13 @@ class CsiRegistrationIT {
       assertThat(plugin.driver().volumes().directory(handle).resolve("file")).hasContent("shared");
 
       plugin.close();
+      // The watcher forgets the driver, then tells its listener: wait for both.
       await()
           .atMost(Duration.ofSeconds(20))
-          .until(() -> watcher.driver(HostPathConfig.DRIVER_NAME).isEmpty());
+          .until(
+              () ->
+                  watcher.driver(HostPathConfig.DRIVER_NAME).isEmpty()
+                      && events.get(events.size() - 1).startsWith("deregistered"));
       assertThat(events).last().isEqualTo("deregistered hostpath.csi.streamplane.io");
       assertThatThrownBy(() -> manager.setUp("uid-c", spec))
           .hasMessageContaining("not found in the list of registered CSI drivers");
