@@ -7,6 +7,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
@@ -156,7 +158,7 @@ final class RecoveryCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
   /** How long a stopped benchmark may take to write the report of the runs it finished. */
-  private static final java.time.Duration REPORT_ON_STOP = java.time.Duration.ofMinutes(2);
+  private static final Duration REPORT_ON_STOP = Duration.ofMinutes(2);
 
   @Override
   public Integer call() throws Exception {
@@ -197,20 +199,31 @@ final class RecoveryCommand implements Callable<Integer> {
             System.err);
     // Stopped (Ctrl-C, SIGTERM), the runs under way fail at once and the runs done so far are
     // still reported: the JVM waits for the report before it exits.
-    Thread main = Thread.currentThread();
+    CountDownLatch reported = new CountDownLatch(1);
     Thread awaitReport =
         new Thread(
             () -> {
               try {
-                main.join(REPORT_ON_STOP.toMillis());
+                reported.await(REPORT_ON_STOP.toMillis(), TimeUnit.MILLISECONDS);
               } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
               }
             },
             "recovery-report-on-stop");
     Runtime.getRuntime().addShutdownHook(awaitReport);
-    Report report = benchmark.run();
-    List<Path> written = report.write(output, name, json);
+    Report report;
+    List<Path> written;
+    try {
+      report = benchmark.run();
+      written = report.write(output, name, json);
+    } finally {
+      reported.countDown();
+      try {
+        Runtime.getRuntime().removeShutdownHook(awaitReport);
+      } catch (IllegalStateException e) {
+        // Stopping already: the hook returns at once now.
+      }
+    }
     System.out.println(report.summary().strip());
     System.out.println();
     report.targets().forEach(t -> System.out.println("Target " + t.verdict().replace("**", "")));
