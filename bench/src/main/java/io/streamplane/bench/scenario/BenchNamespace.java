@@ -134,7 +134,10 @@ public final class BenchNamespace implements AutoCloseable {
     try {
       Runtime.getRuntime().removeShutdownHook(hook);
     } catch (IllegalStateException e) {
-      // Shutting down already: the hook runs anyway.
+      // Stopping (Ctrl-C, SIGTERM): the clusters stop beside this thread, so waiting for the
+      // namespace to go would only keep the report of the runs done from being written.
+      deleteOnExitNow();
+      return;
     }
     Instant start = Instant.now();
     // A cluster busy deleting may answer a request late: each is tried again until DELETE_WAIT,
@@ -165,6 +168,10 @@ public final class BenchNamespace implements AutoCloseable {
     if (closed) {
       return;
     }
+    deleteOnExitNow();
+  }
+
+  private void deleteOnExitNow() {
     try {
       client.delete("/api/v1/namespaces/" + name);
       System.err.println("\ndeleted namespace " + name);
