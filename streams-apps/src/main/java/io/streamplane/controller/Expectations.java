@@ -30,8 +30,14 @@ import org.apache.avro.specific.SpecificRecord;
  */
 public final class Expectations {
 
-  /** How long a write may stay unobserved before it is sent again. */
-  public static final Duration TIMEOUT = Duration.ofSeconds(60);
+  /**
+   * How long a write may stay unobserved before it is sent again: kube-controller-manager's {@code
+   * ExpectationsTimeout}. It must outlast the slowest view: a controller whose events lag behind
+   * its own writes (a restore after a crash, a partition of {@code events} behind the others) and
+   * that forgot them would decide again from a view missing them, as a Deployment creating a second
+   * new ReplicaSet beside the one it does not see yet.
+   */
+  public static final Duration TIMEOUT = Duration.ofMinutes(5);
 
   /**
    * The most writes one key may have pending (kube-controller-manager's burstReplicas): a

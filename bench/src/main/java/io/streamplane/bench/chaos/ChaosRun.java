@@ -200,7 +200,8 @@ public final class ChaosRun {
       ChaosChecks.Linearizability lin =
           ChaosChecks.linearizability(ops, history, options.registers());
       ChaosChecks.WatchFindings watched = ChaosChecks.watch(watch, history, NAMESPACE);
-      List<String> surge = PodSampler.beyondSurge(pods.samples(), ops, options.replicas(), 1);
+      List<String> surge =
+          PodSampler.beyondSurge(pods.samples(), ops, pods.versions(), options.replicas(), 1);
       List<String> api;
       try {
         api =
@@ -642,7 +643,10 @@ public final class ChaosRun {
             Locale.ROOT,
             "- **Pods beyond replicas + maxSurge: %d moments.** Live pods of each `web`"
                 + " Deployment counted after every pod event of a watch (%,d changes of a count;"
-                + " %d new lists); the bound takes the highest replicas asked in the 30 s before.\n",
+                + " %d new lists); the bound takes the highest replicas asked in the 30 s before,"
+                + " or in any version from the one the Deployment's status last reported acted on"
+                + " (observedGeneration): a controller behind the Deployment still acts on that"
+                + " one.\n",
             surge.size(),
             pods.samples().size(),
             pods.relists()));

@@ -24,6 +24,13 @@ final class PodSampler implements AutoCloseable, Watch.Handler {
   /** A Deployment's live pods at a moment (nanoseconds since the run started). */
   record Sample(long at, String app, int pods, String byOwner) {}
 
+  /**
+   * A version of a {@code web} Deployment as the watch delivered it (nanoseconds since the run
+   * started): its generation and replicas, and the generation its controller last reported acting
+   * on ({@code status.observedGeneration}).
+   */
+  record Version(long at, String app, long generation, int replicas, long observedGeneration) {}
+
   private final Ledger ledger;
   private final Map<String, JsonNode> pods = new HashMap<>();
   private final Map<String, Integer> counts = new HashMap<>();
@@ -31,7 +38,9 @@ final class PodSampler implements AutoCloseable, Watch.Handler {
   private final Map<String, java.util.Set<String>> jobSucceeded = new HashMap<>();
   private final Map<String, java.util.Set<String>> jobFailed = new HashMap<>();
   private final List<String> ordinalDuplicates = new ArrayList<>();
+  private final List<Version> versions = new ArrayList<>();
   private Watch watch;
+  private Watch deployments;
 
   PodSampler(Ledger ledger) {
     this.ledger = ledger;
@@ -46,6 +55,36 @@ final class PodSampler implements AutoCloseable, Watch.Handler {
             "",
             this);
     onRelist(watch.initialItems(), null);
+    deployments =
+        Watch.start(
+            ChaosApi.client(server, identity),
+            "/apis/apps/v1/namespaces/" + namespace + "/deployments",
+            "",
+            new Watch.Handler() {
+              @Override
+              public void onEvent(Watch.Event event) {
+                version(event.object());
+              }
+
+              @Override
+              public void onRelist(List<JsonNode> items, java.time.Instant received) {
+                items.forEach(PodSampler.this::version);
+              }
+            });
+    deployments.initialItems().forEach(this::version);
+  }
+
+  private synchronized void version(JsonNode deployment) {
+    String app = deployment.at("/metadata/name").asText();
+    if (app.startsWith("web-")) {
+      versions.add(
+          new Version(
+              ledger.now(),
+              app,
+              deployment.at("/metadata/generation").asLong(),
+              deployment.at("/spec/replicas").asInt(1),
+              deployment.at("/status/observedGeneration").asLong(0)));
+    }
   }
 
   @Override
@@ -141,6 +180,10 @@ final class PodSampler implements AutoCloseable, Watch.Handler {
     return new ArrayList<>(samples);
   }
 
+  synchronized List<Version> versions() {
+    return new ArrayList<>(versions);
+  }
+
   /** The uids of the pods seen to succeed, per Job uid. */
   synchronized Map<String, java.util.Set<String>> jobSucceeded() {
     return new HashMap<>(jobSucceeded);
@@ -165,15 +208,25 @@ final class PodSampler implements AutoCloseable, Watch.Handler {
     if (watch != null) {
       watch.close();
     }
+    if (deployments != null) {
+      deployments.close();
+    }
   }
 
   /**
    * Samples above {@code replicas + maxSurge}, where replicas is the highest the Deployment was
-   * asked for in the 30 s before the sample (a scale-down takes effect when the controllers act on
-   * it) or since.
+   * asked for in the 30 s before the sample or since, or in any version of it from the one its
+   * controller last reported acting on ({@code status.observedGeneration}, as seen by the sample's
+   * time) on: a controller that lags behind the Deployment still acts on that version, as
+   * kube-controller-manager acts on its informer's, and a scale-down takes effect when it acts on
+   * the version that asks for it.
    */
   static List<String> beyondSurge(
-      List<Sample> samples, List<Ledger.Op> ops, int initialReplicas, int maxSurge) {
+      List<Sample> samples,
+      List<Ledger.Op> ops,
+      List<Version> versions,
+      int initialReplicas,
+      int maxSurge) {
     List<String> beyond = new ArrayList<>();
     long window = 30_000_000_000L;
     for (Sample s : samples) {
@@ -196,6 +249,7 @@ final class PodSampler implements AutoCloseable, Watch.Handler {
         }
       }
       allowed = seenInWindow ? Math.max(allowed, lastBefore) : lastBefore;
+      allowed = Math.max(allowed, notYetActedOn(versions, s));
       if (s.pods() > allowed + maxSurge) {
         beyond.add(
             String.format(
@@ -210,6 +264,26 @@ final class PodSampler implements AutoCloseable, Watch.Handler {
       }
     }
     return beyond;
+  }
+
+  /**
+   * The highest replicas of the versions of the sample's Deployment seen by its time whose
+   * generation is at least the one its controller had last reported acting on; 0 if none was seen.
+   */
+  private static int notYetActedOn(List<Version> versions, Sample s) {
+    long observed = 0;
+    for (Version v : versions) {
+      if (v.app().equals(s.app()) && v.at() <= s.at()) {
+        observed = Math.max(observed, v.observedGeneration());
+      }
+    }
+    int replicas = 0;
+    for (Version v : versions) {
+      if (v.app().equals(s.app()) && v.at() <= s.at() && v.generation() >= observed) {
+        replicas = Math.max(replicas, v.replicas());
+      }
+    }
+    return replicas;
   }
 
   /**

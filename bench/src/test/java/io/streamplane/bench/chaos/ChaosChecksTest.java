@@ -268,11 +268,52 @@ class ChaosChecksTest {
             new PodSampler.Sample(20 * s, "web-0", 4, "{}"),
             new PodSampler.Sample(60 * s, "web-0", 4, "{}"));
 
-    List<String> beyond = PodSampler.beyondSurge(samples, List.of(scaleDown), 3, 1);
+    List<String> beyond = PodSampler.beyondSurge(samples, List.of(scaleDown), List.of(), 3, 1);
 
     assertThat(beyond).hasSize(2);
     assertThat(beyond.get(0)).startsWith("web-0: 5 live pods at 6.0 s");
     assertThat(beyond.get(1)).startsWith("web-0: 4 live pods at 60.0 s");
+  }
+
+  @Test
+  void aControllerThatHasNotActedOnAScaleDownIsHeldToTheReplicasItLastActedOn() {
+    long s = 1_000_000_000L;
+    Ledger.Op scaleDown =
+        new Ledger.Op(
+            1,
+            0,
+            "gw",
+            "deployment-scale",
+            "deployments",
+            NS,
+            "web-0",
+            10 * s,
+            11 * s,
+            Outcome.OK,
+            200,
+            null,
+            null,
+            "2",
+            "7",
+            null);
+    // Generation 1 asks for 3 and its controller acted on it; generation 2 asks for 2, and the
+    // controller reports acting on it only at 90 s.
+    List<PodSampler.Version> versions =
+        List.of(
+            new PodSampler.Version(1 * s, "web-0", 1, 3, 1),
+            new PodSampler.Version(11 * s, "web-0", 2, 2, 1),
+            new PodSampler.Version(90 * s, "web-0", 2, 2, 2));
+    List<PodSampler.Sample> samples =
+        List.of(
+            new PodSampler.Sample(60 * s, "web-0", 4, "{}"),
+            new PodSampler.Sample(70 * s, "web-0", 5, "{}"),
+            new PodSampler.Sample(95 * s, "web-0", 4, "{}"));
+
+    List<String> beyond = PodSampler.beyondSurge(samples, List.of(scaleDown), versions, 3, 1);
+
+    assertThat(beyond).hasSize(2);
+    assertThat(beyond.get(0)).startsWith("web-0: 5 live pods at 70.0 s (replicas 3 + maxSurge 1)");
+    assertThat(beyond.get(1)).startsWith("web-0: 4 live pods at 95.0 s (replicas 2 + maxSurge 1)");
   }
 
   private static com.fasterxml.jackson.databind.JsonNode json(String singleQuoted) {
