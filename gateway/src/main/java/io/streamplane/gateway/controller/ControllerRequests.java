@@ -39,7 +39,10 @@ import org.slf4j.LoggerFactory;
  * Error creating: <the refusal>}), one event per owner and refusal whose count grows when it
  * repeats. Conflicts, AlreadyExists and NotFound are the controllers' optimistic concurrency
  * working (they carry the version or uid they decided on) and are dropped: the controller decides
- * again from what it sees next.
+ * again from what it sees next. A request the store did not answer (a timeout, the store
+ * unavailable, too many requests) is no refusal: {@link #execute} says so, and its caller tries it
+ * again, as a controller of Kubernetes requeues a write that failed; a controller learns nothing of
+ * it otherwise and would wait for its expectation to expire.
  */
 public final class ControllerRequests {
 
@@ -64,6 +67,16 @@ public final class ControllerRequests {
 
   /** Executes one request; a refusal is reported as Kubernetes does, never thrown. */
   public void execute(ResourceCommand request) {
+    execute(request, true);
+  }
+
+  /**
+   * Executes one request, reporting a refusal as Kubernetes does; false if the store did not answer
+   * and {@code lastAttempt} is not set, so that the request may be tried again (nothing is reported
+   * then). Tried again, a write that was applied after all is answered AlreadyExists, NotFound or
+   * Conflict, which are dropped.
+   */
+  public boolean execute(ResourceCommand request, boolean lastAttempt) {
     Optional<ResourceType> found = registry.byResource(request.getGroup(), request.getResource());
     if (found.isEmpty()) {
       LOG.warn(
@@ -71,7 +84,7 @@ public final class ControllerRequests {
           request.getVerb(),
           request.getResource(),
           request.getGroup());
-      return;
+      return true;
     }
     ResourceType type = found.get();
     WriteOptions options =
@@ -101,6 +114,15 @@ public final class ControllerRequests {
                 "a controller asked for {}, which goes to the store directly", request.getVerb());
       }
     } catch (ApiException e) {
+      if (!lastAttempt && unanswered(e.code())) {
+        LOG.debug(
+            "{} of {} {} not answered, to be tried again: {}",
+            request.getVerb(),
+            type.plural(),
+            request.getName(),
+            e.getMessage());
+        return false;
+      }
       if (e.code() == 409 || e.code() == 404) {
         LOG.debug(
             "{} of {} {}: {}", request.getVerb(), type.plural(), request.getName(), e.getMessage());
@@ -117,6 +139,12 @@ public final class ControllerRequests {
             e.getMessage());
       }
     }
+    return true;
+  }
+
+  /** A timeout, the store unavailable or too many requests: no answer, not a refusal. */
+  private static boolean unanswered(int code) {
+    return code == 504 || code == 503 || code == 429;
   }
 
   private ObjectNode body(ResourceType type, SpecificRecord object) {

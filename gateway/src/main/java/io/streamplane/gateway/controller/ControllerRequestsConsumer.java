@@ -53,6 +53,9 @@ public final class ControllerRequestsConsumer implements AutoCloseable {
   /** How many objects' requests are executed at once. */
   static final int PARALLELISM = 16;
 
+  /** How long a request the store does not answer is tried again. */
+  static final Duration RETRY_FOR = Duration.ofSeconds(60);
+
   private ControllerRequestsConsumer(
       KafkaConsumer<String, ResourceCommand> consumer, ControllerRequests requests) {
     this.consumer = consumer;
@@ -112,7 +115,7 @@ public final class ControllerRequestsConsumer implements AutoCloseable {
         }
         List<Future<?>> executing = new ArrayList<>();
         for (List<ResourceCommand> ofObject : byObject.values()) {
-          executing.add(pool.submit(() -> ofObject.forEach(requests::execute)));
+          executing.add(pool.submit(() -> ofObject.forEach(this::execute)));
         }
         for (Future<?> done : executing) {
           done.get();
@@ -127,6 +130,25 @@ public final class ControllerRequestsConsumer implements AutoCloseable {
       Thread.currentThread().interrupt();
     } finally {
       consumer.close(Duration.ofSeconds(5));
+    }
+  }
+
+  /** Executes one request, again while the store does not answer, for up to {@link #RETRY_FOR}. */
+  private void execute(ResourceCommand request) {
+    long deadline = System.nanoTime() + RETRY_FOR.toNanos();
+    long backoffMs = 1_000;
+    while (running) {
+      boolean last = System.nanoTime() + backoffMs * 1_000_000 > deadline;
+      if (requests.execute(request, last) || last) {
+        return;
+      }
+      try {
+        Thread.sleep(backoffMs);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+      backoffMs = Math.min(backoffMs * 2, 8_000);
     }
   }
 

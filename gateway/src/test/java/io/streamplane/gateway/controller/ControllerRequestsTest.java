@@ -112,6 +112,37 @@ class ControllerRequestsTest {
   }
 
   @Test
+  void aCreateTheStoreDidNotAnswerIsToBeTriedAgainNotReportedAndIsAFailedCreateOnlyAtTheLast() {
+    create("namespaces", null, "{'metadata':{'name':'slow'}}");
+    int[] unanswered = {2};
+    io.streamplane.gateway.write.CommandLog flaky =
+        (command, timeout) -> {
+          if (unanswered[0]-- > 0) {
+            throw new java.util.concurrent.TimeoutException("the store is restoring");
+          }
+          return store.execute(command, timeout);
+        };
+    ControllerRequests slow =
+        new ControllerRequests(
+            new ResourceService(store, null, flaky, JSON, Duration.ofSeconds(1), Admission.none()),
+            KINDS,
+            JSON,
+            Clock.systemUTC());
+
+    boolean first = slow.execute(podRequest("slow", ""), false);
+    boolean last = slow.execute(podRequest("slow", ""), true);
+
+    assertThat(first).isFalse();
+    assertThat(last).isTrue();
+    List<ObjectNode> events = store.list("", "events", "slow", o -> true).items();
+    assertThat(events).hasSize(1);
+    assertThat(events.get(0).path("message").asText())
+        .startsWith("Error creating: Timeout: the store did not answer within 1 s");
+    assertThat(slow.execute(podRequest("slow", ""), false)).isTrue();
+    assertThat(store.list("", "pods", "slow", o -> true).items()).hasSize(1);
+  }
+
+  @Test
   void aPodRefusedByPodSecurityLeavesAFailedCreateEventOnItsReplicaSetCountedOnRepeat() {
     create(
         "namespaces",
