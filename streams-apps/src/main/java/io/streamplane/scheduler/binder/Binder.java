@@ -65,7 +65,16 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
   /** The last object of each pod bound to the task's nodes: what a preemption writes against. */
   public static final String PODS = "binder-pods";
 
-  static final Duration CONFIRM_WITHIN = Duration.ofSeconds(30);
+  /**
+   * How long a granted place waits for its BIND to show up in the pod's events before it is given
+   * back. The BIND is already in {@code commands} and will be applied, however late: a place given
+   * back before a store that lags behind (a restore, a partition stalled for minutes under faults)
+   * applies it lets another pod take it, and the node is over-committed once both are bound. So the
+   * wait outlasts such stalls; a place held for a pod deleted before its BIND applied is capacity
+   * unused for that long, never a node over-committed.
+   */
+  static final Duration CONFIRM_WITHIN = Duration.ofMinutes(5);
+
   private static final Duration SWEEP = Duration.ofSeconds(5);
 
   private ProcessorContext<String, SpecificRecord> context;
