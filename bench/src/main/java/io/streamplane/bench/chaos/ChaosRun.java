@@ -644,7 +644,7 @@ public final class ChaosRun {
             "- **Pods beyond replicas + maxSurge: %d moments.** Live pods of each `web`"
                 + " Deployment counted after every pod event of a watch (%,d changes of a count;"
                 + " %d new lists); the bound takes the highest replicas asked in the 30 s before,"
-                + " or in any version from the one the Deployment's status last reported acted on"
+                + " or in any version from the one the Deployment's status last reported acting on"
                 + " (observedGeneration): a controller behind the Deployment still acts on that"
                 + " one.\n",
             surge.size(),
