@@ -70,8 +70,9 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
    * back. The BIND is already in {@code commands} and will be applied, however late: a place given
    * back before a store that lags behind (a restore, a partition stalled for minutes under faults)
    * applies it lets another pod take it, and the node is over-committed once both are bound. So the
-   * wait outlasts such stalls; a place held for a pod deleted before its BIND applied is capacity
-   * unused for that long, never a node over-committed.
+   * wait outlasts the stalls measured under chaos (the longest recovery after a fault, about two
+   * minutes); a place held for a pod deleted before its BIND applied is capacity unused for that
+   * long. Only a partition stalled for longer could still over-commit a node.
    */
   static final Duration CONFIRM_WITHIN = Duration.ofMinutes(5);
 
