@@ -243,24 +243,7 @@ class ChaosChecksTest {
   @Test
   void podsBeyondReplicasPlusMaxSurgeAreCountedAfterTheScaleDownWindow() {
     long s = 1_000_000_000L;
-    Ledger.Op scaleDown =
-        new Ledger.Op(
-            1,
-            0,
-            "gw",
-            "deployment-scale",
-            "deployments",
-            NS,
-            "web-0",
-            10 * s,
-            11 * s,
-            Outcome.OK,
-            200,
-            null,
-            null,
-            "2",
-            "7",
-            null);
+    Ledger.Op scaleDown = scaleToTwo(10 * s);
     List<PodSampler.Sample> samples =
         List.of(
             new PodSampler.Sample(5 * s, "web-0", 4, "{}"),
@@ -275,27 +258,31 @@ class ChaosChecksTest {
     assertThat(beyond.get(1)).startsWith("web-0: 4 live pods at 60.0 s");
   }
 
+  /** web-0 scaled to 2 at {@code invoked}, answered a second later. */
+  private static Ledger.Op scaleToTwo(long invoked) {
+    return new Ledger.Op(
+        1,
+        0,
+        "gw",
+        "deployment-scale",
+        "deployments",
+        NS,
+        "web-0",
+        invoked,
+        invoked + 1_000_000_000L,
+        Outcome.OK,
+        200,
+        null,
+        null,
+        "2",
+        "7",
+        null);
+  }
+
   @Test
   void aControllerThatHasNotActedOnAScaleDownIsHeldToTheReplicasItLastActedOn() {
     long s = 1_000_000_000L;
-    Ledger.Op scaleDown =
-        new Ledger.Op(
-            1,
-            0,
-            "gw",
-            "deployment-scale",
-            "deployments",
-            NS,
-            "web-0",
-            10 * s,
-            11 * s,
-            Outcome.OK,
-            200,
-            null,
-            null,
-            "2",
-            "7",
-            null);
+    Ledger.Op scaleDown = scaleToTwo(10 * s);
     // Generation 1 asks for 3 and its controller acted on it; generation 2 asks for 2, and the
     // controller reports acting on it only at 90 s.
     List<PodSampler.Version> versions =
