@@ -65,11 +65,6 @@ public final class ControllerRequests {
     this.events = registry.byResource("", "events").orElseThrow();
   }
 
-  /** Executes one request; a refusal is reported as Kubernetes does, never thrown. */
-  public void execute(ResourceCommand request) {
-    execute(request, true);
-  }
-
   /**
    * Executes one request, reporting a refusal as Kubernetes does; false if the store did not answer
    * and {@code lastAttempt} is not set, so that the request may be tried again (nothing is reported

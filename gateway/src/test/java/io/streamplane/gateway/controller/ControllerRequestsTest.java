@@ -100,7 +100,7 @@ class ControllerRequestsTest {
         "{'metadata':{'name':'defaults'},'spec':{'limits':[{'type':'Container',"
             + "'defaultRequest':{'cpu':'100m'},'default':{'cpu':'200m'}}]}}");
 
-    requests.execute(podRequest("limited", ""));
+    requests.execute(podRequest("limited", ""), true);
 
     ObjectNode pod =
         service.get(KINDS.byResource("", "pods").orElseThrow(), "limited", "web-abcde");
@@ -151,8 +151,8 @@ class ControllerRequestsTest {
             + "'baseline'}}}");
     ResourceCommand privileged = podRequest("locked", ",'securityContext':{'privileged':true}");
 
-    requests.execute(privileged);
-    requests.execute(privileged);
+    requests.execute(privileged, true);
+    requests.execute(privileged, true);
 
     assertThat(store.list("", "pods", "locked", o -> true).items()).isEmpty();
     List<ObjectNode> events = store.list("", "events", "locked", o -> true).items();
