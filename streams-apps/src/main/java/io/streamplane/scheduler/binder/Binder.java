@@ -107,9 +107,7 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
         nodes.delete(node);
         context.forward(new Record<>(node, null, record.timestamp()));
       } else {
-        NodeUsage usage = usage(node, n, ledger(node));
-        nodes.put(node, usage);
-        context.forward(new Record<>(node, usage, record.timestamp()));
+        publish(node, n, ledger(node), nodes.get(node), null, record.timestamp());
       }
     } else if (record.value() instanceof ResourceEvent event
         && KindObjects.of(event) instanceof Pod pod) {
@@ -155,7 +153,7 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
     sweep.at(context.currentSystemTimeMs() + SWEEP.toMillis());
     NodeLedger updated = NodeLedger.newBuilder().setPods(pods).setUnconfirmed(unconfirmed).build();
     ledgers.put(node, updated);
-    publish(node, known.getNode(), updated, timestamp);
+    publish(node, known.getNode(), updated, known, null, timestamp);
     SchedulerMetrics.bindRequest(true);
     context.forward(
         SchedulerEvents.bind(
@@ -224,7 +222,7 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
     NodeLedger updated = NodeLedger.newBuilder().setPods(pods).setUnconfirmed(unconfirmed).build();
     ledgers.put(node, updated);
     NodeUsage known = nodes.get(node);
-    publish(node, known == null ? null : known.getNode(), updated, timestamp);
+    publish(node, known == null ? null : known.getNode(), updated, known, podKey, timestamp);
   }
 
   /** Places whose BIND never showed up in the pod's events are given back. */
@@ -261,15 +259,25 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
           NodeLedger.newBuilder().setPods(pods).setUnconfirmed(unconfirmed).build();
       ledgers.put(entry.key, updated);
       NodeUsage known = nodes.get(entry.key);
-      publish(entry.key, known == null ? null : known.getNode(), updated, nowMs);
+      publish(entry.key, known == null ? null : known.getNode(), updated, known, null, nowMs);
     }
     if (awaiting) {
       sweep.at(nowMs + SWEEP.toMillis());
     }
   }
 
-  private void publish(String node, Node object, NodeLedger ledger, long timestamp) {
-    NodeUsage usage = usage(node, object, ledger);
+  /**
+   * Publishes the node's usage after a change of its object or its ledger; {@code known} is what
+   * was published before (null: nothing), {@code changed} the pod whose object just changed.
+   */
+  private void publish(
+      String node,
+      Node object,
+      NodeLedger ledger,
+      NodeUsage known,
+      String changed,
+      long timestamp) {
+    NodeUsage usage = usage(node, object, ledger, known, changed);
     nodes.put(node, usage);
     context.forward(new Record<>(node, usage, timestamp));
   }
@@ -290,13 +298,28 @@ public final class Binder implements Processor<String, SpecificRecord, String, S
 
   /**
    * A node as the schedulers see it: its object, the sums of its ledger, and the pods of its ledger
-   * whose object this binder has seen, in key order (so the same ledger gives the same record).
+   * whose object this binder has seen, in key order (so the same ledger gives the same record). A
+   * pod's entry is taken from {@code known} when it is there with the same requests and is not
+   * {@code changed}: only a pod whose object changed, or that {@code known} lacks, is read from the
+   * bound pods: decoding all of a node's pods for every bind and every status of one of them was
+   * over a third of the binder's time in a 1,000-pod rollout.
    */
-  private NodeUsage usage(String node, Node object, NodeLedger ledger) {
+  private NodeUsage usage(
+      String node, Node object, NodeLedger ledger, NodeUsage known, String changed) {
+    Map<String, PlacedPod> published = new HashMap<>();
+    if (known != null) {
+      known.getPods().forEach(pod -> published.put(pod.getKey(), pod));
+      published.remove(changed);
+    }
     List<PlacedPod> placed = new ArrayList<>();
     new TreeMap<>(ledger.getPods())
         .forEach(
             (key, requests) -> {
+              PlacedPod same = published.get(key);
+              if (same != null && same.getRequests().equals(requests)) {
+                placed.add(same);
+                return;
+              }
               Pod pod = boundPods.get(key);
               if (pod != null) {
                 placed.add(placed(key, pod, requests));

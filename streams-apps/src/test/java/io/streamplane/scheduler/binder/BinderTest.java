@@ -109,6 +109,104 @@ class BinderTest {
     }
   }
 
+  @Test
+  void aNodesUsageCarriesEachPodAsItsLastEventLeftIt() {
+    Topics topics = new Topics(TopicLayout.singleBroker("t"), new InMemorySchemaCatalog());
+    Properties props = new Properties();
+    props.put(StreamsConfig.APPLICATION_ID_CONFIG, "binder-usage");
+    props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+    props.put(
+        StreamsConfig.STATE_DIR_CONFIG,
+        System.getProperty("java.io.tmpdir") + "/binder-test-" + UUID.randomUUID());
+    Instant t0 = Instant.parse("2026-11-22T10:00:00Z");
+    try (TopologyTestDriver driver =
+        new TopologyTestDriver(SchedulerTopology.binder(topics), props, t0)) {
+      TestInputTopic<String, ResourceEvent> events =
+          driver.createInputTopic(
+              topics.events().name(),
+              Serdes.String().serializer(),
+              topics.events().valueSerde().serializer());
+      TestInputTopic<String, BindRequest> requests =
+          driver.createInputTopic(
+              topics.bindRequests().name(),
+              Serdes.String().serializer(),
+              topics.bindRequests().valueSerde().serializer());
+      TestOutputTopic<String, NodeUsage> usage =
+          driver.createOutputTopic(
+              topics.nodeUsage().name(),
+              Serdes.String().deserializer(),
+              topics.nodeUsage().valueSerde().deserializer());
+      Node node =
+          Node.newBuilder()
+              .setMetadata(ObjectMeta.newBuilder().setName("node-1").build())
+              .setStatus(
+                  NodeStatus.newBuilder()
+                      .setAllocatable(new HashMap<>(Map.of("cpu", "4", "pods", "110")))
+                      .build())
+              .build();
+      events.pipeInput("nodes.//node-1", event("nodes", "node-1", EventType.ADDED, node, 1));
+      for (String name : List.of("a", "b")) {
+        requests.pipeInput("node-1", withVolume(name, "d^default/" + name));
+        events.pipeInput(
+            "pods./default/" + name,
+            event("pods", name, EventType.MODIFIED, boundPod(name, t0, null), 2));
+      }
+      Pod started = boundPod("a", t0, t0.plusSeconds(3));
+      started.getMetadata().setLabels(Map.of("app", "web", "tier", "front"));
+      events.pipeInput("pods./default/a", event("pods", "a", EventType.MODIFIED, started, 3));
+
+      Map<String, PlacedPod> afterStart = byName(last(usage.readValuesToList()));
+      assertThat(afterStart.get("a").getStartTime()).isEqualTo(t0.plusSeconds(3).toEpochMilli());
+      assertThat(afterStart.get("a").getLabels()).containsEntry("tier", "front");
+      assertThat(afterStart.get("b").getStartTime()).isEqualTo(t0.toEpochMilli());
+
+      events.pipeInput("nodes.//node-1", event("nodes", "node-1", EventType.MODIFIED, node, 4));
+      assertThat(byName(last(usage.readValuesToList()))).isEqualTo(afterStart);
+
+      events.pipeInput("pods./default/a", event("pods", "a", EventType.DELETED, started, 5));
+      assertThat(byName(last(usage.readValuesToList()))).containsOnlyKeys("b");
+    }
+  }
+
+  private static Pod boundPod(String name, Instant created, Instant started) {
+    return Pod.newBuilder()
+        .setMetadata(
+            ObjectMeta.newBuilder()
+                .setName(name)
+                .setNamespace("default")
+                .setUid("uid-" + name)
+                .setLabels(Map.of("app", "web"))
+                .setCreationTimestamp(created)
+                .build())
+        .setSpec(PodSpec.newBuilder().setNodeName("node-1").build())
+        .setStatus(started == null ? null : PodStatus.newBuilder().setStartTime(started).build())
+        .build();
+  }
+
+  private static ResourceEvent event(
+      String resource, String name, EventType type, Object object, long resourceVersion) {
+    return ResourceEvent.newBuilder()
+        .setType(type)
+        .setResource(resource)
+        .setNamespace(resource.equals("pods") ? "default" : null)
+        .setName(name)
+        .setEncodedObject(KindObjects.encode((org.apache.avro.specific.SpecificRecord) object))
+        .setResourceVersion(resourceVersion)
+        .setCommandId("c" + resourceVersion)
+        .setActor(UserInfo.newBuilder().setUsername("test").setGroups(List.of()).build())
+        .build();
+  }
+
+  private static NodeUsage last(List<NodeUsage> published) {
+    return published.get(published.size() - 1);
+  }
+
+  private static Map<String, PlacedPod> byName(NodeUsage usage) {
+    Map<String, PlacedPod> byName = new HashMap<>();
+    usage.getPods().forEach(pod -> byName.put(pod.getName(), pod));
+    return byName;
+  }
+
   private static BindRequest withVolume(String pod, String volume) {
     return BindRequest.newBuilder()
         .setPodKey("pods./default/" + pod)
