@@ -2,6 +2,7 @@ package io.streamplane.controller;
 
 import io.streamplane.log.ResourceCommand;
 import io.streamplane.log.ResourceEvent;
+import io.streamplane.schema.objects.DecodedObjects;
 import io.streamplane.streams.WallClockTimer;
 import java.time.Instant;
 import java.util.List;
@@ -35,6 +36,13 @@ import org.apache.kafka.streams.state.KeyValueStore;
  */
 final class ControllerProcessor<V>
     implements Processor<String, ResourceEvent, String, ResourceCommand> {
+
+  /**
+   * The objects each stream thread decoded, by encoding: a view is built from the same objects for
+   * every reconcile of its key (a ReplicaSet's every pod), and the thread's controllers share them.
+   */
+  private static final ThreadLocal<DecodedObjects> DECODED =
+      ThreadLocal.withInitial(() -> new DecodedObjects(8L << 20));
 
   private final Controller<V> controller;
   private ProcessorContext<String, ResourceCommand> context;
@@ -95,6 +103,12 @@ final class ControllerProcessor<V>
 
   @Override
   public void process(Record<String, ResourceEvent> record) {
+    try (DecodedObjects.Scope decoding = DECODED.get().use()) {
+      observe(record);
+    }
+  }
+
+  private void observe(Record<String, ResourceEvent> record) {
     String key = record.key();
     ResourceEvent event = record.value();
     boolean queueIt = controller.observe(key, event, record.timestamp(), cache);
@@ -105,6 +119,12 @@ final class ControllerProcessor<V>
   }
 
   private void reconcile(WorkQueue.Item item, Instant now) {
+    try (DecodedObjects.Scope decoding = DECODED.get().use()) {
+      reconcileNow(item, now);
+    }
+  }
+
+  private void reconcileNow(WorkQueue.Item item, Instant now) {
     String key = item.key();
     cache.takeReads();
     V view = controller.view(key, cache);

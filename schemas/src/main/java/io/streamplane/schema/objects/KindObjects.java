@@ -41,8 +41,9 @@ import org.apache.avro.specific.SpecificRecord;
  *
  * <p>Each thread remembers the last buffer it decoded, by identity: an envelope asked for its
  * object again (a filter, then a router, then a processor) gets the same instance back, as the
- * envelopes' own getters did when they held the object itself. Decoded objects are shared, never
- * changed in place (build a new one).
+ * envelopes' own getters did when they held the object itself. A thread that reads the same objects
+ * again and again keeps them by their encoding in a {@link DecodedObjects}. Decoded objects are
+ * shared, never changed in place (build a new one).
  */
 public final class KindObjects {
 
@@ -118,7 +119,17 @@ public final class KindObjects {
     if (last.encoded == encoded) {
       return last.object;
     }
-    SpecificRecord object = decodeAnew(encoded);
+    DecodedObjects decoded = DecodedObjects.current();
+    SpecificRecord object = decoded == null ? null : decoded.get(encoded);
+    if (object == null) {
+      object = decodeAnew(encoded);
+      if (decoded != null) {
+        decoded.put(encoded, object);
+      }
+    } else {
+      assert encode(object).equals(encode(decodeAnew(encoded)))
+          : "a decoded " + object.getSchema().getName() + " was changed in place";
+    }
     last.encoded = encoded;
     last.object = object;
     return object;
