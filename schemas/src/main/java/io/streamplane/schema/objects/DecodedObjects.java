@@ -1,6 +1,10 @@
 package io.streamplane.schema.objects;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.avro.specific.SpecificRecord;
@@ -22,18 +26,21 @@ public final class DecodedObjects {
 
   private static final ThreadLocal<DecodedObjects> CURRENT = new ThreadLocal<>();
 
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
   private final long maxBytes;
   private long bytes;
   private long hits;
   private long misses;
-  private final LinkedHashMap<ByteBuffer, SpecificRecord> kept =
+  private final LinkedHashMap<Encoding, SpecificRecord> kept =
       new LinkedHashMap<>(256, 0.75f, true) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<ByteBuffer, SpecificRecord> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<Encoding, SpecificRecord> eldest) {
           if (bytes <= maxBytes) {
             return false;
           }
-          bytes -= eldest.getKey().capacity();
+          bytes -= eldest.getKey().length();
           return true;
         }
       };
@@ -60,7 +67,7 @@ public final class DecodedObjects {
 
   /** The object kept for {@code encoded}'s content, or null. */
   SpecificRecord get(ByteBuffer encoded) {
-    SpecificRecord object = kept.get(encoded);
+    SpecificRecord object = kept.get(Encoding.of(encoded, false));
     if (object == null) {
       misses++;
     } else {
@@ -71,10 +78,62 @@ public final class DecodedObjects {
 
   /** Keeps {@code object} as what {@code encoded} decodes to (under a copy of its bytes). */
   void put(ByteBuffer encoded, SpecificRecord object) {
-    ByteBuffer key = ByteBuffer.allocate(encoded.remaining());
-    key.put(encoded.duplicate()).flip();
-    bytes += key.capacity();
-    kept.put(key.asReadOnlyBuffer(), object);
+    Encoding key = Encoding.of(encoded, true);
+    bytes += key.length();
+    kept.put(key, object);
+  }
+
+  /**
+   * Bytes compared by content, hashed eight at a time: {@link ByteBuffer#hashCode} reads them one
+   * by one, which took most of the time the kept objects saved.
+   */
+  private record Encoding(byte[] bytes, int from, int to, int hash) {
+
+    /** The remaining bytes of {@code buffer}, in its array unless {@code copy} or it has none. */
+    static Encoding of(ByteBuffer buffer, boolean copy) {
+      byte[] bytes;
+      int from;
+      int to;
+      if (!copy && buffer.hasArray()) {
+        bytes = buffer.array();
+        from = buffer.arrayOffset() + buffer.position();
+        to = buffer.arrayOffset() + buffer.limit();
+      } else {
+        bytes = new byte[buffer.remaining()];
+        buffer.duplicate().get(bytes);
+        from = 0;
+        to = bytes.length;
+      }
+      return new Encoding(bytes, from, to, hash(bytes, from, to));
+    }
+
+    private static int hash(byte[] bytes, int from, int to) {
+      long h = to - from;
+      int i = from;
+      for (; i + Long.BYTES <= to; i += Long.BYTES) {
+        h = Long.rotateLeft(h ^ (long) LONGS.get(bytes, i), 29) * 0x9E3779B97F4A7C15L;
+      }
+      for (; i < to; i++) {
+        h = (h ^ bytes[i]) * 0x100000001B3L;
+      }
+      return (int) (h ^ (h >>> 32));
+    }
+
+    int length() {
+      return to - from;
+    }
+
+    @Override
+    public boolean equals(Object other) {
+      return other instanceof Encoding that
+          && hash == that.hash
+          && Arrays.equals(bytes, from, to, that.bytes, that.from, that.to);
+    }
+
+    @Override
+    public int hashCode() {
+      return hash;
+    }
   }
 
   /** How many decodes found their object kept, and how many did not. */
