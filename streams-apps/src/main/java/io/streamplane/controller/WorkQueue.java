@@ -5,6 +5,8 @@ import io.streamplane.streams.WallClockTimer;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeSet;
 import org.apache.kafka.streams.KeyValue;
@@ -22,6 +24,12 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * dirty commits with the input that dirtied it, so a crash between the input and its reconcile
  * loses nothing; the restored store is read back at start. The store is written when a key enters
  * or leaves the queue, not for every event that finds it queued.
+ *
+ * <p>A key reconciled less than {@link #SPACING} ago is due only once that has passed: events that
+ * arrive meanwhile are coalesced into one reconcile. Drained after every batch of input, a
+ * ReplicaSet of 1,000 pods being created was reconciled about twice per pod, each time over all of
+ * them (1,987 reconciles of 13 ms in a 1,000-pod rollout); client-go's workqueue gets the same
+ * coalescing from the time a reconcile takes, during which its key's events only mark it dirty.
  */
 final class WorkQueue implements AutoCloseable {
 
@@ -47,6 +55,12 @@ final class WorkQueue implements AutoCloseable {
   private final Workqueue metrics;
   private final Workqueue.Tracked depth;
   private final Map<String, Long> addedAt = new HashMap<>();
+
+  /** When each key reconciled within the last {@link #SPACING} was, oldest first. */
+  private final LinkedHashMap<String, Long> reconciledAt = new LinkedHashMap<>();
+
+  /** The least time between two reconciles of a key. */
+  static final long SPACING = 250;
 
   /** Reconciles one key taken off the queue, at {@code now}. */
   interface Reconcile {
@@ -89,6 +103,10 @@ final class WorkQueue implements AutoCloseable {
    * already), remembering the input time and id seed of the newest input.
    */
   void add(String key, long dueMs, long inputMs, String seed) {
+    Long last = reconciledAt.get(key);
+    if (last != null) {
+      dueMs = Math.max(dueMs, last + SPACING);
+    }
     Item current = queued.get(key);
     if (current == null) {
       addedAt.put(key, metrics.added());
@@ -128,9 +146,15 @@ final class WorkQueue implements AutoCloseable {
       queued.remove(item.key());
       store.delete(item.key());
       Long at = addedAt.remove(item.key());
+      reconciledAt.remove(item.key());
+      reconciledAt.put(item.key(), wallClockMs);
       try (Workqueue.Work work = at == null ? metrics.started() : metrics.started(at)) {
         reconcile.reconcile(item, Instant.ofEpochMilli(Math.max(wallClockMs, item.inputMs())));
       }
+    }
+    Iterator<Map.Entry<String, Long>> oldest = reconciledAt.entrySet().iterator();
+    while (oldest.hasNext() && oldest.next().getValue() + SPACING <= wallClockMs) {
+      oldest.remove();
     }
     timer.at(nextDue());
   }

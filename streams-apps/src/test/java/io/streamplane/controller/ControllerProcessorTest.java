@@ -97,6 +97,33 @@ class ControllerProcessorTest {
   }
 
   @Test
+  void aKeyReconciledAMomentAgoWaitsOutTheSpacingWithItsEventsCoalescedAndAnotherKeyDoesNot() {
+    send(EventType.ADDED, configMap("a", T0.plusSeconds(3600)));
+    advanceTo(T0.plusMillis(10));
+    assertThat(controller.reconciled).containsExactly("default/a");
+
+    for (int i = 0; i < 5; i++) {
+      send(EventType.MODIFIED, configMap("a", T0.plusSeconds(3600)));
+      advanceTo(clock.plusMillis(20));
+    }
+    send(EventType.ADDED, configMap("b", T0.plusSeconds(3600)));
+    advanceTo(clock.plusMillis(10));
+    assertThat(controller.reconciled)
+        .as("b at once, a not before the spacing")
+        .containsExactly("default/a", "default/b");
+
+    advanceTo(T0.plusMillis(10 + WorkQueue.SPACING));
+    assertThat(controller.reconciled).containsExactly("default/a", "default/b", "default/a");
+
+    advanceTo(clock.plusMillis(WorkQueue.SPACING));
+    send(EventType.MODIFIED, configMap("a", T0.plusSeconds(3600)));
+    advanceTo(clock.plusMillis(10));
+    assertThat(controller.reconciled)
+        .as("a key last reconciled longer ago than the spacing is reconciled at once")
+        .containsExactly("default/a", "default/b", "default/a", "default/a");
+  }
+
+  @Test
   void aKeyIsReconciledAgainAtTheMomentItsControllerAskedFor() {
     send(EventType.ADDED, configMap("a", T0.plusSeconds(30)));
     advanceTo(T0.plusSeconds(1));

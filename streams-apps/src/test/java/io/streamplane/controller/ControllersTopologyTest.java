@@ -1009,7 +1009,8 @@ class ControllersTopologyTest {
 
   /**
    * Sends the event the store would write for {@code object} (its resourceVersion becomes the
-   * event's), then lets the wall clock run the controllers' work queues.
+   * event's), then lets the wall clock run the controllers' work queues, past the spacing of two
+   * reconciles of a key.
    */
   private void send(EventType type, String resource, String group, SpecificRecord object) {
     send(type, resource, group, object, null);
@@ -1040,7 +1041,7 @@ class ControllersTopologyTest {
             .setOwnersBefore(ownersBefore)
             .build();
     events.pipeInput(resource + "." + group + "/default/" + meta.getName(), event);
-    driver.advanceWallClockTime(Duration.ofMillis(10));
+    driver.advanceWallClockTime(Duration.ofMillis(WorkQueue.SPACING));
   }
 
   private static io.streamplane.api.ConfigMap configMap(String name) {
