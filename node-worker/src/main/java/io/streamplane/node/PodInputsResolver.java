@@ -10,6 +10,7 @@ import io.streamplane.api.Secret;
 import io.streamplane.api.Volume;
 import io.streamplane.api.VolumeProjection;
 import io.streamplane.node.runtime.PodInputs;
+import java.io.IOException;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * Reads the ConfigMaps and Secrets a pod refers to through the gateway, as the kubelet does before
@@ -41,6 +43,22 @@ final class PodInputsResolver {
     MissingInput(String message) {
       super(message);
     }
+  }
+
+  /**
+   * The API did not answer, or answered that it cannot serve now (5xx, 429): the start is tried
+   * again after the kubelet's pod worker back-off, as the kubelet retries a sync that failed, not
+   * after a container's doubling one.
+   */
+  static final class Unavailable extends RuntimeException {
+    Unavailable(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  /** Whether {@code reply} says the API cannot serve the request now. */
+  static boolean unavailable(GatewayClient.Reply reply) {
+    return reply.status() >= 500 || reply.status() == 429;
   }
 
   private final GatewayClient api;
@@ -135,6 +153,20 @@ final class PodInputsResolver {
               PodInputs inputs = new PodInputs(configMaps, secrets, env.join(), tokens, files);
               check(pod, inputs);
               return inputs;
+            })
+        .handle(
+            (inputs, failure) -> {
+              if (failure == null) {
+                return inputs;
+              }
+              for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+                if (cause instanceof IOException) {
+                  throw new Unavailable("the API did not answer: " + cause, cause);
+                }
+              }
+              throw failure instanceof CompletionException completion
+                  ? completion
+                  : new CompletionException(failure);
             });
   }
 
@@ -174,6 +206,9 @@ final class PodInputsResolver {
     return api.get(path)
         .thenApply(
             reply -> {
+              if (unavailable(reply)) {
+                throw new Unavailable("list " + path + ": " + reply, null);
+              }
               if (!reply.ok()) {
                 throw new IllegalStateException("list " + path + ": " + reply);
               }
@@ -190,6 +225,9 @@ final class PodInputsResolver {
             reply -> {
               if (reply.status() == 404) {
                 return;
+              }
+              if (unavailable(reply)) {
+                throw new Unavailable("read " + resource + " " + name + ": " + reply, null);
               }
               if (!reply.ok()) {
                 throw new IllegalStateException("read " + resource + " " + name + ": " + reply);

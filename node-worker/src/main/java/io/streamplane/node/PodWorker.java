@@ -379,8 +379,9 @@ final class PodWorker {
 
   /**
    * A start that failed: retried after the back-off — showing CreateContainerConfigError while a
-   * ConfigMap or Secret it needs is missing — or, for any other failure under restartPolicy Never,
-   * the pod Failed.
+   * ConfigMap or Secret it needs is missing; after the base back-off, not doubled and whatever the
+   * restartPolicy, when the API could not be read — or, for any other failure under restartPolicy
+   * Never, the pod Failed.
    */
   private CompletableFuture<Void> startFailed(Pod pod, Throwable error) {
     String message = NodeAgent.rootMessage(error);
@@ -388,8 +389,16 @@ final class PodWorker {
     Throwable cause = error;
     while (cause.getCause() != null
         && !(cause instanceof PodInputsResolver.MissingInput)
+        && !(cause instanceof PodInputsResolver.Unavailable)
         && !(cause instanceof CsiVolumes.FailedMount)) {
       cause = cause.getCause();
+    }
+    if (cause instanceof PodInputsResolver.Unavailable) {
+      // the kubelet's pod worker tries a failed sync again after a constant back-off
+      synchronized (this) {
+        retryStartAt = clock.instant().plus(kubelet.backOffBase());
+      }
+      return CompletableFuture.completedFuture(null);
     }
     if (cause instanceof CsiVolumes.FailedMount mount) {
       // the kubelet keeps the pod ContainerCreating and retries the mount with its back-off

@@ -68,6 +68,12 @@ final class ServiceAccountTokenRequest {
     return api.postJson(path, KubeJson.writeJson(request))
         .thenApply(
             reply -> {
+              if (PodInputsResolver.unavailable(reply)) {
+                throw new PodInputsResolver.Unavailable(
+                    "failed to fetch token: "
+                        + reply.body().path("message").asText(reply.toString()),
+                    null);
+              }
               if (!reply.ok()) {
                 throw new PodInputsResolver.MissingInput(
                     "failed to fetch token: "
