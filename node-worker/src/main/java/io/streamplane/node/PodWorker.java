@@ -215,6 +215,16 @@ final class PodWorker {
           if (failure != null) {
             errors.incrementAndGet();
             LOG.warn("node {} pod {}: {}", options.name(), podKey, NodeAgent.rootMessage(failure));
+            synchronized (this) {
+              // The kubelet's pod worker tries a sync that failed again after its back-off; a pod
+              // not started yet would otherwise wait for its next binding.
+              if (sandbox == null
+                  && retryStartAt == null
+                  && this.failure == null
+                  && !PodStatuses.isTerminal(current)) {
+                retryStartAt = clock.instant().plus(kubelet.backOffBase());
+              }
+            }
           }
           boolean again;
           boolean ticking;
@@ -276,6 +286,9 @@ final class PodWorker {
     }
     if (sandbox == null) {
       if (failure != null || PodStatuses.isTerminal(current)) {
+        synchronized (this) {
+          retryStartAt = null;
+        }
         return CompletableFuture.completedFuture(null); // a finished pod never runs again
       }
       if (retryStartAt != null && clock.instant().isBefore(retryStartAt)) {
