@@ -38,18 +38,36 @@ import org.junit.jupiter.api.Test;
 
 class BinderTest {
 
-  @Test
-  void theBinderRefusesAPlaceThatWouldExceedTheVolumeLimitTheRequestCarries() {
-    Topics topics = new Topics(TopicLayout.singleBroker("t"), new InMemorySchemaCatalog());
+  private static final Instant T0 = Instant.parse("2026-11-22T10:00:00Z");
+
+  private final Topics topics =
+      new Topics(TopicLayout.singleBroker("t"), new InMemorySchemaCatalog());
+
+  /** The binder's topology under a test driver whose wall clock starts at {@link #T0}. */
+  private TopologyTestDriver binder(String applicationId) {
     Properties props = new Properties();
-    props.put(StreamsConfig.APPLICATION_ID_CONFIG, "binder-volumes");
+    props.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
     props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
     props.put(
         StreamsConfig.STATE_DIR_CONFIG,
         System.getProperty("java.io.tmpdir") + "/binder-test-" + UUID.randomUUID());
-    try (TopologyTestDriver driver =
-        new TopologyTestDriver(
-            SchedulerTopology.binder(topics), props, Instant.parse("2026-11-22T10:00:00Z"))) {
+    return new TopologyTestDriver(SchedulerTopology.binder(topics), props, T0);
+  }
+
+  /** A node of 4 CPUs and 110 pods. */
+  private static Node node() {
+    return Node.newBuilder()
+        .setMetadata(ObjectMeta.newBuilder().setName("node-1").build())
+        .setStatus(
+            NodeStatus.newBuilder()
+                .setAllocatable(new HashMap<>(Map.of("cpu", "4", "pods", "110")))
+                .build())
+        .build();
+  }
+
+  @Test
+  void theBinderRefusesAPlaceThatWouldExceedTheVolumeLimitTheRequestCarries() {
+    try (TopologyTestDriver driver = binder("binder-volumes")) {
       TestInputTopic<String, ResourceEvent> events =
           driver.createInputTopic(
               topics.events().name(),
@@ -70,25 +88,7 @@ class BinderTest {
               topics.nodeUsage().name(),
               Serdes.String().deserializer(),
               topics.nodeUsage().valueSerde().deserializer());
-      Node node =
-          Node.newBuilder()
-              .setMetadata(ObjectMeta.newBuilder().setName("node-1").build())
-              .setStatus(
-                  NodeStatus.newBuilder()
-                      .setAllocatable(new HashMap<>(Map.of("cpu", "4", "pods", "110")))
-                      .build())
-              .build();
-      events.pipeInput(
-          "nodes.//node-1",
-          ResourceEvent.newBuilder()
-              .setType(EventType.ADDED)
-              .setResource("nodes")
-              .setName("node-1")
-              .setEncodedObject(KindObjects.encode(node))
-              .setResourceVersion(1)
-              .setCommandId("c1")
-              .setActor(UserInfo.newBuilder().setUsername("test").setGroups(List.of()).build())
-              .build());
+      events.pipeInput("nodes.//node-1", event("nodes", "node-1", EventType.ADDED, node(), 1));
 
       requests.pipeInput("node-1", withVolume("a", "d^default/a"));
       requests.pipeInput("node-1", withVolume("b", "d^default/b"));
@@ -111,16 +111,7 @@ class BinderTest {
 
   @Test
   void aNodesUsageCarriesEachPodAsItsLastEventLeftIt() {
-    Topics topics = new Topics(TopicLayout.singleBroker("t"), new InMemorySchemaCatalog());
-    Properties props = new Properties();
-    props.put(StreamsConfig.APPLICATION_ID_CONFIG, "binder-usage");
-    props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-    props.put(
-        StreamsConfig.STATE_DIR_CONFIG,
-        System.getProperty("java.io.tmpdir") + "/binder-test-" + UUID.randomUUID());
-    Instant t0 = Instant.parse("2026-11-22T10:00:00Z");
-    try (TopologyTestDriver driver =
-        new TopologyTestDriver(SchedulerTopology.binder(topics), props, t0)) {
+    try (TopologyTestDriver driver = binder("binder-usage")) {
       TestInputTopic<String, ResourceEvent> events =
           driver.createInputTopic(
               topics.events().name(),
@@ -136,29 +127,22 @@ class BinderTest {
               topics.nodeUsage().name(),
               Serdes.String().deserializer(),
               topics.nodeUsage().valueSerde().deserializer());
-      Node node =
-          Node.newBuilder()
-              .setMetadata(ObjectMeta.newBuilder().setName("node-1").build())
-              .setStatus(
-                  NodeStatus.newBuilder()
-                      .setAllocatable(new HashMap<>(Map.of("cpu", "4", "pods", "110")))
-                      .build())
-              .build();
+      Node node = node();
       events.pipeInput("nodes.//node-1", event("nodes", "node-1", EventType.ADDED, node, 1));
       for (String name : List.of("a", "b")) {
         requests.pipeInput("node-1", withVolume(name, "d^default/" + name));
         events.pipeInput(
             "pods./default/" + name,
-            event("pods", name, EventType.MODIFIED, boundPod(name, t0, null), 2));
+            event("pods", name, EventType.MODIFIED, boundPod(name, T0, null), 2));
       }
-      Pod started = boundPod("a", t0, t0.plusSeconds(3));
+      Pod started = boundPod("a", T0, T0.plusSeconds(3));
       started.getMetadata().setLabels(Map.of("app", "web", "tier", "front"));
       events.pipeInput("pods./default/a", event("pods", "a", EventType.MODIFIED, started, 3));
 
       Map<String, PlacedPod> afterStart = byName(last(usage.readValuesToList()));
-      assertThat(afterStart.get("a").getStartTime()).isEqualTo(t0.plusSeconds(3).toEpochMilli());
+      assertThat(afterStart.get("a").getStartTime()).isEqualTo(T0.plusSeconds(3).toEpochMilli());
       assertThat(afterStart.get("a").getLabels()).containsEntry("tier", "front");
-      assertThat(afterStart.get("b").getStartTime()).isEqualTo(t0.toEpochMilli());
+      assertThat(afterStart.get("b").getStartTime()).isEqualTo(T0.toEpochMilli());
 
       events.pipeInput("nodes.//node-1", event("nodes", "node-1", EventType.MODIFIED, node, 4));
       assertThat(byName(last(usage.readValuesToList()))).isEqualTo(afterStart);
