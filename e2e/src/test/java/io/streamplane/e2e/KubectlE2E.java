@@ -466,6 +466,9 @@ class KubectlE2E {
     kubectl
         .run("label", "namespace", "locked", "pod-security.kubernetes.io/enforce=restricted")
         .expectSuccess();
+    // Admission reads namespaces from the cache as it is (kube-apiserver: its lister); a consistent
+    // read brings the cache up to the log's end first.
+    kubectl.run("get", "namespace", "locked").expectSuccess();
 
     Kubectl.Result run =
         kubectl.run("run", "root", "--image=busybox", "--privileged", "-n", "locked");

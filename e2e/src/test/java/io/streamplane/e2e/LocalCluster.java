@@ -200,8 +200,8 @@ final class LocalCluster implements AutoCloseable {
     if (launcher != null) {
       launcher.close();
     }
-    // The broker's log and the apps' stores are most of a cluster's gigabyte; its output, kubeconfig
-    // and certificates stay for whoever reads a failure.
+    // The broker's log and the apps' stores are most of a cluster's gigabyte; its output,
+    // kubeconfig and certificates stay for whoever reads a failure.
     deleteTree(home.resolve("data"));
     deleteTree(home.resolve("state"));
   }

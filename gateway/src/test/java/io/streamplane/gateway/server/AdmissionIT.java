@@ -288,6 +288,9 @@ class AdmissionIT {
     HttpResponse<String> labelled =
         send("PATCH", "/api/v1/namespaces/" + namespace, labels, "application/merge-patch+json");
     assertThat(labelled.statusCode()).as(labelled.body()).isEqualTo(200);
+    // Admission reads the namespace from the cache as it is, as kube-apiserver reads its lister; a
+    // consistent GET brings the cache up to the log's end, so the label is seen by what follows.
+    assertThat(send("GET", "/api/v1/namespaces/" + namespace, null).statusCode()).isEqualTo(200);
     ObjectNode privileged = pod("root");
     ((ObjectNode) privileged.path("spec").path("containers").get(0))
         .putObject("securityContext")
