@@ -55,6 +55,11 @@ public final class StreamsSettings {
     // task's start is retried in the thread's next iteration instead, while the others commit.
     props.put(
         StreamsConfig.mainConsumerPrefix(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG), 10_000);
+    // After a crash every task restores its stores from their changelogs, and a task's restore
+    // ends only when a fetch of its changelogs returns: the broker holds a fetch that finds nothing
+    // new (a changelog restored to its end, or empty) for fetch.max.wait.ms, 500 ms by default,
+    // once per task. The restore consumer fetches only while tasks restore (no standby replicas).
+    props.put(StreamsConfig.restoreConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), 10);
     // A crashed instance leaves the group only when its session expires; 10 s instead of the
     // default 45 s bounds how long its partitions wait for a successor (or for itself, restarted).
     props.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 10_000);
