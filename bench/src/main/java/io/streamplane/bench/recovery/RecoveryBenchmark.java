@@ -26,9 +26,32 @@ import java.util.stream.Stream;
  */
 public final class RecoveryBenchmark {
 
-  /** Every scenario: what is killed. */
+  /**
+   * Every scenario: what is killed. {@code up-none} and {@code none} kill nothing: the same rollout
+   * on {@code up} and on the multi-process cluster, the anchor of the others' figures (with "ready"
+   * the moment the kill would have come).
+   */
   public static final List<String> SCENARIOS =
-      List.of("up", "gateway", "store", "controllers", "scheduler", "nodes", "broker");
+      List.of(
+          "up-none",
+          "up",
+          "none",
+          "gateway",
+          "store",
+          "controllers",
+          "scheduler",
+          "nodes",
+          "broker");
+
+  /** Whether a scenario is an anchor that kills nothing. */
+  static boolean killsNothing(String scenario) {
+    return scenario.equals("none") || scenario.equals("up-none");
+  }
+
+  /** Whether a scenario runs on {@code up} rather than on the multi-process cluster. */
+  static boolean onUp(String scenario) {
+    return scenario.startsWith("up");
+  }
 
   /** What to run. */
   public record Options(
@@ -65,11 +88,11 @@ public final class RecoveryBenchmark {
    */
   static List<Map.Entry<String, Integer>> order(List<String> scenarios, List<Integer> pods) {
     List<Map.Entry<String, Integer>> order = new ArrayList<>();
-    if (scenarios.contains("up")) {
-      pods.forEach(p -> order.add(Map.entry("up", p)));
+    for (int p : pods) {
+      scenarios.stream().filter(RecoveryBenchmark::onUp).forEach(s -> order.add(Map.entry(s, p)));
     }
     for (int p : pods) {
-      scenarios.stream().filter(s -> !s.equals("up")).forEach(s -> order.add(Map.entry(s, p)));
+      scenarios.stream().filter(s -> !onUp(s)).forEach(s -> order.add(Map.entry(s, p)));
     }
     return order;
   }
@@ -115,12 +138,12 @@ public final class RecoveryBenchmark {
                   options.keep());
           int before = results.size();
           try {
-            if (scenario.equals("up")) {
+            if (onUp(scenario)) {
               phase[0] = label + ": starting up";
               try (UpCluster up =
                   UpCluster.start(
                       new UpCluster.Settings(
-                          dir.resolve("up-" + pods + "-" + run),
+                          dir.resolve(scenario + "-" + pods + "-" + run),
                           options.nodes(),
                           options.nodeCpu(),
                           options.portBase() + 300,
@@ -129,7 +152,8 @@ public final class RecoveryBenchmark {
                       log)) {
                 clusters.putIfAbsent("up", up.description());
                 current[0] = new RecoveryRun(up, settings, p -> phase[0] = label + ": " + p);
-                results.add(current[0].run(scenario, UpCluster.VICTIM, run));
+                results.add(
+                    current[0].run(scenario, scenario.equals("up") ? UpCluster.VICTIM : null, run));
               }
             } else {
               if (roles == null) {
@@ -143,7 +167,7 @@ public final class RecoveryBenchmark {
           } catch (Exception e) {
             failures.add(label + " failed: " + e);
             log.println("recovery: " + label + " failed: " + e);
-            if (roles != null && !scenario.equals("up")) {
+            if (roles != null && RoleCluster.victim(scenario) != null) {
               try {
                 roles.ensureRunning(RoleCluster.victim(scenario));
               } catch (IOException | RuntimeException again) {

@@ -21,7 +21,8 @@ import java.util.function.Consumer;
  * write (one writer per partition of the log, each creating a new ConfigMap of its partition until
  * one is acknowledged) and → every partition written, and ready → every pod Running (the pod list
  * read every second or two); then the checks ({@link RecoveryChecks}), the lag the {@link
- * LagSampler} saw, and the victim's log since the restart ({@link StallSignatures}).
+ * LagSampler} saw, and the victim's log since the restart ({@link StallSignatures}). Without a
+ * victim nothing is killed, and "ready" is the moment the kill would have come.
  */
 final class RecoveryRun {
 
@@ -80,22 +81,17 @@ final class RecoveryRun {
       Thread.sleep(settings.killAfter().toMillis());
       int runningAtKill = countRunning(api, base);
 
-      phase.accept("killed " + victim);
       long killed = System.nanoTime();
-      cluster.kill(victim);
-      Thread.sleep(settings.down().toMillis());
-      long restarted = System.nanoTime();
-      cluster.restart(victim);
-
-      phase.accept("waiting for " + victim + " to be ready");
-      long deadline = restarted + settings.timeout().toNanos();
-      long ready = -1;
-      while (System.nanoTime() < deadline) {
-        if (cluster.ready(victim)) {
-          ready = System.nanoTime();
-          break;
-        }
-        Thread.sleep(100);
+      long restarted = killed;
+      long ready = killed;
+      if (victim != null) {
+        phase.accept("killed " + victim);
+        cluster.kill(victim);
+        Thread.sleep(settings.down().toMillis());
+        restarted = System.nanoTime();
+        cluster.restart(victim);
+        phase.accept("waiting for " + victim + " to be ready");
+        ready = awaitReady(victim, restarted + settings.timeout().toNanos());
       }
       burst.stop();
       double firstWrite = Double.NaN;
@@ -147,9 +143,11 @@ final class RecoveryRun {
       Thread.sleep(5_000);
       RecoveryChecks.Verdict verdict = check(api, ns.name(), burst.acknowledged());
       sampler.close();
-      RecoveryCluster.LogStart log = cluster.log(victim);
-      List<StallSignatures.Count> signatures =
-          StallSignatures.count(StallSignatures.linesFrom(log.file(), log.offset()));
+      List<StallSignatures.Count> signatures = List.of();
+      if (victim != null) {
+        RecoveryCluster.LogStart log = cluster.log(victim);
+        signatures = StallSignatures.count(StallSignatures.linesFrom(log.file(), log.offset()));
+      }
       List<RunResult.LaggingView> lagging = new ArrayList<>();
       List<RunResult.AppsView> apps = new ArrayList<>();
       for (LagTimeline.View v : LagTimeline.View.values()) {
@@ -163,7 +161,7 @@ final class RecoveryRun {
           scenario,
           settings.pods(),
           number,
-          victim,
+          victim == null ? "nothing" : victim,
           runningAtKill,
           burst.acknowledgedBefore(killed),
           (restarted - killed) / 1e9,
@@ -180,6 +178,17 @@ final class RecoveryRun {
           committed,
           List.copyOf(problems));
     }
+  }
+
+  /** When the restarted victim was first seen ready, or -1 if not before {@code deadline}. */
+  private long awaitReady(String victim, long deadline) throws InterruptedException {
+    while (System.nanoTime() < deadline) {
+      if (cluster.ready(victim)) {
+        return System.nanoTime();
+      }
+      Thread.sleep(100);
+    }
+    return -1;
   }
 
   private long deadline(long from) {

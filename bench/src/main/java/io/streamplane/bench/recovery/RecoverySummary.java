@@ -77,8 +77,10 @@ final class RecoverySummary {
         Double.isInfinite(median) ? Double.NaN : median, missing ? Double.NaN : sorted[n - 1]);
   }
 
-  /** The three targets of a recovery, each against the worst of every run. */
-  static List<Target> targets(List<RunResult> runs) {
+  /** The three targets of a recovery, each against the worst of every run that killed something. */
+  static List<Target> targets(List<RunResult> all) {
+    List<RunResult> runs =
+        all.stream().filter(r -> !RecoveryBenchmark.killsNothing(r.scenario())).toList();
     if (runs.isEmpty()) {
       return List.of();
     }

@@ -69,9 +69,10 @@ final class RoleCluster implements RecoveryCluster {
     return new RoleCluster(ProcessCluster.start(layout, out));
   }
 
-  /** The instance a scenario kills: the first of its role, or the second broker. */
+  /** The instance a scenario kills: the first of its role, or the second broker; none: null. */
   static String victim(String scenario) {
     return switch (scenario) {
+      case "none" -> null;
       case "broker" -> "kafka-1";
       case "gateway", "store", "controllers", "scheduler", "nodes" -> scenario + "-0";
       default -> throw new IllegalArgumentException("not a role of the cluster: " + scenario);

@@ -11,7 +11,8 @@ import java.util.List;
  * @param scenario what was killed ({@code up}, {@code store}, {@code broker}, ...)
  * @param pods the Deployment's replicas
  * @param run the run's number, from 1
- * @param killed the process killed ({@code up}'s process group, {@code store-0}, {@code kafka-1})
+ * @param killed the process killed ({@code up}'s process group, {@code store-0}, {@code kafka-1}),
+ *     or {@code nothing}
  * @param runningAtKill pods Running when the kill came
  * @param acknowledgedBeforeKill ConfigMap creates acknowledged before the kill
  * @param restart seconds from the kill to the restart

@@ -36,10 +36,11 @@ final class RecoveryCommand implements Callable<Integer> {
       names = "--scenarios",
       split = ",",
       paramLabel = "NAME",
-      defaultValue = "up,gateway,store,controllers,scheduler,nodes,broker",
+      defaultValue = "up-none,up,none,gateway,store,controllers,scheduler,nodes,broker",
       description =
           "What to kill, comma-separated: up, gateway, store, controllers, scheduler, nodes,"
-              + " broker (default: all).")
+              + " broker; up-none and none kill nothing, the same rollout on up and on the"
+              + " multi-process cluster as an anchor (default: all).")
   List<String> scenarios;
 
   @Option(
