@@ -1,16 +1,19 @@
 package io.streamplane.node;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.api.Lease;
 import io.streamplane.api.Node;
 import io.streamplane.api.Pod;
 import io.streamplane.node.probe.Handlers;
 import io.streamplane.node.runtime.PodRuntime;
+import io.streamplane.schema.convert.KubeJson;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -232,13 +235,15 @@ public final class NodeAgent implements AutoCloseable {
                 return api.get(nodePath())
                     .thenCompose(
                         current -> {
+                          Node existing = api.expect(current, Node.class, "read Node");
+                          Optional<ObjectNode> patch = NodeObjects.reRegistration(existing, wanted);
+                          if (patch.isEmpty()) {
+                            return CompletableFuture.completedFuture(existing);
+                          }
                           NodeMetrics.statusWrite("node");
-                          return api.put(
-                              nodePath(),
-                              NodeObjects.reRegistered(
-                                  api.expect(current, Node.class, "read Node"), wanted));
-                        })
-                    .thenApply(updated -> api.expect(updated, Node.class, "update Node"));
+                          return api.mergePatch(nodePath(), KubeJson.writeJson(patch.get()))
+                              .thenApply(updated -> api.expect(updated, Node.class, "update Node"));
+                        });
               }
               throw new IllegalStateException("register Node: " + reply);
             })

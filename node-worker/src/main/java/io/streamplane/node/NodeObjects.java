@@ -1,5 +1,7 @@
 package io.streamplane.node;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamplane.api.DaemonEndpoint;
 import io.streamplane.api.Lease;
 import io.streamplane.api.LeaseSpec;
@@ -19,6 +21,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -102,25 +106,33 @@ public final class NodeObjects {
   }
 
   /**
-   * An existing Node (registered before, perhaps by an earlier run) brought back to what this node
-   * registers: its labels merged in, its pod CIDR set, its resourceVersion kept for the update.
+   * What an existing Node (registered before, perhaps by an earlier run) lacks of what this node
+   * registers, as a JSON merge patch: its labels with another value or none, its pod CIDRs; empty
+   * when it has them all. As the kubelet, a node re-registering patches only what it owns, so the
+   * taints and labels others set are never written back stale.
    */
-  public static Node reRegistered(Node existing, Node registered) {
-    Node updated = Node.newBuilder(existing).build();
-    Map<String, String> labels = new LinkedHashMap<>();
-    if (existing.getMetadata().getLabels() != null) {
-      labels.putAll(existing.getMetadata().getLabels());
+  public static Optional<ObjectNode> reRegistration(Node existing, Node registered) {
+    ObjectNode patch = JsonNodeFactory.instance.objectNode();
+    Map<String, String> labels =
+        existing.getMetadata().getLabels() == null ? Map.of() : existing.getMetadata().getLabels();
+    registered
+        .getMetadata()
+        .getLabels()
+        .forEach(
+            (key, value) -> {
+              if (!value.equals(labels.get(key))) {
+                patch.with("metadata").with("labels").put(key, value);
+              }
+            });
+    NodeSpec spec = existing.getSpec() == null ? new NodeSpec() : existing.getSpec();
+    NodeSpec wanted = registered.getSpec();
+    if (!Objects.equals(spec.getPodCIDR(), wanted.getPodCIDR())
+        || !List.copyOf(spec.getPodCIDRs() == null ? List.of() : spec.getPodCIDRs())
+            .equals(List.copyOf(wanted.getPodCIDRs()))) {
+      ObjectNode cidrs = patch.with("spec").put("podCIDR", wanted.getPodCIDR());
+      wanted.getPodCIDRs().forEach(cidrs.putArray("podCIDRs")::add);
     }
-    labels.putAll(registered.getMetadata().getLabels());
-    updated.getMetadata().setLabels(labels);
-    NodeSpec spec =
-        existing.getSpec() == null
-            ? new NodeSpec()
-            : NodeSpec.newBuilder(existing.getSpec()).build();
-    spec.setPodCIDR(registered.getSpec().getPodCIDR());
-    spec.setPodCIDRs(registered.getSpec().getPodCIDRs());
-    updated.setSpec(spec);
-    return updated;
+    return patch.isEmpty() ? Optional.empty() : Optional.of(patch);
   }
 
   /** {@code current} with {@code status} replaced by the status this node reports. */

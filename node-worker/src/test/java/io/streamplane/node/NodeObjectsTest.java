@@ -113,25 +113,31 @@ class NodeObjectsTest {
   }
 
   @Test
-  void reRegisteringKeepsForeignLabelsAndTheResourceVersion() {
+  void reRegisteringPatchesOnlyTheLabelsAndPodCidrsTheNodeOwnsThatDiffer() {
     Node fresh = NodeObjects.node(NodeOptions.defaults("n1"), "simulated://0.1", "sim", "b", T0);
+    Map<String, String> labels = new java.util.HashMap<>(fresh.getMetadata().getLabels());
+    labels.put("kubernetes.io/hostname", "renamed");
+    labels.put("team", "a");
     Node existing =
-        Node.newBuilder()
+        Node.newBuilder(fresh)
             .setMetadata(
-                ObjectMeta.newBuilder()
-                    .setName("n1")
+                ObjectMeta.newBuilder(fresh.getMetadata())
                     .setResourceVersion("42")
-                    .setLabels(Map.of("team", "a"))
+                    .setLabels(labels)
                     .build())
             .build();
 
-    Node updated = NodeObjects.reRegistered(existing, fresh);
-
-    assertThat(updated.getMetadata().getResourceVersion()).isEqualTo("42");
-    assertThat(updated.getMetadata().getLabels())
-        .containsEntry("team", "a")
-        .containsEntry("kubernetes.io/hostname", "n1");
-    assertThat(updated.getSpec().getPodCIDR()).isEqualTo(fresh.getSpec().getPodCIDR());
+    assertThat(NodeObjects.reRegistration(existing, fresh).orElseThrow().toString())
+        .isEqualTo("{\"metadata\":{\"labels\":{\"kubernetes.io/hostname\":\"n1\"}}}");
+    assertThat(NodeObjects.reRegistration(fresh, fresh)).isEmpty();
+    Node withoutSpec = Node.newBuilder(fresh).setSpec(null).build();
+    assertThat(NodeObjects.reRegistration(withoutSpec, fresh).orElseThrow().path("spec"))
+        .hasToString(
+            "{\"podCIDR\":\""
+                + fresh.getSpec().getPodCIDR()
+                + "\",\"podCIDRs\":[\""
+                + fresh.getSpec().getPodCIDR()
+                + "\"]}");
   }
 
   @Test
