@@ -10,10 +10,15 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.apache.kafka.common.errors.InvalidProducerEpochException;
+import org.apache.kafka.common.errors.InvalidTxnStateException;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,9 +60,34 @@ public final class StreamsApp implements AutoCloseable {
         Path.of(settings.getProperty(StreamsConfig.STATE_DIR_CONFIG)).resolve(applicationId);
     discardStateOfUncleanStop(directory);
     KafkaStreams streams = new KafkaStreams(topology, settings);
+    streams.setUncaughtExceptionHandler(StreamsApp::onThreadDeath);
     KafkaConsumerLag.Tracked lag = KafkaConsumerLag.track(applicationId, streams::metrics);
     streams.start();
     return new StreamsApp(streams, lag, directory);
+  }
+
+  /**
+   * What becomes of an application whose stream thread died of {@code failure}. A transaction the
+   * broker ended under the thread is transient: when a broker dies, a commit can outlast the
+   * transaction timeout while leaders move, the coordinator aborts the transaction, and the commit
+   * that arrives after gets {@code INVALID_TXN_STATE} (under transaction version 2, where an abort
+   * bumps the epoch), which the producer treats as fatal. Nothing of that transaction was
+   * committed, so the thread is replaced: its tasks start again from their committed offsets and
+   * restored stores. Anything else (a record this build cannot read, a bug) stops the application,
+   * as it would fail the same way again.
+   */
+  static StreamThreadExceptionResponse onThreadDeath(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof InvalidTxnStateException
+          || cause instanceof InvalidProducerEpochException
+          || cause instanceof ProducerFencedException
+          || cause instanceof RetriableException) {
+        log.warn("a stream thread died of a transaction the broker ended; replacing it", failure);
+        return StreamThreadExceptionResponse.REPLACE_THREAD;
+      }
+    }
+    log.error("a stream thread died; stopping the application", failure);
+    return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
   }
 
   /**

@@ -4,6 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.apache.kafka.common.errors.InvalidTxnStateException;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.streams.errors.StreamsException;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,5 +49,27 @@ class StreamsAppTest {
     StreamsApp.discardStateOfUncleanStop(root.resolve("sp-binder"));
 
     assertThat(root.resolve("sp-binder")).doesNotExist();
+  }
+
+  @Test
+  void aThreadKilledByATransactionTheBrokerEndedIsReplacedAndOneKilledByARecordStopsTheApp() {
+    StreamsException commitFailed =
+        new StreamsException(
+            "Error encountered trying to commit a transaction",
+            new InvalidTxnStateException(
+                "The producer attempted a transactional operation in an invalid state."));
+    StreamsException unreadable =
+        new StreamsException(
+            "Deserialization exception handler is set to fail upon a" + " deserialization error",
+            new SerializationException("unknown magic byte"));
+
+    assertThat(StreamsApp.onThreadDeath(commitFailed))
+        .isEqualTo(StreamThreadExceptionResponse.REPLACE_THREAD);
+    assertThat(StreamsApp.onThreadDeath(new StreamsException(new TimeoutException("metadata"))))
+        .isEqualTo(StreamThreadExceptionResponse.REPLACE_THREAD);
+    assertThat(StreamsApp.onThreadDeath(unreadable))
+        .isEqualTo(StreamThreadExceptionResponse.SHUTDOWN_CLIENT);
+    assertThat(StreamsApp.onThreadDeath(new IllegalStateException("a bug")))
+        .isEqualTo(StreamThreadExceptionResponse.SHUTDOWN_CLIENT);
   }
 }
