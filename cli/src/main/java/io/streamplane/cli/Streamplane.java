@@ -55,7 +55,20 @@ public final class Streamplane implements Runnable {
     spec.commandLine().usage(System.out);
   }
 
+  /**
+   * On two cores the common pool has one thread, and CompletableFuture then runs every async step
+   * without an executor on a new thread; the JDK's HttpClient completes each answer so when given
+   * its own executor, as the node workers' client is: thousands of threads a minute under load. Two
+   * threads keep the pool in use. Set before anything touches the pool.
+   */
+  private static final String COMMON_PARALLELISM =
+      "java.util.concurrent.ForkJoinPool.common.parallelism";
+
   public static void main(String[] args) {
+    if (System.getProperty(COMMON_PARALLELISM) == null
+        && Runtime.getRuntime().availableProcessors() <= 2) {
+      System.setProperty(COMMON_PARALLELISM, "2");
+    }
     System.exit(new CommandLine(new Streamplane()).execute(args));
   }
 
