@@ -20,7 +20,12 @@ public final class BenchNamespace implements AutoCloseable {
   /** The label every object of a run carries, with the run's id. */
   public static final String RUN_LABEL = "streamplane.io/bench-run";
 
-  private static final Duration DELETE_WAIT = Duration.ofMinutes(3);
+  /**
+   * How long a deleted namespace may take to go. A run that starts while the last one's pods still
+   * hold the nodes cannot fit its own: the multi-process cluster took more than 3 minutes to delete
+   * 1,000 pods, and the runs after it failed for want of room.
+   */
+  private static final Duration DELETE_WAIT = Duration.ofMinutes(10);
 
   private final KubeClient client;
   private final String name;
