@@ -82,7 +82,7 @@ public final class StreamsApp implements AutoCloseable {
           || cause instanceof InvalidProducerEpochException
           || cause instanceof ProducerFencedException
           || cause instanceof RetriableException) {
-        log.warn("a stream thread died of a transaction the broker ended; replacing it", failure);
+        log.warn("a stream thread died of a transient error; replacing it", failure);
         return StreamThreadExceptionResponse.REPLACE_THREAD;
       }
     }
