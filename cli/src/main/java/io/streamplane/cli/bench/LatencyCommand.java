@@ -55,9 +55,18 @@ final class LatencyCommand extends ScenarioCommand {
       description = "p99 latency every verb should stay under, e.g. 1s (Kubernetes' SLO).")
   Duration target;
 
+  @Option(
+      names = "--profile",
+      paramLabel = "PID",
+      description =
+          "The cluster's JVM, on this machine: break each phase's CPU per request down by hop"
+              + " (gateway, store, broker, ...) and stage (JSON, admission, Avro, commit, ...),"
+              + " from its threads' CPU times and a Flight Recorder recording started with jcmd.")
+  Long profile;
+
   @Override
   Scenario scenario() {
     return new LatencyScenario(
-        new LatencyScenario.Options(count, clients, kind, namespace, keep, target));
+        new LatencyScenario.Options(count, clients, kind, namespace, keep, target, profile));
   }
 }

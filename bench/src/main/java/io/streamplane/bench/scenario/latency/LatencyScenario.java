@@ -9,6 +9,9 @@ import io.streamplane.bench.load.KubeClient;
 import io.streamplane.bench.measure.LatencySummary;
 import io.streamplane.bench.measure.Progress;
 import io.streamplane.bench.measure.TimeSeries;
+import io.streamplane.bench.profile.CpuProfile;
+import io.streamplane.bench.profile.CpuReport;
+import io.streamplane.bench.profile.Profiler;
 import io.streamplane.bench.report.Markdown;
 import io.streamplane.bench.report.SvgFigure;
 import io.streamplane.bench.report.Target;
@@ -39,9 +42,17 @@ public final class LatencyScenario implements Scenario {
   /**
    * @param kind {@code configmaps} or {@code secrets}
    * @param target the p99 latency every verb should stay under, or null
+   * @param profilePid the cluster's JVM on this machine, whose CPU per request each phase breaks
+   *     down by hop and stage, or null
    */
   public record Options(
-      int count, int clients, String kind, String namespace, boolean keep, Duration target) {
+      int count,
+      int clients,
+      String kind,
+      String namespace,
+      boolean keep,
+      Duration target,
+      Long profilePid) {
 
     public Options {
       if (count < 1 || clients < 1) {
@@ -66,7 +77,8 @@ public final class LatencyScenario implements Scenario {
       @JsonIgnore double[] okMillis) {}
 
   /** The figures of a run, for the JSON file. */
-  public record Results(int count, int clients, String kind, List<Phase> phases) {}
+  public record Results(
+      int count, int clients, String kind, List<Phase> phases, List<CpuProfile.Breakdown> cpu) {}
 
   private final Options options;
 
@@ -91,7 +103,9 @@ public final class LatencyScenario implements Scenario {
     List<Phase> phases = new ArrayList<>();
     List<String> failures = new ArrayList<>();
     String fate;
+    List<CpuProfile.Breakdown> cpu = List.of();
     ExecutorService pool = Executors.newFixedThreadPool(options.clients());
+    Profiler profiler = options.profilePid() == null ? null : Profiler.start(options.profilePid());
     try (BenchNamespace ns =
         BenchNamespace.open(client, name(), options.namespace(), options.keep())) {
       String collection = "/api/v1/namespaces/" + ns.name() + "/" + options.kind();
@@ -99,6 +113,7 @@ public final class LatencyScenario implements Scenario {
       phases.add(
           phase(
               pool,
+              profiler,
               clients,
               "create",
               (c, i) -> {
@@ -111,6 +126,7 @@ public final class LatencyScenario implements Scenario {
       phases.add(
           phase(
               pool,
+              profiler,
               clients,
               "update",
               (c, i) -> {
@@ -121,11 +137,22 @@ public final class LatencyScenario implements Scenario {
                 return c.put(collection + "/" + objectName(i), changed);
               }));
       phases.add(
-          phase(pool, clients, "delete", (c, i) -> c.delete(collection + "/" + objectName(i))));
+          phase(
+              pool,
+              profiler,
+              clients,
+              "delete",
+              (c, i) -> c.delete(collection + "/" + objectName(i))));
+      if (profiler != null) {
+        cpu = profiler.finish();
+      }
       ns.close();
       fate = ns.fate();
     } finally {
       pool.shutdownNow();
+      if (profiler != null) {
+        profiler.close();
+      }
     }
     for (Phase p : phases) {
       if (p.succeeded() < p.requests()) {
@@ -139,16 +166,24 @@ public final class LatencyScenario implements Scenario {
                 p.statuses()));
       }
     }
-    return outcome(phases, failures, fate);
+    return outcome(phases, cpu, failures, fate);
   }
 
   private interface Request {
     KubeClient.Response send(KubeClient client, int index) throws Exception;
   }
 
-  private Phase phase(ExecutorService pool, List<KubeClient> clients, String verb, Request request)
+  private Phase phase(
+      ExecutorService pool,
+      Profiler profiler,
+      List<KubeClient> clients,
+      String verb,
+      Request request)
       throws Exception {
     int n = options.count();
+    if (profiler != null) {
+      profiler.begin(verb);
+    }
     double[] millis = new double[n];
     int[] status = new int[n];
     long[] doneAt = new long[n];
@@ -178,6 +213,9 @@ public final class LatencyScenario implements Scenario {
       }
     }
     double seconds = (System.nanoTime() - start) / 1e9;
+    if (profiler != null) {
+      profiler.end(n);
+    }
     Map<Integer, Integer> statuses = new TreeMap<>();
     List<Double> ok = new ArrayList<>();
     for (int i = 0; i < n; i++) {
@@ -220,7 +258,8 @@ public final class LatencyScenario implements Scenario {
     return String.format(Locale.ROOT, "latency-%06d", i);
   }
 
-  private Outcome outcome(List<Phase> phases, List<String> failures, String fate) {
+  private Outcome outcome(
+      List<Phase> phases, List<CpuProfile.Breakdown> cpu, List<String> failures, String fate) {
     List<Target> targets = new ArrayList<>();
     if (options.target() != null) {
       for (Phase p : phases) {
@@ -273,14 +312,19 @@ public final class LatencyScenario implements Scenario {
                 "Requests answered per second (each phase from its own start)",
                 "requests/s",
                 rates);
+    CpuReport.panels(figure, cpu);
     return new Outcome(
         "API request latency: create, update, delete",
         summary.toString(),
-        body(phases, fate),
+        body(phases, fate) + cpuSection(cpu),
         figure,
         targets,
         failures,
-        new Results(options.count(), options.clients(), options.kind(), phases));
+        new Results(options.count(), options.clients(), options.kind(), phases, cpu));
+  }
+
+  private String cpuSection(List<CpuProfile.Breakdown> cpu) {
+    return options.profilePid() == null ? "" : "\n" + CpuReport.markdown(options.profilePid(), cpu);
   }
 
   private String body(List<Phase> phases, String fate) {
