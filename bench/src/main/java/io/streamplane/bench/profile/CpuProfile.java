@@ -39,8 +39,8 @@ public final class CpuProfile {
   public record Window(
       String name, int requests, Instant start, Instant end, ThreadCpu before, ThreadCpu after) {}
 
-  /** A stage of a hop: CPU µs per request and the Java samples it got. */
-  public record Stage(String name, double microsPerRequest, long samples) {}
+  /** A stage of a hop: its CPU seconds in the window, µs per request, the Java samples it got. */
+  public record Stage(String name, double cpuSeconds, double microsPerRequest, long samples) {}
 
   /** A hop: CPU µs per request, CPU seconds in the window, its stages, most expensive first. */
   public record Hop(
@@ -127,10 +127,13 @@ public final class CpuProfile {
       allSamples += hopSamples;
       List<Stage> split = new ArrayList<>();
       if (hopSamples == 0) {
-        split.add(new Stage(UNSAMPLED, micros, 0));
+        split.add(new Stage(UNSAMPLED, e.getValue(), micros, 0));
       } else {
         stages.forEach(
-            (stage, n) -> split.add(new Stage(stage, micros * n / (double) hopSamples, n)));
+            (stage, n) -> {
+              double share = n / (double) hopSamples;
+              split.add(new Stage(stage, e.getValue() * share, micros * share, n));
+            });
       }
       split.sort(Comparator.comparingDouble(Stage::microsPerRequest).reversed());
       hops.add(new Hop(e.getKey(), micros, e.getValue(), hopSamples, List.copyOf(split)));

@@ -47,6 +47,29 @@ class CpuProfileTest {
   }
 
   @Test
+  void theReportGivesMicrosPerRequestUnderLoadAndShareOfACoreAtRest() {
+    CpuProfile.Breakdown b =
+        CpuProfile.breakdown(
+            new CpuProfile.Window(
+                "create",
+                1_000,
+                Instant.EPOCH,
+                Instant.ofEpochSecond(2),
+                new ThreadCpu(Map.of(1L, 1.0), Map.of(1L, "gateway-1"), 1.0),
+                new ThreadCpu(Map.of(1L, 1.3), Map.of(1L, "gateway-1"), 1.3)),
+            Map.of(),
+            Map.of("gateway", Map.of("JSON", 3L, "admission", 1L)));
+
+    assertThat(CpuReport.markdown(7, List.of(b), CpuReport.Measure.MICROS_PER_REQUEST))
+        .contains("| gateway | 300 |")
+        .contains("| gateway | JSON | 225 |");
+    // 0.3 s of CPU in a 2 s window: 15% of one core.
+    assertThat(CpuReport.markdown(7, List.of(b), CpuReport.Measure.PERCENT_OF_A_CORE))
+        .contains("| gateway | 15.00 |")
+        .contains("| gateway | admission | 3.75 |");
+  }
+
+  @Test
   void aRealRecordingOfThisJvmFindsTheJsonWorkOfAGatewayThread() throws Exception {
     AtomicBoolean stop = new AtomicBoolean();
     AtomicLong parsed = new AtomicLong();

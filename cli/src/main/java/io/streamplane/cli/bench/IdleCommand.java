@@ -49,6 +49,13 @@ final class IdleCommand extends ScenarioCommand {
       description = "Commands other than Lease renewals per second to stay under, e.g. 0.")
   Double target;
 
+  @Option(
+      names = "--profile",
+      description =
+          "Break the --pid process's CPU down by hop (gateway, store, broker, ...) and stage, from"
+              + " its threads' CPU times and a Flight Recorder recording started with jcmd.")
+  boolean profile;
+
   @Override
   Scenario scenario() {
     if (duration.isZero() || duration.isNegative() || interval.isZero() || interval.isNegative()) {
@@ -56,6 +63,6 @@ final class IdleCommand extends ScenarioCommand {
     }
     return new IdleScenario(
         new IdleScenario.Options(
-            duration, kafka.bootstrapServers, kafka.cluster, pid, interval, target));
+            duration, kafka.bootstrapServers, kafka.cluster, pid, interval, target, profile));
   }
 }

@@ -8,6 +8,9 @@ import io.streamplane.bench.measure.ProcessCpu;
 import io.streamplane.bench.measure.Progress;
 import io.streamplane.bench.measure.Sampler;
 import io.streamplane.bench.measure.TimeSeries;
+import io.streamplane.bench.profile.CpuProfile;
+import io.streamplane.bench.profile.CpuReport;
+import io.streamplane.bench.profile.Profiler;
 import io.streamplane.bench.report.Markdown;
 import io.streamplane.bench.report.SvgFigure;
 import io.streamplane.bench.report.Target;
@@ -48,6 +51,7 @@ public final class IdleScenario implements Scenario {
   /**
    * @param pid the process whose CPU to report, or null
    * @param target the non-Lease commands per second to stay under, or null
+   * @param profile whether to break the process's CPU down by hop and stage ({@link Profiler})
    */
   public record Options(
       Duration duration,
@@ -55,7 +59,15 @@ public final class IdleScenario implements Scenario {
       String cluster,
       Long pid,
       Duration sampleInterval,
-      Double target) {}
+      Double target,
+      boolean profile) {
+
+    public Options {
+      if (profile && pid == null) {
+        throw new IllegalArgumentException("--profile needs --pid: the process to profile");
+      }
+    }
+  }
 
   /** One topic's writes in the window (offsets advanced: records plus transaction markers). */
   public record TopicRate(String topic, String kind, long offsets, double perSecond) {}
@@ -78,6 +90,7 @@ public final class IdleScenario implements Scenario {
       long eventsRead,
       Long pid,
       double cpuPercentOfOneCore,
+      List<CpuProfile.Breakdown> cpu,
       List<TimeSeries> series) {}
 
   private final Options options;
@@ -114,8 +127,13 @@ public final class IdleScenario implements Scenario {
     double window;
     double cpuStart;
     double cpuEnd;
-    try (Admin admin = Admin.create(props)) {
+    List<CpuProfile.Breakdown> cpu = List.of();
+    try (Admin admin = Admin.create(props);
+        Profiler profiler = options.profile() ? Profiler.start(options.pid()) : null) {
       TopicOffsets offsets = TopicOffsets.of(admin, cluster);
+      if (profiler != null) {
+        profiler.begin("at rest");
+      }
       cpuStart = options.pid() == null ? -1 : ProcessCpu.read(options.pid());
       start = offsets.end();
       long started = System.nanoTime();
@@ -171,6 +189,10 @@ public final class IdleScenario implements Scenario {
         end = offsets.end();
         window = (System.nanoTime() - started) / 1e9;
         cpuEnd = options.pid() == null ? -1 : ProcessCpu.read(options.pid());
+      }
+      if (profiler != null) {
+        profiler.end(1);
+        cpu = profiler.finish();
       }
     }
     double cpuPercent = Double.NaN;
@@ -262,6 +284,7 @@ public final class IdleScenario implements Scenario {
             eventRows.records(),
             options.pid(),
             cpuPercent,
+            cpu,
             List.of(all, commands, events));
     return outcome(results, failures, commandsTopic, eventsTopic);
   }
@@ -345,6 +368,7 @@ public final class IdleScenario implements Scenario {
         new SvgFigure("idle: records written by a cluster at rest")
             .bars("Offsets advanced per second, by topic (topics with writes)", bars)
             .timeSeries("Records per second over the window", "records/s", r.series());
+    CpuReport.panels(figure, r.cpu(), CpuReport.Measure.PERCENT_OF_A_CORE);
     return new Outcome(
         "A cluster at rest: what it writes",
         summary,
@@ -433,6 +457,12 @@ public final class IdleScenario implements Scenario {
                       r.pid(),
                       r.cpuPercentOfOneCore(),
                       r.pid()));
+      if (!r.cpu().isEmpty()) {
+        md.append('\n')
+            .append(
+                CpuReport.markdown(r.pid(), r.cpu(), CpuReport.Measure.PERCENT_OF_A_CORE)
+                    .replaceFirst("^## ", "### "));
+      }
     }
     return md.toString();
   }

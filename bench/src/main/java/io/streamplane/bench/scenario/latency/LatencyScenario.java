@@ -312,7 +312,7 @@ public final class LatencyScenario implements Scenario {
                 "Requests answered per second (each phase from its own start)",
                 "requests/s",
                 rates);
-    CpuReport.panels(figure, cpu);
+    CpuReport.panels(figure, cpu, CpuReport.Measure.MICROS_PER_REQUEST);
     return new Outcome(
         "API request latency: create, update, delete",
         summary.toString(),
@@ -324,7 +324,10 @@ public final class LatencyScenario implements Scenario {
   }
 
   private String cpuSection(List<CpuProfile.Breakdown> cpu) {
-    return options.profilePid() == null ? "" : "\n" + CpuReport.markdown(options.profilePid(), cpu);
+    return options.profilePid() == null
+        ? ""
+        : "\n"
+            + CpuReport.markdown(options.profilePid(), cpu, CpuReport.Measure.MICROS_PER_REQUEST);
   }
 
   private String body(List<Phase> phases, String fate) {
