@@ -12,7 +12,9 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -133,6 +135,24 @@ class NodesE2E {
               String described = kubectl.run("describe", "pod", "crash").out();
               return described.contains("Started container crash")
                   && described.contains("Back-off restarting failed container crash");
+            });
+    // Each restart starts the container again: the kubelet counts the same Event, it does not
+    // write a new one each time.
+    await("the restarts' Started events counted on one Event")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              List<JsonNode> started = new ArrayList<>();
+              json("get", "events", "-o", "json")
+                  .path("items")
+                  .forEach(
+                      e -> {
+                        if (e.path("involvedObject").path("name").asText().equals("crash")
+                            && e.path("reason").asText().equals("Started")) {
+                          started.add(e);
+                        }
+                      });
+              return started.size() == 1 && started.get(0).path("count").asInt() >= 2;
             });
     kubectl.run("delete", "pod", "crash", "--wait=false").expectSuccess();
   }

@@ -108,6 +108,7 @@ public final class NodeAgent implements AutoCloseable {
                     ? PodDns.of(kubelet.clusterDns(), kubelet.clusterDomain())
                     : null),
             volumes,
+            new EventRecorder(api, options.name(), clock),
             errors,
             () -> closed,
             this::forgetIfGone);

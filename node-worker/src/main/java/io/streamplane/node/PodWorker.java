@@ -78,6 +78,7 @@ final class PodWorker {
       Handlers handlers,
       PodInputsResolver inputs,
       CsiVolumes volumes,
+      EventRecorder events,
       AtomicLong errors,
       BooleanSupplier closed,
       Consumer<PodWorker> forget) {}
@@ -101,6 +102,7 @@ final class PodWorker {
   private final Handlers handlers;
   private final PodInputsResolver inputs;
   private final CsiVolumes volumes; // null: the node mounts no CSI volumes
+  private final EventRecorder events;
   private final AtomicLong errors;
   private final BooleanSupplier closed;
   private final Consumer<PodWorker> forget;
@@ -144,6 +146,7 @@ final class PodWorker {
     this.handlers = node.handlers();
     this.inputs = node.inputs();
     this.volumes = node.volumes();
+    this.events = node.events();
     this.errors = node.errors();
     this.closed = node.closed();
     this.forget = node.forget();
@@ -714,14 +717,14 @@ final class PodWorker {
   }
 
   /**
-   * Records a kubelet Event about the pod (fire and forget: a lost Event is only a missing line in
-   * {@code kubectl describe}); {@code seed} names the occurrence, so one that is seen on several
-   * syncs is recorded once.
+   * Records a kubelet Event about the pod through the node's {@link EventRecorder}; {@code seed}
+   * names the occurrence, so one that is seen on several syncs is recorded once.
    */
   private void event(Pod pod, String type, String reason, String message, String seed) {
     if (pod == null) {
       return;
     }
+    String occurrence = pod.getMetadata().getUid() + "/" + reason + "/" + seed;
     Event event =
         PodEvents.about(
             pod,
@@ -730,14 +733,8 @@ final class PodWorker {
             reason,
             message,
             clock.instant(),
-            pod.getMetadata().getUid() + "/" + reason + "/" + seed);
-    api.post("/api/v1/namespaces/" + pod.getMetadata().getNamespace() + "/events", event)
-        .whenComplete(
-            (reply, failure) -> {
-              if (failure != null || (!reply.ok() && reply.status() != 409)) {
-                LOG.debug("node {}: event {} not recorded: {}", options.name(), reason, reply);
-              }
-            });
+            occurrence);
+    events.record(event, occurrence);
   }
 
   private synchronized void remember(Pod stored) {
