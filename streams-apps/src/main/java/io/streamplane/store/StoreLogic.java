@@ -18,6 +18,7 @@ import io.streamplane.log.StatusCause;
 import io.streamplane.schema.objects.KindObjects;
 import io.streamplane.schema.objects.KubeObjects;
 import io.streamplane.schema.objects.ResourceKey;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -105,7 +106,7 @@ public final class StoreLogic {
       return conflict;
     }
     if (command.getSubresource() != null) {
-      return updateThrough(command, at, stored, object);
+      return updateThrough(command, at, current, stored, object);
     }
     ObjectMeta old = KubeObjects.meta(stored);
     SpecificRecord updated =
@@ -137,7 +138,7 @@ public final class StoreLogic {
     if (!causes.isEmpty()) {
       return invalid(command, at, updated, causes);
     }
-    return finishUpdate(command, at, stored, updated);
+    return finishUpdate(command, at, current, stored, updated);
   }
 
   /**
@@ -145,7 +146,11 @@ public final class StoreLogic {
    * it changes and how that is validated; the stored metadata stays but for managedFields.
    */
   private static Outcome updateThrough(
-      ResourceCommand command, CommandPosition at, SpecificRecord stored, SpecificRecord object) {
+      ResourceCommand command,
+      CommandPosition at,
+      ResourceEvent current,
+      SpecificRecord stored,
+      SpecificRecord object) {
     KindStrategy strategy = strategy(stored);
     SpecificRecord updated = strategy.writeThrough(command.getSubresource(), object, stored);
     if (updated == null) {
@@ -162,7 +167,7 @@ public final class StoreLogic {
     if (!causes.isEmpty()) {
       return invalid(command, at, updated, causes);
     }
-    return finishUpdate(command, at, stored, updated);
+    return finishUpdate(command, at, current, stored, updated);
   }
 
   private static Outcome updateStatus(
@@ -190,7 +195,7 @@ public final class StoreLogic {
                   .setAnnotations(KubeObjects.meta(object).getAnnotations())
                   .build());
     }
-    return finishUpdate(command, at, stored, withManagedFieldsOf(object, updated));
+    return finishUpdate(command, at, current, stored, withManagedFieldsOf(object, updated));
   }
 
   /**
@@ -213,10 +218,14 @@ public final class StoreLogic {
 
   /** Writes an update unless it changes nothing; removes an object whose finalizers are done. */
   private static Outcome finishUpdate(
-      ResourceCommand command, CommandPosition at, SpecificRecord stored, SpecificRecord updated) {
+      ResourceCommand command,
+      CommandPosition at,
+      ResourceEvent current,
+      SpecificRecord stored,
+      SpecificRecord updated) {
     if (KubeObjects.same(updated, stored)) {
       // Kubernetes does not bump resourceVersion for an update that changes nothing.
-      return new Outcome(result(command, at, 200, null, null, List.of(), stored), null, null);
+      return unchanged(command, at, current);
     }
     ObjectMeta meta = KubeObjects.meta(updated);
     if (meta.getDeletionTimestamp() != null
@@ -257,7 +266,7 @@ public final class StoreLogic {
         && finalizers.equals(nullToEmpty(meta.getFinalizers()))
         && grace >= nullToZero(meta.getDeletionGracePeriodSeconds())) {
       // Already being deleted, and this request would not hasten it.
-      return new Outcome(result(command, at, 200, null, null, List.of(), stored), null, null);
+      return unchanged(command, at, current);
     }
     Instant deleteAt = at.timestamp().truncatedTo(ChronoUnit.SECONDS).plusSeconds(grace);
     SpecificRecord terminating =
@@ -437,11 +446,13 @@ public final class StoreLogic {
       SpecificRecord previous,
       SpecificRecord object) {
     SpecificRecord versioned = withResourceVersion(object, at);
-    CommandResult result = result(command, at, code, null, null, List.of(), versioned);
+    // Encoded once: the result and the event carry the same bytes.
+    ByteBuffer encoded = KindObjects.encode(versioned);
+    CommandResult result = result(command, at, code, null, null, List.of(), encoded);
     if (command.getDryRun()) {
       return new Outcome(result, null, null);
     }
-    ResourceEvent event = event(command, at, type, versioned);
+    ResourceEvent event = event(command, at, type, encoded);
     if (previous != null) {
       var before = KubeObjects.meta(previous).getOwnerReferences();
       if (!Objects.equals(before, KubeObjects.meta(versioned).getOwnerReferences())) {
@@ -453,12 +464,12 @@ public final class StoreLogic {
 
   private static Outcome removed(
       ResourceCommand command, CommandPosition at, SpecificRecord object) {
-    SpecificRecord versioned = withResourceVersion(object, at);
-    CommandResult result = result(command, at, 200, null, null, List.of(), versioned);
+    ByteBuffer encoded = KindObjects.encode(withResourceVersion(object, at));
+    CommandResult result = result(command, at, 200, null, null, List.of(), encoded);
     if (command.getDryRun()) {
       return new Outcome(result, null, null);
     }
-    return new Outcome(result, event(command, at, EventType.DELETED, versioned), null);
+    return new Outcome(result, event(command, at, EventType.DELETED, encoded), null);
   }
 
   private static SpecificRecord withResourceVersion(SpecificRecord object, CommandPosition at) {
@@ -469,8 +480,15 @@ public final class StoreLogic {
             .build());
   }
 
+  /** A write that changes nothing: 200 with the object as stored, its bytes as they are. */
+  private static Outcome unchanged(
+      ResourceCommand command, CommandPosition at, ResourceEvent current) {
+    return new Outcome(
+        result(command, at, 200, null, null, List.of(), current.getEncodedObject()), null, null);
+  }
+
   private static ResourceEvent event(
-      ResourceCommand command, CommandPosition at, EventType type, SpecificRecord object) {
+      ResourceCommand command, CommandPosition at, EventType type, ByteBuffer encodedObject) {
     return ResourceEvent.newBuilder()
         .setType(type)
         .setResource(command.getResource())
@@ -478,7 +496,7 @@ public final class StoreLogic {
         .setVersion(command.getVersion())
         .setNamespace(command.getNamespace())
         .setName(command.getName())
-        .setEncodedObject(KindObjects.encode(object))
+        .setEncodedObject(encodedObject)
         .setResourceVersion(at.offset())
         .setCommandId(command.getId())
         .setActor(command.getActor())
@@ -518,14 +536,14 @@ public final class StoreLogic {
       String reason,
       String message,
       List<StatusCause> causes,
-      SpecificRecord object) {
+      ByteBuffer encodedObject) {
     return CommandResult.newBuilder()
         .setCommandId(command.getId())
         .setCode(code)
         .setReason(reason)
         .setMessage(message)
         .setCauses(causes)
-        .setEncodedObject(KindObjects.encode(object))
+        .setEncodedObject(encodedObject)
         .setPartition(at.partition())
         .setResourceVersion(at.offset())
         .build();

@@ -53,13 +53,12 @@ final class StoreProcessor implements Processor<String, ResourceCommand, String,
       project(record, current, outcome.state());
     }
     if (record.value().getReplyPartition() != null) {
+      // The result is this command's own, made for it: set in place rather than deep-copied with
+      // the object it carries.
+      CommandResult result = outcome.result();
+      result.setReplyPartition(record.value().getReplyPartition());
       context.forward(
-          new Record<String, Object>(
-              record.value().getId(),
-              CommandResult.newBuilder(outcome.result())
-                  .setReplyPartition(record.value().getReplyPartition())
-                  .build(),
-              record.timestamp()),
+          new Record<String, Object>(record.value().getId(), result, record.timestamp()),
           StoreTopology.RESULTS_SINK);
     }
   }
