@@ -61,12 +61,14 @@ public final class Stages {
           new HopRule("RocksDB background", Pattern.compile("rocksdb:.*")),
           new HopRule("nodes", Pattern.compile("node-.*|HttpClient-.*")),
           new HopRule("network (proxy, DNS)", Pattern.compile("service-table|service-proxy.*")),
+          new HopRule("JVM: JIT compiler", Pattern.compile("C\\d CompilerThre.*|Sweeper thread")),
+          new HopRule("JVM: garbage collector", Pattern.compile("GC Thread.*|G\\d .*|VM Thread")),
+          new HopRule("JVM: Flight Recorder", Pattern.compile("JFR .*")),
           new HopRule(
-              "JVM (JIT, GC, JFR)",
+              "JVM (other)",
               Pattern.compile(
-                  "C\\d CompilerThre.*|GC Thread.*|G\\d .*|VM Thread|VM Periodic.*|JFR .*"
-                      + "|Service Thread|Sweeper thread|Monitor Deflati.*|Common-Cleaner"
-                      + "|Finalizer|Reference Handl.*|Signal Dispatch.*|Notification Th.*"
+                  "VM Periodic.*|Service Thread|Monitor Deflati.*|Common-Cleaner|Finalizer"
+                      + "|Reference Handl.*|Signal Dispatch.*|Notification Th.*"
                       + "|Attach Listener")));
 
   private static final Pattern KAFKA_CLIENT_THREAD =

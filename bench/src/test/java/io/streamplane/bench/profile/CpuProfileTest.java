@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.tuple;
 import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -88,7 +89,7 @@ class CpuProfileTest {
             },
             "gateway-99");
     List<CpuProfile.Breakdown> breakdowns;
-    try (Profiler profiler = Profiler.start(ProcessHandle.current().pid())) {
+    try (Profiler profiler = Profiler.start(ProcessHandle.current().pid(), Duration.ZERO)) {
       worker.start();
       profiler.begin("parse");
       // A fixed amount of work rather than of time: the machine may be busy with other things.

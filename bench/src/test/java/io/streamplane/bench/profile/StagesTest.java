@@ -30,7 +30,9 @@ class StagesTest {
     assertThat(Stages.hop("kafka-admin-client-thread | adminclient-3"))
         .isEqualTo("Kafka clients (admin, other)");
     assertThat(Stages.hop("HttpClient-4-Worker-0")).isEqualTo("nodes");
-    assertThat(Stages.hop("C2 CompilerThread0")).isEqualTo("JVM (JIT, GC, JFR)");
+    assertThat(Stages.hop("C2 CompilerThread0")).isEqualTo("JVM: JIT compiler");
+    assertThat(Stages.hop("G1 Conc#0")).isEqualTo("JVM: garbage collector");
+    assertThat(Stages.hop("JFR Recorder Thread")).isEqualTo("JVM: Flight Recorder");
     assertThat(Stages.hop("something-else")).isEqualTo(Stages.OTHER);
   }
 
