@@ -2,8 +2,9 @@ package io.streamplane.node;
 
 import io.streamplane.api.Event;
 import io.streamplane.api.EventSource;
+import io.streamplane.api.ObjectMeta;
 import io.streamplane.api.ObjectReference;
-import java.nio.charset.StandardCharsets;
+import io.streamplane.schema.objects.ObjectEvents;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -13,7 +14,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.UUID;
 
 /**
  * What a node does with an Event it is about to record, as the kubelet's event recorder decides
@@ -44,9 +44,24 @@ final class EventCorrelator {
   /** Create {@code event} (a first occurrence, or an aggregate). */
   record Create(Event event) implements Decision {}
 
-  /** Count one more occurrence on the Event {@code name} already recorded. */
-  record Count(String name, int count, Instant lastTimestamp, String message, Event event)
-      implements Decision {}
+  /** Count one more occurrence on the Event already recorded: {@code event} as it is now. */
+  record Count(Event event) implements Decision {
+    String name() {
+      return event.getMetadata().getName();
+    }
+
+    int count() {
+      return event.getCount();
+    }
+
+    Instant lastTimestamp() {
+      return event.getLastTimestamp();
+    }
+
+    String message() {
+      return event.getMessage();
+    }
+  }
 
   /** Record nothing: an occurrence seen before, or over the spam filter's budget. */
   record Drop(String why) implements Decision {}
@@ -58,7 +73,15 @@ final class EventCorrelator {
   static final Duration SPAM_REFILL = Duration.ofMinutes(5);
   static final String COMBINED = "(combined from similar events): ";
 
-  private record Aggregate(Set<String> messages, Instant last) {}
+  /** The different messages of one group of similar Events, and when the last one came. */
+  private static final class Aggregate {
+    final Set<String> messages = new HashSet<>();
+    Instant last;
+
+    Aggregate(Instant now) {
+      last = now;
+    }
+  }
 
   private record Observation(String name, int count, Instant firstTimestamp) {}
 
@@ -103,14 +126,15 @@ final class EventCorrelator {
     String aggregateKey = aggregateKey(event);
     Aggregate aggregate = aggregates.get(aggregateKey);
     if (aggregate == null
-        || Duration.between(aggregate.last(), now).compareTo(AGGREGATE_INTERVAL) > 0) {
-      aggregate = new Aggregate(new HashSet<>(), now);
+        || Duration.between(aggregate.last, now).compareTo(AGGREGATE_INTERVAL) > 0) {
+      aggregate = new Aggregate(now);
+      aggregates.put(aggregateKey, aggregate);
     }
-    aggregate.messages().add(Objects.toString(event.getMessage(), ""));
-    aggregates.put(aggregateKey, new Aggregate(aggregate.messages(), now));
-    if (aggregate.messages().size() >= AGGREGATE_MAX_EVENTS) {
+    aggregate.last = now;
+    aggregate.messages.add(Objects.toString(event.getMessage(), ""));
+    if (aggregate.messages.size() >= AGGREGATE_MAX_EVENTS) {
       // The set stays below the threshold, so every further message keeps the aggregate going.
-      aggregate.messages().remove(aggregate.messages().iterator().next());
+      aggregate.messages.remove(aggregate.messages.iterator().next());
       candidate = combined(event, aggregateKey, now);
       key = aggregateKey;
     }
@@ -124,18 +148,15 @@ final class EventCorrelator {
     } else {
       Observation next = new Observation(last.name(), last.count() + 1, last.firstTimestamp());
       observations.put(key, next);
-      Instant at = now.truncatedTo(ChronoUnit.SECONDS);
-      Event counted =
-          Event.newBuilder(candidate)
-              .setMetadata(
-                  io.streamplane.api.ObjectMeta.newBuilder(candidate.getMetadata())
-                      .setName(last.name())
-                      .build())
-              .setCount(next.count())
-              .setFirstTimestamp(last.firstTimestamp())
-              .setLastTimestamp(at)
-              .build();
-      decision = new Count(last.name(), next.count(), at, candidate.getMessage(), counted);
+      decision =
+          new Count(
+              Event.newBuilder(candidate)
+                  .setMetadata(
+                      ObjectMeta.newBuilder(candidate.getMetadata()).setName(last.name()).build())
+                  .setCount(next.count())
+                  .setFirstTimestamp(last.firstTimestamp())
+                  .setLastTimestamp(now.truncatedTo(ChronoUnit.SECONDS))
+                  .build());
     }
     Bucket bucket = spam.computeIfAbsent(spamKey(event), k -> new Bucket(now));
     if (!bucket.tryTake(now)) {
@@ -147,16 +168,13 @@ final class EventCorrelator {
   /** The aggregate of {@code event}'s kind: one Event named after the group and its window. */
   private static Event combined(Event event, String aggregateKey, Instant now) {
     Instant at = now.truncatedTo(ChronoUnit.SECONDS);
-    String suffix =
-        Long.toHexString(
-            UUID.nameUUIDFromBytes(
-                        (aggregateKey + "/" + now.toEpochMilli()).getBytes(StandardCharsets.UTF_8))
-                    .getMostSignificantBits()
-                & 0xffffffffffffL);
     return Event.newBuilder(event)
         .setMetadata(
-            io.streamplane.api.ObjectMeta.newBuilder(event.getMetadata())
-                .setName(event.getInvolvedObject().getName() + "." + suffix)
+            ObjectMeta.newBuilder(event.getMetadata())
+                .setName(
+                    ObjectEvents.name(
+                        event.getInvolvedObject().getName(),
+                        aggregateKey + "/" + now.toEpochMilli()))
                 .build())
         .setMessage(COMBINED + event.getMessage())
         .setCount(1)
@@ -165,40 +183,23 @@ final class EventCorrelator {
         .build();
   }
 
-  private static String eventKey(Event e) {
-    ObjectReference o = e.getInvolvedObject();
-    return join(
-        source(e),
-        o.getKind(),
-        o.getNamespace(),
-        o.getName(),
-        o.getFieldPath(),
-        o.getUid(),
-        o.getApiVersion(),
-        e.getType(),
-        e.getReason(),
-        e.getMessage());
-  }
-
-  private static String aggregateKey(Event e) {
-    ObjectReference o = e.getInvolvedObject();
-    return join(
-        source(e),
-        o.getKind(),
-        o.getNamespace(),
-        o.getName(),
-        o.getUid(),
-        o.getApiVersion(),
-        e.getType(),
-        e.getReason(),
-        e.getReportingComponent(),
-        e.getReportingInstance());
-  }
-
+  /** The source and the object an Event is about: the spam filter's key. */
   private static String spamKey(Event e) {
     ObjectReference o = e.getInvolvedObject();
     return join(
         source(e), o.getKind(), o.getNamespace(), o.getName(), o.getUid(), o.getApiVersion());
+  }
+
+  /** Events alike but for their message. */
+  private static String aggregateKey(Event e) {
+    return spamKey(e)
+        + join(e.getType(), e.getReason(), e.getReportingComponent(), e.getReportingInstance());
+  }
+
+  /** The same Event again. */
+  private static String eventKey(Event e) {
+    return spamKey(e)
+        + join(e.getInvolvedObject().getFieldPath(), e.getType(), e.getReason(), e.getMessage());
   }
 
   private static String source(Event e) {

@@ -45,7 +45,11 @@ final class EventRecorder {
                 if (failure == null && reply.status() == 404) {
                   create(count.event());
                 } else if (failure != null || !reply.ok()) {
-                  LOG.debug("node {}: event {} not counted: {}", node, event.getReason(), reply);
+                  LOG.debug(
+                      "node {}: event {} not counted: {}",
+                      node,
+                      event.getReason(),
+                      failure != null ? failure : reply);
                 }
               });
     } else if (decision instanceof EventCorrelator.Drop drop) {
@@ -58,7 +62,11 @@ final class EventRecorder {
         .whenComplete(
             (reply, failure) -> {
               if (failure != null || (!reply.ok() && reply.status() != 409)) {
-                LOG.debug("node {}: event {} not recorded: {}", node, event.getReason(), reply);
+                LOG.debug(
+                    "node {}: event {} not recorded: {}",
+                    node,
+                    event.getReason(),
+                    failure != null ? failure : reply);
               }
             });
   }

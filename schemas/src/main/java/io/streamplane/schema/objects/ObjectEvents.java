@@ -36,18 +36,13 @@ public final class ObjectEvents {
       String message,
       Instant now,
       String nameSeed) {
-    String suffix =
-        Long.toHexString(
-            UUID.nameUUIDFromBytes(nameSeed.getBytes(StandardCharsets.UTF_8))
-                    .getMostSignificantBits()
-                & 0xffffffffffffL);
     Instant at = now.truncatedTo(ChronoUnit.SECONDS);
     return Event.newBuilder()
         .setApiVersion("v1")
         .setKind("Event")
         .setMetadata(
             ObjectMeta.newBuilder()
-                .setName(meta.getName() + "." + suffix)
+                .setName(name(meta.getName(), nameSeed))
                 .setNamespace(meta.getNamespace())
                 .build())
         .setInvolvedObject(
@@ -69,5 +64,15 @@ public final class ObjectEvents {
         .setReportingComponent(source.getComponent())
         .setReportingInstance(source.getHost())
         .build();
+  }
+
+  /** The name of an Event about {@code objectName}: {@code <object>.<hex of nameSeed>}. */
+  public static String name(String objectName, String nameSeed) {
+    return objectName
+        + "."
+        + Long.toHexString(
+            UUID.nameUUIDFromBytes(nameSeed.getBytes(StandardCharsets.UTF_8))
+                    .getMostSignificantBits()
+                & 0xffffffffffffL);
   }
 }
